@@ -1,0 +1,109 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "gqlgate",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "gqlgate", targets: ["gqlgate"]),
+        /// Build a gateway of your own: the pipeline, the built-in exchanges, config and wiring.
+        .library(name: "GQLGate", targets: ["GQLGate", "GQLGatePipeline", "GQLGateExchanges", "GQLGateConfig"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
+        .package(url: "https://github.com/GraphQLSwift/Graphiti", from: "3.1.0"),
+    ],
+    targets: [
+        // MARK: - C libraries and shims
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"]), .brew(["wslay"])]),
+        .target(
+            name: "CGQLGateShims",
+            dependencies: ["CMicroHTTPD", "CCurl"]
+        ),
+
+        // MARK: - Wrappers (the only Swift code that imports C)
+        .target(name: "GQLGateCore", swiftSettings: swiftSettings),
+        .target(name: "GQLGateEventLoop", dependencies: ["GQLGateCore", "CGQLGateShims"], swiftSettings: swiftSettings),
+        .target(
+            name: "GQLGateHTTPServer",
+            dependencies: ["GQLGateCore", "CMicroHTTPD", "CGQLGateShims"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GQLGateHTTPClient",
+            dependencies: ["GQLGateCore", "GQLGateEventLoop", "CCurl", "CGQLGateShims"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - GraphQL pipeline
+        .target(
+            name: "GQLGatePipeline",
+            dependencies: [
+                "GQLGateCore",
+                .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GQLGateExchanges",
+            dependencies: ["GQLGateCore", "GQLGatePipeline", "GQLGateHTTPClient"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GQLGateConfig",
+            dependencies: [.product(name: "Yams", package: "Yams")],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Application
+        .target(
+            name: "GQLGate",
+            dependencies: [
+                "GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPServer", "GQLGateHTTPClient",
+                "GQLGatePipeline", "GQLGateExchanges", "GQLGateConfig",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GQLGateDemo",
+            dependencies: [
+                "GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPServer",
+                .product(name: "Graphiti", package: "Graphiti"),
+                .product(name: "GraphQL", package: "GraphQL"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "gqlgate",
+            dependencies: [
+                "GQLGate", "GQLGateConfig", "GQLGateDemo",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Tests
+        .testTarget(name: "GQLGateEventLoopTests", dependencies: ["GQLGateEventLoop"], swiftSettings: swiftSettings),
+        .testTarget(name: "GQLGateHTTPServerTests", dependencies: ["GQLGateHTTPServer", "GQLGateHTTPClient", "GQLGateEventLoop"], swiftSettings: swiftSettings),
+        .testTarget(name: "GQLGateHTTPClientTests", dependencies: ["GQLGateHTTPClient", "GQLGateEventLoop"], swiftSettings: swiftSettings),
+        .testTarget(name: "GQLGatePipelineTests", dependencies: ["GQLGatePipeline"], swiftSettings: swiftSettings),
+        .testTarget(name: "GQLGateExchangesTests", dependencies: ["GQLGateExchanges", "GQLGatePipeline"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GQLGateConfigTests",
+            dependencies: ["GQLGateConfig"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "GQLGateTests", dependencies: ["GQLGate"], swiftSettings: swiftSettings),
+    ]
+)

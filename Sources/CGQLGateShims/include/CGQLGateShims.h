@@ -1,0 +1,90 @@
+/// C entry points Swift cannot call directly: typed wrappers around C varargs
+/// functions (curl_easy_setopt, MHD_start_daemon, ...), accessors for unions,
+/// and re-exports of Linux headers Glibc's Swift module lacks.
+#ifndef CGQLGATE_SHIMS_H
+#define CGQLGATE_SHIMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <curl/curl.h>
+#include <microhttpd.h>
+
+// MARK: - libcurl
+
+typedef size_t (*gqlgate_curl_data_cb)(char *ptr, size_t size, size_t nmemb, void *userdata);
+typedef int (*gqlgate_curl_socket_cb)(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp);
+typedef int (*gqlgate_curl_timer_cb)(CURLM *multi, long timeout_ms, void *userp);
+
+CURLcode gqlgate_curl_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode gqlgate_curl_easy_setopt_ptr(CURL *handle, CURLoption option, const void *value);
+CURLcode gqlgate_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode gqlgate_curl_easy_setopt_write_function(CURL *handle, gqlgate_curl_data_cb callback);
+CURLcode gqlgate_curl_easy_setopt_header_function(CURL *handle, gqlgate_curl_data_cb callback);
+CURLcode gqlgate_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode gqlgate_curl_easy_getinfo_ptr(CURL *handle, CURLINFO info, void **value);
+CURLcode gqlgate_curl_easy_getinfo_socket(CURL *handle, curl_socket_t *value);
+
+CURLMcode gqlgate_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+CURLMcode gqlgate_curl_multi_setopt_ptr(CURLM *multi, CURLMoption option, void *value);
+CURLMcode gqlgate_curl_multi_setopt_socket_function(CURLM *multi, gqlgate_curl_socket_cb callback);
+CURLMcode gqlgate_curl_multi_setopt_timer_function(CURLM *multi, gqlgate_curl_timer_cb callback);
+
+/// `CURLMsg.data.result` (a union member).
+CURLcode gqlgate_curl_msg_result(const CURLMsg *message);
+
+extern const long gqlgate_curl_http_version_2tls;
+extern const long gqlgate_curl_pipe_multiplex;
+extern const int gqlgate_curl_socket_timeout;
+extern const int gqlgate_curl_poll_in;
+extern const int gqlgate_curl_poll_out;
+extern const int gqlgate_curl_poll_remove;
+extern const int gqlgate_curl_csel_in;
+extern const int gqlgate_curl_csel_out;
+extern const int gqlgate_curl_csel_err;
+
+// MARK: - libmicrohttpd
+
+/// Options for `gqlgate_mhd_start`; `host` must be a numeric address or a name.
+struct gqlgate_mhd_start_options {
+    unsigned int flags;
+    const char *host;
+    uint16_t port;
+    unsigned int thread_pool_size;
+    unsigned int connection_limit;
+    unsigned int connection_timeout_seconds;
+    unsigned int listen_backlog;
+    size_t connection_memory_limit;
+    MHD_AccessHandlerCallback access_handler;
+    void *access_handler_cls;
+    MHD_RequestCompletedCallback completed_handler;
+    void *completed_handler_cls;
+};
+
+/// Starts a daemon bound to exactly `options->host:port` (MHD binds 0.0.0.0
+/// when given only a port). On failure returns NULL and writes a message.
+struct MHD_Daemon *gqlgate_mhd_start(const struct gqlgate_mhd_start_options *options, char *error, size_t error_size);
+/// The port the daemon listens on (useful after binding port 0).
+uint16_t gqlgate_mhd_bound_port(struct MHD_Daemon *daemon);
+/// The number of open connections.
+unsigned int gqlgate_mhd_current_connections(struct MHD_Daemon *daemon);
+/// `MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE)`.
+enum MHD_Result gqlgate_mhd_upgrade_close(struct MHD_UpgradeResponseHandle *urh);
+
+// MARK: - Linux
+
+/// Sets TCP_NODELAY on a socket; returns 0 or -1 (errno set).
+int gqlgate_set_tcp_nodelay(int fd);
+extern const uint32_t gqlgate_epollin;
+extern const uint32_t gqlgate_epollout;
+extern const uint32_t gqlgate_epollerr;
+extern const uint32_t gqlgate_epollhup;
+extern const uint32_t gqlgate_epollrdhup;
+
+#endif

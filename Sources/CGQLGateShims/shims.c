@@ -1,0 +1,126 @@
+#include "CGQLGateShims.h"
+#include <netdb.h>
+#include <stdio.h>
+#include <string.h>
+
+CURLcode gqlgate_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode gqlgate_curl_easy_setopt_ptr(CURL *handle, CURLoption option, const void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode gqlgate_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode gqlgate_curl_easy_setopt_write_function(CURL *handle, gqlgate_curl_data_cb callback) {
+    return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
+}
+CURLcode gqlgate_curl_easy_setopt_header_function(CURL *handle, gqlgate_curl_data_cb callback) {
+    return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
+}
+CURLcode gqlgate_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+CURLcode gqlgate_curl_easy_getinfo_ptr(CURL *handle, CURLINFO info, void **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+CURLcode gqlgate_curl_easy_getinfo_socket(CURL *handle, curl_socket_t *value) {
+    return curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, value);
+}
+CURLMcode gqlgate_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+CURLMcode gqlgate_curl_multi_setopt_ptr(CURLM *multi, CURLMoption option, void *value) {
+    return curl_multi_setopt(multi, option, value);
+}
+CURLMcode gqlgate_curl_multi_setopt_socket_function(CURLM *multi, gqlgate_curl_socket_cb callback) {
+    return curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, callback);
+}
+CURLMcode gqlgate_curl_multi_setopt_timer_function(CURLM *multi, gqlgate_curl_timer_cb callback) {
+    return curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, callback);
+}
+CURLcode gqlgate_curl_msg_result(const CURLMsg *message) {
+    return message->data.result;
+}
+
+const long gqlgate_curl_http_version_2tls = CURL_HTTP_VERSION_2TLS;
+const long gqlgate_curl_pipe_multiplex = CURLPIPE_MULTIPLEX;
+const int gqlgate_curl_socket_timeout = CURL_SOCKET_TIMEOUT;
+const int gqlgate_curl_poll_in = CURL_POLL_IN;
+const int gqlgate_curl_poll_out = CURL_POLL_OUT;
+const int gqlgate_curl_poll_remove = CURL_POLL_REMOVE;
+const int gqlgate_curl_csel_in = CURL_CSELECT_IN;
+const int gqlgate_curl_csel_out = CURL_CSELECT_OUT;
+const int gqlgate_curl_csel_err = CURL_CSELECT_ERR;
+
+struct MHD_Daemon *gqlgate_mhd_start(const struct gqlgate_mhd_start_options *o, char *error, size_t error_size) {
+    struct addrinfo hints;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    char port[8];
+    snprintf(port, sizeof(port), "%u", (unsigned)o->port);
+    struct addrinfo *found = NULL;
+    int rc = getaddrinfo(o->host, port, &hints, &found);
+    if (rc != 0 || found == NULL) {
+        snprintf(error, error_size, "cannot resolve listen address '%s': %s", o->host, gai_strerror(rc));
+        return NULL;
+    }
+    unsigned int flags = o->flags;
+    if (found->ai_family == AF_INET6) {
+        flags |= MHD_USE_IPv6;
+    }
+    struct MHD_OptionItem options[10];
+    int n = 0;
+    options[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, found->ai_addr };
+    options[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)o->completed_handler, o->completed_handler_cls };
+    if (o->thread_pool_size > 1) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, o->thread_pool_size, NULL };
+    }
+    if (o->connection_limit > 0) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, o->connection_limit, NULL };
+    }
+    if (o->connection_timeout_seconds > 0) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout_seconds, NULL };
+    }
+    if (o->listen_backlog > 0) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_BACKLOG_SIZE, o->listen_backlog, NULL };
+    }
+    if (o->connection_memory_limit > 0) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)o->connection_memory_limit, NULL };
+    }
+    options[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+    struct MHD_Daemon *daemon = MHD_start_daemon(flags, 0, NULL, NULL, o->access_handler, o->access_handler_cls,
+                                                 MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+    freeaddrinfo(found);
+    if (daemon == NULL) {
+        snprintf(error, error_size, "cannot listen on %s:%u (address in use, or not an address of this host)", o->host, (unsigned)o->port);
+    }
+    return daemon;
+}
+
+uint16_t gqlgate_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+unsigned int gqlgate_mhd_current_connections(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == NULL ? 0 : info->num_connections;
+}
+
+enum MHD_Result gqlgate_mhd_upgrade_close(struct MHD_UpgradeResponseHandle *urh) {
+    return MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+}
+
+int gqlgate_set_tcp_nodelay(int fd) {
+    int one = 1;
+    return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+const uint32_t gqlgate_epollin = EPOLLIN;
+const uint32_t gqlgate_epollout = EPOLLOUT;
+const uint32_t gqlgate_epollerr = EPOLLERR;
+const uint32_t gqlgate_epollhup = EPOLLHUP;
+const uint32_t gqlgate_epollrdhup = EPOLLRDHUP;

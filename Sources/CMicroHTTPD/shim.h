@@ -1,0 +1,8 @@
+#ifndef GQLGATE_CMICROHTTPD_SHIM_H
+#define GQLGATE_CMICROHTTPD_SHIM_H
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <stdint.h>
+#include <stdarg.h>
+#include <microhttpd.h>
+#endif

@@ -1,0 +1,39 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Process signals handled on one thread: call `blockTermination()` before
+/// any thread starts (threads inherit the mask, so no other thread is
+/// interrupted), then `wait()` on the thread that should react.
+public enum Signals {
+    /// A signal the gateway reacts to.
+    public enum Event: Sendable {
+        /// SIGTERM or SIGINT: drain and exit.
+        case terminate
+        /// SIGHUP: reload the configuration.
+        case reload
+    }
+
+    private static func set() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGHUP)
+        return set
+    }
+
+    /// Blocks SIGINT, SIGTERM and SIGHUP for this thread and its future threads.
+    public static func blockTermination() {
+        var signals = set()
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+    }
+
+    /// Waits for the next blocked signal.
+    public static func wait() -> Event {
+        var signals = set()
+        var received: Int32 = 0
+        while sigwait(&signals, &received) != 0 {}
+        return received == SIGHUP ? .reload : .terminate
+    }
+}

@@ -1,0 +1,103 @@
+extension GatewayConfig {
+    /// The text that stands for a secret in ``renderYAML(redactingSecrets:)``.
+    public static let redacted = "<redacted>"
+
+    /// The effective configuration as YAML, with the keys of the config file; what
+    /// `gqlgate check-config` prints. Loading the text again gives an equal configuration (with
+    /// secrets redacted, equal but for the secrets).
+    /// - Parameter redactingSecrets: Show `auth.headers` values, `auth.oauth2.client_secret` and
+    ///   `auth.ws_init_payload` values as `"<redacted>"`. Default true.
+    public func renderYAML(redactingSecrets: Bool = true) -> String {
+        var output = ""
+        RenderedNode.write(renderedSections(redactingSecrets: redactingSecrets), indent: 0, into: &output)
+        return output
+    }
+
+    /// Every section as a tree of rendered values, in file order.
+    func renderedSections(redactingSecrets: Bool) -> [RenderedNode.Entry] {
+        func secret(_ text: String) -> RenderedNode { .string(redactingSecrets ? Self.redacted : text) }
+        return [
+            .init("server", [
+                .init("listen", .string(server.listen.description)),
+                .init("path", .string(server.path)),
+                .init("max_body_bytes", .size(server.maxBodyBytes)),
+                .init("threads", .plain(server.threads.description)),
+                .init("loops", .plain(server.loops.description)),
+                .init("drain_timeout", .duration(server.drainTimeout)),
+            ]),
+            .init("upstream", [
+                .init("url", .optional(upstream.url)),
+                .init("ws_url", .optional(upstream.wsURL)),
+                .init("ws_protocol", .plain(upstream.wsProtocol.rawValue)),
+                .init("timeout", .duration(upstream.timeout)),
+                .init("connect_timeout", .duration(upstream.connectTimeout)),
+            ]),
+            .init("auth", [
+                .init("headers", .mapping(auth.headers.map { .init($0.name, secret($0.value)) })),
+                .init("bearer_token_file", .optional(auth.bearerTokenFile)),
+                .init("oauth2", auth.oauth2.map { oauth2 in
+                    .mapping([
+                        .init("token_url", .string(oauth2.tokenURL)),
+                        .init("client_id", .string(oauth2.clientID)),
+                        .init("client_secret", secret(oauth2.clientSecret)),
+                        .init("scope", .optional(oauth2.scope)),
+                        .init("client_auth", .plain(oauth2.clientAuth.rawValue)),
+                    ])
+                } ?? .plain("null")),
+                .init("refresh_on_401", .plain(String(auth.refreshOn401))),
+                .init("ws_init_payload", .payload(auth.wsInitPayload, redactingValues: redactingSecrets)),
+            ]),
+            .init("headers", [
+                .init("forward", .strings(headers.forward)),
+                .init("forward_client_authorization", .plain(String(headers.forwardClientAuthorization))),
+            ]),
+            .init("clients", [
+                .init("api_keys_file", .optional(clients.apiKeysFile)),
+                .init("allow_anonymous", .plain(String(clients.allowAnonymous))),
+            ]),
+            .init("retry", [
+                .init("max_attempts", .plain(String(retry.maxAttempts))),
+                .init("base_delay", .duration(retry.baseDelay)),
+                .init("max_delay", .duration(retry.maxDelay)),
+                .init("on_status", .plain("[" + retry.onStatus.map(String.init).joined(separator: ", ") + "]")),
+                .init("max_retry_after", .duration(retry.maxRetryAfter)),
+                .init("budget", .plain(retry.budget.configText)),
+                .init("idempotent_mutations", .plain(String(retry.idempotentMutations))),
+            ]),
+            .init("cache", [
+                .init("enabled", .plain(String(cache.enabled))),
+                .init("backend", .plain(cache.backend.rawValue)),
+                .init("redis_url", .string(cache.redisURL)),
+                .init("max_bytes", .size(cache.maxBytes)),
+                .init("default_ttl", .duration(cache.defaultTTL)),
+                .init("types", .mapping(cache.types.map { .init($0.typeName, .duration($0.ttl)) })),
+                .init("vary_headers", .strings(cache.varyHeaders)),
+                .init("stale_while_revalidate", .duration(cache.staleWhileRevalidate)),
+                .init("stale_if_error", .duration(cache.staleIfError)),
+                .init("invalidate_on_mutation", .plain(String(cache.invalidateOnMutation))),
+            ]),
+            .init("dedupe", [.init("enabled", .plain(String(dedupe.enabled)))]),
+            .init("apq", [
+                .init("enabled", .plain(String(apq.enabled))),
+                .init("upstream", .plain(String(apq.upstream))),
+            ]),
+            .init("limits", [
+                .init("max_depth", .plain(String(limits.maxDepth))),
+                .init("max_aliases", .plain(String(limits.maxAliases))),
+                .init("max_document_bytes", .size(limits.maxDocumentBytes)),
+            ]),
+            .init("subscriptions", [
+                .init("dedupe", .plain(String(subscriptions.dedupe))),
+                .init("keepalive", .duration(subscriptions.keepalive)),
+                .init("reconnect", .plain(String(subscriptions.reconnect))),
+                .init("max_per_connection", .plain(String(subscriptions.maxPerConnection))),
+                .init("init_timeout", .duration(subscriptions.initTimeout)),
+            ]),
+            .init("logging", [
+                .init("level", .plain(logging.level.rawValue)),
+                .init("format", .plain(logging.format.rawValue)),
+            ]),
+            .init("metrics", [.init("enabled", .plain(String(metrics.enabled)))]),
+        ]
+    }
+}

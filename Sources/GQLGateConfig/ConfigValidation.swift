@@ -1,0 +1,47 @@
+extension GatewayConfig {
+    /// Checks the rules that involve several keys; run it after ``applying(_:)``, since flags can
+    /// change the answer.
+    ///
+    /// - Listening beyond loopback (anything but `127.0.0.0/8`, `::1` and `localhost`) needs
+    ///   `clients.api_keys_file` or `clients.allow_anonymous: true`.
+    /// - `retry.base_delay` is at most `retry.max_delay`.
+    /// - `auth.oauth2` has `token_url`, `client_id` and `client_secret`, and is not combined with
+    ///   `auth.bearer_token_file` (both would set `Authorization`).
+    /// - `cache.backend: redis` has a redis:// `cache.redis_url`.
+    /// - Throws: The first ``ConfigError`` found.
+    public func validate() throws(ConfigError) {
+        if !server.listen.isLoopback, clients.apiKeysFile == nil, !clients.allowAnonymous {
+            throw ConfigError(
+                keyPath: "server.listen",
+                message: "\(server.listen) is beyond loopback and clients are not authenticated: "
+                    + "set clients.api_keys_file, or set clients.allow_anonymous: true to let anyone in"
+            )
+        }
+        if retry.baseDelay > retry.maxDelay {
+            throw ConfigError(
+                keyPath: "retry.base_delay",
+                message: "\(ConfigDuration.format(retry.baseDelay)) is longer than retry.max_delay "
+                    + "(\(ConfigDuration.format(retry.maxDelay))): expected at most retry.max_delay"
+            )
+        }
+        if let oauth2 = auth.oauth2 {
+            let required = [("token_url", oauth2.tokenURL), ("client_id", oauth2.clientID), ("client_secret", oauth2.clientSecret)]
+            for (key, value) in required where value.isEmpty {
+                throw ConfigError(keyPath: "auth.oauth2.\(key)", message: "required when auth.oauth2 is set")
+            }
+            if auth.bearerTokenFile != nil {
+                throw ConfigError(
+                    keyPath: "auth.bearer_token_file",
+                    message: "cannot be combined with auth.oauth2 (both set the Authorization header); keep one"
+                )
+            }
+        }
+        if cache.backend == .redis {
+            do {
+                _ = try ConfigURL.check(cache.redisURL, schemes: ["redis"])
+            } catch {
+                throw ConfigError(keyPath: "cache.redis_url", message: error.message + " (cache.backend is redis)")
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+/// A JSON-like value taken as it is from the config file (used for `auth.ws_init_payload`).
+///
+/// Unquoted scalars are typed the YAML 1.2 way (`null`, `true`, `42`, `1.5`); quoted scalars and
+/// scalars with `${VAR}` references are strings. Objects keep their keys in file order.
+public enum ConfigValue: Sendable, Equatable {
+    /// `null` or `~`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A whole number.
+    case int(Int)
+    /// A finite number with a fraction or exponent.
+    case double(Double)
+    /// Text.
+    case string(String)
+    /// A list.
+    case array([ConfigValue])
+    /// A mapping, keys in file order.
+    case object([Member])
+
+    /// One key and value of an ``object(_:)``.
+    public struct Member: Sendable, Equatable {
+        /// The key.
+        public var key: String
+        /// The value.
+        public var value: ConfigValue
+
+        /// Creates a member.
+        /// - Parameters:
+        ///   - key: The key.
+        ///   - value: The value.
+        public init(key: String, value: ConfigValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// The value of an unquoted YAML scalar without `${VAR}` references, typed by its text.
+    init(plainScalar text: String) {
+        switch text {
+        case "", "~", "null", "Null", "NULL": self = .null
+        case "true", "True", "TRUE": self = .bool(true)
+        case "false", "False", "FALSE": self = .bool(false)
+        default:
+            let isNumeric = text.contains(where: \.isASCIIDigit) && text.allSatisfy { $0.isASCIIDigit || "+-.eE".contains($0) }
+            if isNumeric, let int = Int(text) {
+                self = .int(int)
+            } else if isNumeric, let double = Double(text), double.isFinite {
+                self = .double(double)
+            } else {
+                self = .string(text)
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+/// The whole gqlgate configuration: one value per section of the config file.
+///
+/// `GatewayConfig()` is the configuration with every default. ``ConfigLoader`` reads one from YAML,
+/// ``applying(_:)`` lays flags and environment variables over it, and ``validate()`` checks the
+/// rules that involve several keys.
+public struct GatewayConfig: Sendable, Equatable {
+    /// `server`: where and how gqlgate accepts client connections.
+    public var server = ServerConfig()
+    /// `upstream`: the GraphQL API behind gqlgate.
+    public var upstream = UpstreamConfig()
+    /// `auth`: the credentials gqlgate adds to upstream requests.
+    public var auth = AuthConfig()
+    /// `headers`: which client headers are passed upstream.
+    public var headers = HeadersConfig()
+    /// `clients`: who may use gqlgate.
+    public var clients = ClientsConfig()
+    /// `retry`: which upstream requests are retried.
+    public var retry = RetryConfig()
+    /// `cache`: the query answer cache.
+    public var cache = CacheConfig()
+    /// `dedupe`: sharing identical in-flight queries.
+    public var dedupe = DedupeConfig()
+    /// `apq`: automatic persisted queries.
+    public var apq = APQConfig()
+    /// `limits`: document size and complexity limits.
+    public var limits = LimitsConfig()
+    /// `subscriptions`: subscription transport settings.
+    public var subscriptions = SubscriptionsConfig()
+    /// `logging`: log level and format.
+    public var logging = LoggingConfig()
+    /// `metrics`: the Prometheus endpoint.
+    public var metrics = MetricsConfig()
+
+    /// The configuration with every default.
+    public init() {}
+}
+
+extension GatewayConfig {
+    static let keys = [
+        "server", "upstream", "auth", "headers", "clients", "retry", "cache", "dedupe", "apq", "limits",
+        "subscriptions", "logging", "metrics",
+    ]
+
+    /// Reads the document root; absent and null sections keep their defaults.
+    init(yaml: YAMLValue) throws(ConfigError) {
+        let map = try yaml.mapping(allowed: Self.keys)
+        self.init()
+        server = try map["server"].map(ServerConfig.init(yaml:)) ?? server
+        upstream = try map["upstream"].map(UpstreamConfig.init(yaml:)) ?? upstream
+        auth = try map["auth"].map(AuthConfig.init(yaml:)) ?? auth
+        headers = try map["headers"].map(HeadersConfig.init(yaml:)) ?? headers
+        clients = try map["clients"].map(ClientsConfig.init(yaml:)) ?? clients
+        retry = try map["retry"].map(RetryConfig.init(yaml:)) ?? retry
+        cache = try map["cache"].map(CacheConfig.init(yaml:)) ?? cache
+        dedupe = try map["dedupe"].map(DedupeConfig.init(yaml:)) ?? dedupe
+        apq = try map["apq"].map(APQConfig.init(yaml:)) ?? apq
+        limits = try map["limits"].map(LimitsConfig.init(yaml:)) ?? limits
+        subscriptions = try map["subscriptions"].map(SubscriptionsConfig.init(yaml:)) ?? subscriptions
+        logging = try map["logging"].map(LoggingConfig.init(yaml:)) ?? logging
+        metrics = try map["metrics"].map(MetricsConfig.init(yaml:)) ?? metrics
+    }
+}

@@ -1,0 +1,105 @@
+/// A value of the configuration as it is written back to YAML: one scalar in YAML syntax, or a
+/// block mapping. Built by ``GatewayConfig/renderedSections(redactingSecrets:)``.
+enum RenderedNode: Equatable {
+    /// A value already in YAML syntax (`10s`, `"text"`, `[429, 502]`).
+    case plain(String)
+    /// A block mapping, keys in order.
+    case mapping([Entry])
+
+    /// One key of a mapping.
+    struct Entry: Equatable {
+        let key: String
+        let value: RenderedNode
+
+        init(_ key: String, _ value: RenderedNode) {
+            self.key = key
+            self.value = value
+        }
+
+        init(_ key: String, _ entries: [Entry]) {
+            self.init(key, .mapping(entries))
+        }
+    }
+
+    /// A string, double-quoted, with `${` written as `$${` so that loading it again does not
+    /// expand anything.
+    static func string(_ text: String) -> RenderedNode {
+        .plain(quoted(text))
+    }
+
+    /// A string, or `null` for nil.
+    static func optional(_ text: String?) -> RenderedNode {
+        text.map(string) ?? .plain("null")
+    }
+
+    /// A flow list of strings.
+    static func strings(_ texts: [String]) -> RenderedNode {
+        .plain("[" + texts.map(quoted).joined(separator: ", ") + "]")
+    }
+
+    /// A duration such as `10s`.
+    static func duration(_ duration: Duration) -> RenderedNode {
+        .plain(ConfigDuration.format(duration))
+    }
+
+    /// A size such as `64MiB`.
+    static func size(_ bytes: Int) -> RenderedNode {
+        .plain(ByteSize.format(bytes))
+    }
+
+    /// A ``ConfigValue`` object as a block mapping of flow values, each value redacted when asked.
+    static func payload(_ value: ConfigValue, redactingValues: Bool) -> RenderedNode {
+        guard case .object(let members) = value else { return .plain(flow(value)) }
+        return .mapping(members.map { member in
+            Entry(member.key, redactingValues ? .string(GatewayConfig.redacted) : .plain(flow(member.value)))
+        })
+    }
+
+    /// A ``ConfigValue`` in YAML flow syntax (JSON-like).
+    private static func flow(_ value: ConfigValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool(let value): String(value)
+        case .int(let value): String(value)
+        case .double(let value): String(value)
+        case .string(let value): quoted(value)
+        case .array(let values): "[" + values.map(flow).joined(separator: ", ") + "]"
+        case .object(let members): "{" + members.map { quoted($0.key) + ": " + flow($0.value) }.joined(separator: ", ") + "}"
+        }
+    }
+
+    private static func quoted(_ text: String) -> String {
+        ConfigError.quoted(text.replacing("${", with: "$${"))
+    }
+
+    // MARK: - Writing
+
+    /// Appends `entries` as block YAML indented by `indent` spaces.
+    static func write(_ entries: [Entry], indent: Int, into output: inout String) {
+        let padding = String(repeating: " ", count: indent)
+        for entry in entries {
+            let key = entry.key.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || "_-.".contains($0) } ? entry.key : quoted(entry.key)
+            switch entry.value {
+            case .plain(let text):
+                output += "\(padding)\(key): \(text)\n"
+            case .mapping(let children) where children.isEmpty:
+                output += "\(padding)\(key): {}\n"
+            case .mapping(let children):
+                output += "\(padding)\(key):\n"
+                write(children, indent: indent + 2, into: &output)
+            }
+        }
+    }
+
+    /// Every scalar and empty mapping (as `{}`) in `entries` under its dotted key path, in order.
+    static func flatten(_ entries: [Entry], prefix: String = "") -> [(path: String, text: String)] {
+        entries.flatMap { entry -> [(path: String, text: String)] in
+            let path = prefix.isEmpty ? entry.key : "\(prefix).\(entry.key)"
+            switch entry.value {
+            case .plain(let text): return [(path, text)]
+            case .mapping(let children) where children.isEmpty: return [(path, "{}")]
+            case .mapping(let children): return flatten(children, prefix: path)
+            }
+        }
+    }
+}

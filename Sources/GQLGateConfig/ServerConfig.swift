@@ -1,0 +1,58 @@
+/// `server`: where and how gqlgate accepts client connections.
+public struct ServerConfig: Sendable, Equatable {
+    /// `server.listen`: the address to listen on. Default `127.0.0.1:8080`. Listening beyond loopback
+    /// needs `clients.api_keys_file` or `clients.allow_anonymous: true`.
+    public var listen = ListenAddress(host: "127.0.0.1", port: 8080)
+    /// `server.path`: the GraphQL endpoint. Default `/graphql`; starts with `/`, and is none of
+    /// `/healthz`, `/readyz`, `/metrics`.
+    public var path = "/graphql"
+    /// `server.max_body_bytes`: the largest request body accepted (larger: 413). Default 1 MiB.
+    public var maxBodyBytes = 1 << 20
+    /// `server.threads`: HTTP server (libmicrohttpd) threads. `auto` means 1 (one thread for all
+    /// connections); N > 1 selects a pool of N threads. Default `auto`.
+    public var threads = ThreadCount.auto
+    /// `server.loops`: gateway event-loop threads. `auto` means the number of cores minus one, at
+    /// least 1. Default `auto`.
+    public var loops = ThreadCount.auto
+    /// `server.drain_timeout`: how long in-flight requests may finish after SIGTERM. Default 10s.
+    public var drainTimeout = Duration.seconds(10)
+
+    /// The defaults.
+    public init() {}
+
+    /// The number of HTTP server threads to start: `threads`, `auto` meaning 1.
+    public var httpThreadCount: Int {
+        threads.resolved(auto: 1)
+    }
+
+    /// The number of event-loop threads to start: `loops`, `auto` meaning `cores - 1`, at least 1.
+    /// - Parameter cores: The number of cores of this machine.
+    public func eventLoopCount(cores: Int) -> Int {
+        loops.resolved(auto: max(1, cores - 1))
+    }
+}
+
+extension ServerConfig {
+    static let keys = ["listen", "path", "max_body_bytes", "threads", "loops", "drain_timeout"]
+
+    /// The paths that gqlgate serves itself, which `server.path` cannot take.
+    static let reservedPaths = ["/healthz", "/readyz", "/metrics"]
+
+    init(yaml: YAMLValue) throws(ConfigError) {
+        let map = try yaml.mapping(allowed: Self.keys)
+        self.init()
+        listen = try map["listen"]?.parsed(expected: "HOST:PORT", ListenAddress.init(parsing:)).value ?? listen
+        if let value = map["path"] {
+            path = try value.string()
+            guard path.hasPrefix("/"), !path.contains(where: { $0 == "?" || $0 == "#" || $0.isWhitespace }),
+                  !Self.reservedPaths.contains(path)
+            else {
+                throw value.invalid("a path starting with / (no query, no spaces), other than \(Self.reservedPaths.joined(separator: ", "))", value: path)
+            }
+        }
+        maxBodyBytes = try map["max_body_bytes"]?.size(minimum: 1) ?? maxBodyBytes
+        threads = try map["threads"]?.threadCount() ?? threads
+        loops = try map["loops"]?.threadCount() ?? loops
+        drainTimeout = try map["drain_timeout"]?.duration() ?? drainTimeout
+    }
+}

@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A growable `malloc`'d buffer that collects bytes from C callbacks (request
+/// bodies from libmicrohttpd, answers from libcurl) and becomes `Bytes`
+/// without a copy.
+///
+/// Not thread-safe: one owner at a time.
+public struct ByteAccumulator: ~Copyable {
+    private var memory: UnsafeMutableRawPointer?
+    private var capacity = 0
+    /// Bytes collected so far.
+    public private(set) var count = 0
+
+    /// An empty accumulator; memory is allocated on the first append.
+    public init() {}
+
+    deinit {
+        free(memory)
+    }
+
+    /// Appends `length` bytes from `source`; returns false when memory runs out.
+    @discardableResult
+    public mutating func append(_ source: UnsafeRawPointer, length: Int) -> Bool {
+        guard length > 0 else { return true }
+        if count + length > capacity {
+            let wanted = max(count + length, max(capacity * 2, 512))
+            guard let grown = realloc(memory, wanted) else { return false }
+            memory = grown
+            capacity = wanted
+        }
+        (memory! + count).copyMemory(from: source, byteCount: length)
+        count += length
+        return true
+    }
+
+    /// Hands the collected bytes over as `Bytes` and leaves the accumulator empty.
+    public mutating func take() -> Bytes {
+        let bytes = Bytes(takingOwnershipOf: memory, count: count)
+        memory = nil
+        capacity = 0
+        count = 0
+        return bytes
+    }
+}

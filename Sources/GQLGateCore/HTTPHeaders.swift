@@ -1,0 +1,78 @@
+/// An ordered list of HTTP header fields; names compare case-insensitively.
+public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One header field as received or to be sent.
+    public struct Field: Sendable, Equatable {
+        /// The name as written (case preserved).
+        public var name: String
+        /// The value.
+        public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The fields in order.
+    public private(set) var fields: [Field]
+
+    public init(_ fields: [Field] = []) {
+        self.fields = fields
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    public var isEmpty: Bool { fields.isEmpty }
+    public var count: Int { fields.count }
+
+    public func makeIterator() -> IndexingIterator<[Field]> {
+        fields.makeIterator()
+    }
+
+    /// The first value of `name`, if any.
+    public subscript(name: String) -> String? {
+        fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
+    }
+
+    /// Every value of `name`, in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+    }
+
+    /// Appends a field, keeping any existing one of the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Replaces every field named `name` with one field.
+    public mutating func replaceOrAdd(name: String, value: String) {
+        remove(name: name)
+        add(name: name, value: value)
+    }
+
+    /// Removes every field named `name`.
+    public mutating func remove(name: String) {
+        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+    }
+
+    /// Whether a field named `name` exists.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { $0.name.equalsIgnoringASCIICase(name) }
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive comparison, as HTTP field names need.
+    public func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where x != y {
+            let lx = x >= 65 && x <= 90 ? x + 32 : x
+            let ly = y >= 65 && y <= 90 ? y + 32 : y
+            if lx != ly { return false }
+        }
+        return true
+    }
+}

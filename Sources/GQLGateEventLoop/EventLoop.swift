@@ -1,0 +1,223 @@
+import CGQLGateShims
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reacts to readiness of a file descriptor registered on an `EventLoop`.
+/// Called on the loop's thread only.
+public protocol FileDescriptorHandler: AnyObject {
+    /// `events` holds the epoll flags that fired (`EventLoop.readable`, ...).
+    func handleEvents(_ events: UInt32)
+}
+
+/// One gateway thread: an epoll fd, an eventfd inbox and a timer queue, and a
+/// Swift `TaskExecutor`, so async code whose task prefers this loop runs here.
+///
+/// `@unchecked Sendable`: the inbox is guarded by a `Mutex`; every other
+/// property is touched only on the loop's own thread (the registration and
+/// timer methods say so and check it in debug builds).
+public final class EventLoop: TaskExecutor, @unchecked Sendable {
+    /// epoll flag: readable.
+    public static let readable = gqlgate_epollin
+    /// epoll flag: writable.
+    public static let writable = gqlgate_epollout
+    /// epoll flag: error.
+    public static let error = gqlgate_epollerr
+    /// epoll flag: hang-up.
+    public static let hangUp = gqlgate_epollhup
+
+    private enum Work {
+        case job(UnownedJob)
+        case closure(@Sendable () -> Void)
+    }
+
+    /// Position of this loop in its group.
+    public let index: Int
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let inbox = Mutex<[Work]>([])
+    private var local: [Work] = []
+    private var handlers: [Int32: any FileDescriptorHandler] = [:]
+    private var timers = TimerQueue()
+    private var running = true
+    private var thread: pthread_t?
+
+    /// Creates the loop and starts its thread.
+    public init(index: Int = 0) {
+        self.index = index
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        precondition(epollFD >= 0 && wakeFD >= 0, "cannot create epoll/eventfd: errno \(errno)")
+        var event = epoll_event()
+        event.events = Self.readable
+        event.data.fd = wakeFD
+        epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
+        let box = Unmanaged.passRetained(self).toOpaque()  // released by the thread's start routine
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, nil, { argument in
+            let loop = Unmanaged<EventLoop>.fromOpaque(argument!).takeRetainedValue()
+            loop.run()
+            return nil
+        }, box)
+        precondition(rc == 0, "cannot start event loop thread: \(rc)")
+        self.thread = thread
+    }
+
+    deinit {
+        close(epollFD)
+        close(wakeFD)
+    }
+
+    // MARK: - Identity
+
+    private static let currentKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// The loop whose thread is running the caller, if any.
+    public static var current: EventLoop? {
+        guard let pointer = pthread_getspecific(currentKey) else { return nil }
+        return Unmanaged<EventLoop>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// Whether the caller runs on this loop's thread.
+    public var inLoop: Bool {
+        pthread_getspecific(Self.currentKey) == Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    // MARK: - Work from any thread
+
+    /// Runs `work` on the loop's thread, soon.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        submit(.closure(work))
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        submit(.job(UnownedJob(job)))
+    }
+
+    private func submit(_ work: Work) {
+        if inLoop {
+            local.append(work)
+            return
+        }
+        let wasEmpty = inbox.withLock { queue in
+            queue.append(work)
+            return queue.count == 1
+        }
+        if wasEmpty {
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
+    }
+
+    /// Stops the loop after the work queued so far, and waits for its thread.
+    public func shutdownAndWait() {
+        execute { [unowned self] in self.running = false }
+        if let thread, !inLoop {
+            pthread_join(thread, nil)
+            self.thread = nil
+        }
+    }
+
+    // MARK: - Loop-thread API
+
+    /// Watches `fd` for `events`; `handler` is kept until `unregister`. Loop thread only.
+    public func register(_ fd: Int32, events: UInt32, handler: any FileDescriptorHandler) {
+        assert(inLoop)
+        var event = epoll_event()
+        event.events = events
+        event.data.fd = fd
+        let op = handlers[fd] == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD
+        handlers[fd] = handler
+        epoll_ctl(epollFD, op, fd, &event)
+    }
+
+    /// Stops watching `fd`. Loop thread only.
+    public func unregister(_ fd: Int32) {
+        assert(inLoop)
+        guard handlers.removeValue(forKey: fd) != nil else { return }
+        var event = epoll_event()
+        epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &event)
+    }
+
+    /// Runs `action` on the loop after `delay`. Loop thread only.
+    @discardableResult
+    public func schedule(after delay: Duration, _ action: @escaping () -> Void) -> EventLoopTimerID {
+        assert(inLoop)
+        return timers.schedule(at: MonotonicClock.nanoseconds() + delay.nanoseconds, action)
+    }
+
+    /// Cancels a timer that has not fired yet. Loop thread only.
+    public func cancel(_ timer: EventLoopTimerID) {
+        assert(inLoop)
+        timers.cancel(timer)
+    }
+
+    // MARK: - The loop
+
+    private func run() {
+        pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
+        let executor = asUnownedTaskExecutor()
+        var events = [epoll_event](repeating: epoll_event(), count: 128)
+        while running {
+            runLocalWork(executor)
+            let count = events.withUnsafeMutableBufferPointer { buffer in
+                epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), waitTimeout())
+            }
+            if count < 0 {
+                precondition(errno == EINTR, "epoll_wait failed: errno \(errno)")
+                continue
+            }
+            for i in 0..<Int(count) {
+                let fd = events[i].data.fd
+                if fd == wakeFD {
+                    drainInbox()
+                } else if let handler = handlers[fd] {
+                    handler.handleEvents(events[i].events)
+                }
+            }
+            if !timers.isEmpty {
+                for action in timers.popDue(now: MonotonicClock.nanoseconds()) { action() }
+            }
+        }
+        runLocalWork(executor)
+        pthread_setspecific(Self.currentKey, nil)
+    }
+
+    private func runLocalWork(_ executor: UnownedTaskExecutor) {
+        while !local.isEmpty {
+            let batch = local
+            local.removeAll(keepingCapacity: true)
+            for work in batch {
+                switch work {
+                case .job(let job): job.runSynchronously(on: executor)
+                case .closure(let closure): closure()
+                }
+            }
+            if !running { return }
+        }
+    }
+
+    private func waitTimeout() -> Int32 {
+        if !local.isEmpty { return 0 }
+        guard let deadline = timers.nextDeadline() else { return -1 }
+        let now = MonotonicClock.nanoseconds()
+        guard deadline > now else { return 0 }
+        return Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
+    }
+
+    private func drainInbox() {
+        var counter: UInt64 = 0
+        _ = read(wakeFD, &counter, 8)
+        let taken = inbox.withLock { queue in
+            let taken = queue
+            queue.removeAll(keepingCapacity: true)
+            return taken
+        }
+        local.append(contentsOf: taken)
+    }
+}

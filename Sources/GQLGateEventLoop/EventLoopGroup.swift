@@ -1,0 +1,38 @@
+import Synchronization
+
+/// The gateway's loops; hands them out round-robin.
+public final class EventLoopGroup: Sendable {
+    /// The loops, each with its own thread.
+    public let loops: [EventLoop]
+    private let counter = Atomic<Int>(0)
+
+    /// Starts `count` loops (at least one).
+    public init(count: Int) {
+        loops = (0..<max(1, count)).map { EventLoop(index: $0) }
+    }
+
+    /// The next loop in turn.
+    public func next() -> EventLoop {
+        if loops.count == 1 { return loops[0] }
+        let n = counter.add(1, ordering: .relaxed).oldValue
+        return loops[n % loops.count]
+    }
+
+    /// Stops every loop and waits for their threads.
+    public func shutdownAndWait() {
+        for loop in loops { loop.shutdownAndWait() }
+    }
+
+    /// Cores online on this machine.
+    public static var coreCount: Int {
+        max(1, systemCoreCount())
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+private func systemCoreCount() -> Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+#else
+import Darwin
+private func systemCoreCount() -> Int { Int(sysconf(_SC_NPROCESSORS_ONLN)) }
+#endif

@@ -1,0 +1,63 @@
+import GQLGateCore
+import GQLGateHTTPClient
+import GQLGatePipeline
+
+/// Sends queries and mutations to the upstream over HTTP (libcurl) and
+/// passes its answer back unchanged but for hop-by-hop headers: any status,
+/// any body. The client's JSON body goes out byte for byte unless an exchange
+/// rewrote the request; GET requests go upstream as POST JSON.
+public struct HTTPTransport: Transport {
+    /// Where and how to reach the upstream.
+    public struct Settings: Sendable {
+        public var url: String
+        public var timeout: Duration
+        public var connectTimeout: Duration
+        /// Client header names (lower case) passed upstream.
+        public var forwardedHeaders: [String]
+
+        public init(url: String, timeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(2),
+                    forwardedHeaders: [String] = ["accept-language", "traceparent", "tracestate"]) {
+            self.url = url
+            self.timeout = timeout
+            self.connectTimeout = connectTimeout
+            self.forwardedHeaders = forwardedHeaders
+        }
+    }
+
+    static let defaultAccept = "application/graphql-response+json, application/json;q=0.9"
+
+    private let client: HTTPClient
+    private let settings: Settings
+
+    public init(client: HTTPClient, settings: Settings) {
+        self.client = client
+        self.settings = settings
+    }
+
+    public func send(_ operation: Operation) async throws -> ResultStream {
+        let request = HTTPClientRequest(
+            url: settings.url, method: .post, headers: upstreamHeaders(for: operation), body: operation.upstreamBody(),
+            timeout: settings.timeout, connectTimeout: settings.connectTimeout)
+        let answer: HTTPClientResponse
+        do {
+            answer = try await client.execute(request)
+        } catch let error as HTTPClientError where error.kind == .cancelled {
+            throw CancellationError()
+        }
+        var headers = HopByHopHeaders.removing(from: answer.headers)
+        headers.replaceOrAdd(name: "X-Request-Id", value: operation.requestID)
+        return .single(GraphQLResponse(status: answer.status, headers: headers, body: answer.body, source: .upstream))
+    }
+
+    func upstreamHeaders(for operation: Operation) -> HTTPHeaders {
+        var headers: HTTPHeaders = [
+            "Content-Type": "application/json",
+            "Accept": operation.headers["accept"] ?? Self.defaultAccept,
+            "X-Request-Id": operation.requestID,
+        ]
+        for field in operation.headers where settings.forwardedHeaders.contains(field.name.lowercased()) {
+            headers.add(name: field.name, value: field.value)
+        }
+        return headers
+    }
+}

@@ -1,0 +1,195 @@
+import CCurl
+import CGQLGateShims
+import GQLGateCore
+import GQLGateEventLoop
+
+/// One libcurl multi handle driven by an `EventLoop`: curl's socket callback
+/// registers its sockets in the loop's epoll, its timer callback arms a loop
+/// timer, and finished transfers resume their callers on the loop.
+///
+/// `@unchecked Sendable`: created on any thread, then used only on `loop`'s
+/// thread (every entry point is called from a loop closure or loop task).
+final class CurlMulti: @unchecked Sendable {
+    let loop: EventLoop
+    private let multi: UnsafeMutableRawPointer
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private var watchers: [Int32: SocketWatcher] = [:]
+    private var timer: EventLoopTimerID?
+    private var active: Set<ObjectIdentifier> = []
+
+    init(loop: EventLoop, maxConnections: Int) {
+        CurlGlobal.ensureInitialized()
+        self.loop = loop
+        multi = curl_multi_init()
+        let me = Unmanaged.passUnretained(self).toOpaque()  // the multi lives as long as the client
+        gqlgate_curl_multi_setopt_socket_function(multi, curlSocketCallback)
+        gqlgate_curl_multi_setopt_ptr(multi, CURLMOPT_SOCKETDATA, me)
+        gqlgate_curl_multi_setopt_timer_function(multi, curlTimerCallback)
+        gqlgate_curl_multi_setopt_ptr(multi, CURLMOPT_TIMERDATA, me)
+        gqlgate_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxConnections)
+        gqlgate_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, gqlgate_curl_pipe_multiplex)
+    }
+
+    // MARK: - Transfers
+
+    func start(_ transfer: CurlTransfer) {
+        guard !transfer.cancelled else { return }
+        let easy = idleHandles.popLast() ?? makeHandle()
+        transfer.easy = easy
+        configure(easy, for: transfer)
+        let retained = Unmanaged.passRetained(transfer).toOpaque()  // released in complete(_:code:)
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, retained)
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, retained)
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, retained)
+        active.insert(ObjectIdentifier(transfer))
+        let added = curl_multi_add_handle(multi, easy)
+        if added != CURLM_OK {
+            complete(easy, code: CURLE_FAILED_INIT)
+        }
+    }
+
+    func cancel(_ transfer: CurlTransfer) {
+        transfer.cancelled = true
+        guard let easy = transfer.easy, active.contains(ObjectIdentifier(transfer)) else {
+            transfer.finish(.failure(HTTPClientError(kind: .cancelled, code: 0, message: "cancelled")))
+            return
+        }
+        complete(easy, code: nil)
+    }
+
+    private func makeHandle() -> UnsafeMutableRawPointer {
+        let easy = curl_easy_init()!
+        gqlgate_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        gqlgate_curl_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
+        gqlgate_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, gqlgate_curl_http_version_2tls)
+        gqlgate_curl_easy_setopt_write_function(easy, curlWriteCallback)
+        gqlgate_curl_easy_setopt_header_function(easy, curlHeaderCallback)
+        return easy
+    }
+
+    private func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer) {
+        let request = transfer.request
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_URL, request.url)
+        switch request.method {
+        case .get:
+            gqlgate_curl_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
+        case .post:
+            gqlgate_curl_easy_setopt_long(easy, CURLOPT_POST, 1)
+            gqlgate_curl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
+            gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_POSTFIELDS, UnsafeRawPointer(request.body.baseAddress ?? emptyBody))
+        }
+        var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
+        for field in request.headers {
+            list = curl_slist_append(list, "\(field.name): \(field.value)")
+        }
+        transfer.headerList = list
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, list)
+        gqlgate_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, request.timeout.milliseconds))
+        gqlgate_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, request.connectTimeout.milliseconds))
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
+    }
+
+    /// Ends a transfer: `code` nil means cancelled by the caller.
+    private func complete(_ easy: UnsafeMutableRawPointer, code: CURLcode?) {
+        var pointer: UnsafeMutableRawPointer?
+        gqlgate_curl_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &pointer)
+        curl_multi_remove_handle(multi, easy)
+        guard let pointer else { return }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(pointer).takeRetainedValue()  // balances start(_:)
+        active.remove(ObjectIdentifier(transfer))
+        let result = outcome(of: transfer, easy: easy, code: code)
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, nil)
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, nil)
+        transfer.easy = nil
+        idleHandles.append(easy)
+        transfer.finish(result)
+    }
+
+    private func outcome(of transfer: CurlTransfer, easy: UnsafeMutableRawPointer, code: CURLcode?) -> Result<HTTPClientResponse, any Error> {
+        guard let code else {
+            return .failure(HTTPClientError(kind: .cancelled, code: 0, message: "cancelled"))
+        }
+        guard code == CURLE_OK else {
+            var sent = 0
+            gqlgate_curl_easy_getinfo_long(easy, CURLINFO_REQUEST_SIZE, &sent)
+            let detail = String(cString: transfer.errorBuffer)
+            let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            let raw = Int32(bitPattern: code.rawValue)
+            return .failure(HTTPClientError(kind: HTTPClientError.kind(forCurlCode: raw, requestBytesSent: sent), code: raw, message: message))
+        }
+        var status = 0
+        gqlgate_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        return .success(HTTPClientResponse(status: status, headers: HTTPHeaders(transfer.responseHeaders), body: transfer.body.take()))
+    }
+
+    // MARK: - Driving libcurl from the loop
+
+    func socketAction(_ fd: Int32, events: Int32) {
+        var running: Int32 = 0
+        curl_multi_socket_action(multi, fd, events, &running)
+        var pending: Int32 = 0
+        while let message = curl_multi_info_read(multi, &pending) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            complete(easy, code: gqlgate_curl_msg_result(message))
+        }
+    }
+
+    fileprivate func watch(_ fd: Int32, what: Int32) {
+        if what == gqlgate_curl_poll_remove {
+            watchers.removeValue(forKey: fd)
+            loop.unregister(fd)
+            return
+        }
+        var events: UInt32 = 0
+        if what & gqlgate_curl_poll_in != 0 { events |= EventLoop.readable }
+        if what & gqlgate_curl_poll_out != 0 { events |= EventLoop.writable }
+        let watcher = watchers[fd] ?? SocketWatcher(fd: fd, multi: self)
+        watchers[fd] = watcher
+        loop.register(fd, events: events, handler: watcher)
+    }
+
+    fileprivate func armTimer(milliseconds: Int) {
+        if let timer { loop.cancel(timer) }
+        timer = nil
+        guard milliseconds >= 0 else { return }
+        timer = loop.schedule(after: .milliseconds(milliseconds)) { [unowned self] in
+            self.timer = nil
+            self.socketAction(gqlgate_curl_socket_timeout, events: 0)
+        }
+    }
+}
+
+/// What `CURLOPT_POSTFIELDS` points at for an empty body (NULL would make curl
+/// read the body from a callback). Never written.
+nonisolated(unsafe) private let emptyBody = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+
+/// Forwards epoll readiness of one curl socket to `curl_multi_socket_action`.
+private final class SocketWatcher: FileDescriptorHandler {
+    let fd: Int32
+    unowned let multi: CurlMulti
+
+    init(fd: Int32, multi: CurlMulti) {
+        self.fd = fd
+        self.multi = multi
+    }
+
+    func handleEvents(_ events: UInt32) {
+        var flags: Int32 = 0
+        if events & EventLoop.readable != 0 { flags |= gqlgate_curl_csel_in }
+        if events & EventLoop.writable != 0 { flags |= gqlgate_curl_csel_out }
+        if events & (EventLoop.error | EventLoop.hangUp) != 0 { flags |= gqlgate_curl_csel_err }
+        multi.socketAction(fd, events: flags)
+    }
+}
+
+private let curlSocketCallback: gqlgate_curl_socket_cb = { _, fd, what, userp, _ in
+    guard let userp else { return 0 }
+    Unmanaged<CurlMulti>.fromOpaque(userp).takeUnretainedValue().watch(fd, what: what)
+    return 0
+}
+
+private let curlTimerCallback: gqlgate_curl_timer_cb = { _, milliseconds, userp in
+    guard let userp else { return 0 }
+    Unmanaged<CurlMulti>.fromOpaque(userp).takeUnretainedValue().armTimer(milliseconds: milliseconds)
+    return 0
+}

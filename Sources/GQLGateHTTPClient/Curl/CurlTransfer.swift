@@ -1,0 +1,68 @@
+import CCurl
+import CGQLGateShims
+import GQLGateCore
+
+/// One upstream request in flight: what libcurl's callbacks write into and
+/// the continuation its completion resumes.
+///
+/// `@unchecked Sendable`: created by the caller, then touched only on the
+/// loop thread that owns the curl multi handle it runs on.
+final class CurlTransfer: @unchecked Sendable {
+    let request: HTTPClientRequest
+    var continuation: UnsafeContinuation<HTTPClientResponse, any Error>?
+    var easy: UnsafeMutableRawPointer?
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var body = ByteAccumulator()
+    var responseHeaders: [HTTPHeaders.Field] = []
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    var cancelled = false
+
+    init(request: HTTPClientRequest) {
+        self.request = request
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(to: 0)
+    }
+
+    deinit {
+        curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+    }
+
+    /// Resumes the waiting caller once; later calls do nothing.
+    func finish(_ result: Result<HTTPClientResponse, any Error>) {
+        guard let continuation else { return }
+        self.continuation = nil
+        continuation.resume(with: result)
+    }
+
+    /// Handles one header line from libcurl (status lines start a new set).
+    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) {
+        if line.starts(with: "HTTP/".utf8) {
+            responseHeaders.removeAll(keepingCapacity: true)
+            return
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+        let name = String(decoding: line[..<colon], as: UTF8.self)
+        var start = colon + 1, end = line.count
+        while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
+        while end > start, line[end - 1] == 0x0D || line[end - 1] == 0x0A || line[end - 1] == 0x20 { end -= 1 }
+        responseHeaders.append(HTTPHeaders.Field(name: name, value: String(decoding: line[start..<end], as: UTF8.self)))
+    }
+}
+
+/// libcurl write callback: appends answer bytes to the transfer.
+let curlWriteCallback: gqlgate_curl_data_cb = { pointer, size, count, userdata in
+    guard let pointer, let userdata else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    let length = size * count
+    return transfer.body.append(pointer, length: length) ? length : 0
+}
+
+/// libcurl header callback: collects the final response's header fields.
+let curlHeaderCallback: gqlgate_curl_data_cb = { pointer, size, count, userdata in
+    guard let pointer, let userdata else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    let length = size * count
+    transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length))
+    return length
+}

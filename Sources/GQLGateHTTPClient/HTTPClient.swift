@@ -1,0 +1,36 @@
+import GQLGateEventLoop
+
+/// The upstream HTTP client: one libcurl multi handle per gateway loop, with
+/// pooled easy handles and kept-alive (HTTP/2-multiplexed where offered)
+/// connections. A call made from a loop runs on that loop's multi handle.
+public final class HTTPClient: Sendable {
+    private let group: EventLoopGroup
+    private let multis: [CurlMulti]
+
+    /// - Parameters:
+    ///   - group: the loops whose threads drive libcurl.
+    ///   - maxConnectionsPerLoop: connections each loop keeps alive (≥ the expected concurrency).
+    public init(group: EventLoopGroup, maxConnectionsPerLoop: Int = 256) {
+        self.group = group
+        multis = group.loops.map { CurlMulti(loop: $0, maxConnections: maxConnectionsPerLoop) }
+    }
+
+    /// Sends `request` and returns the upstream's answer, whatever its status.
+    /// Throws `HTTPClientError` when there is no answer.
+    public func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+        let multi = multis[(EventLoop.current?.index).flatMap { $0 < multis.count ? $0 : nil } ?? group.next().index]
+        let transfer = CurlTransfer(request: request)
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { continuation in
+                transfer.continuation = continuation
+                if multi.loop.inLoop {
+                    multi.start(transfer)
+                } else {
+                    multi.loop.execute { multi.start(transfer) }
+                }
+            }
+        } onCancel: {
+            multi.loop.execute { multi.cancel(transfer) }
+        }
+    }
+}

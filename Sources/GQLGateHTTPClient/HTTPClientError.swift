@@ -1,0 +1,58 @@
+/// Why an upstream request produced no HTTP answer, sorted by what it means
+/// for retrying: whether the request can have reached the upstream.
+public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
+    /// What the failure means for the request.
+    public enum Kind: Sendable, Equatable {
+        /// Nothing was sent: connection refused, DNS failure, connect timeout.
+        /// Safe to retry even a mutation.
+        case notReached
+        /// The transfer ran past its deadline after the request left.
+        case timedOut
+        /// The connection failed after (part of) the request was sent.
+        case failedAfterSend
+        /// The transfer was cancelled by the caller.
+        case cancelled
+    }
+
+    public let kind: Kind
+    /// libcurl's `CURLcode` (0 for cancellation).
+    public let code: Int32
+    /// libcurl's message for the failure.
+    public let message: String
+
+    public init(kind: Kind, code: Int32, message: String) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(message) (curl error \(code))" }
+
+    /// Sorts a libcurl error code. `requestBytesSent` is libcurl's
+    /// `CURLINFO_REQUEST_SIZE`: 0 means not a byte of the request went out.
+    public static func kind(forCurlCode code: Int32, requestBytesSent: Int) -> Kind {
+        switch code {
+        case Code.couldNotResolveProxy, Code.couldNotResolveHost, Code.couldNotConnect:
+            return .notReached
+        case Code.operationTimedOut:
+            return requestBytesSent == 0 ? .notReached : .timedOut
+        case Code.sslConnectError, Code.peerFailedVerification, Code.sendError, Code.gotNothing, Code.receiveError:
+            return requestBytesSent == 0 ? .notReached : .failedAfterSend
+        default:
+            return .failedAfterSend
+        }
+    }
+
+    /// The libcurl codes the classification names (values of `CURLcode`).
+    enum Code {
+        static let couldNotResolveProxy: Int32 = 5
+        static let couldNotResolveHost: Int32 = 6
+        static let couldNotConnect: Int32 = 7
+        static let operationTimedOut: Int32 = 28
+        static let sslConnectError: Int32 = 35
+        static let gotNothing: Int32 = 52
+        static let sendError: Int32 = 55
+        static let receiveError: Int32 = 56
+        static let peerFailedVerification: Int32 = 60
+    }
+}

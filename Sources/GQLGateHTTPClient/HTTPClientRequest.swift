@@ -1,0 +1,48 @@
+import GQLGateCore
+
+/// A request to the upstream.
+public struct HTTPClientRequest: Sendable {
+    /// The request method.
+    public enum Method: String, Sendable {
+        case get = "GET"
+        case post = "POST"
+    }
+
+    /// Absolute URL, query string included.
+    public var url: String
+    public var method: Method
+    /// Header fields to send (curl adds Host, Content-Length and friends).
+    public var headers: HTTPHeaders
+    /// The body for POST; kept alive, not copied, until the transfer ends.
+    public var body: Bytes
+    /// Whole-transfer limit (the per-attempt `upstream.timeout`).
+    public var timeout: Duration
+    /// Limit for establishing the connection (`upstream.connect_timeout`).
+    public var connectTimeout: Duration
+
+    public init(url: String, method: Method, headers: HTTPHeaders = HTTPHeaders(), body: Bytes = .empty,
+                timeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(2)) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.connectTimeout = connectTimeout
+    }
+}
+
+/// The upstream's answer, as received.
+public struct HTTPClientResponse: Sendable {
+    /// HTTP status code.
+    public var status: Int
+    /// Header fields of the final response, in order.
+    public var headers: HTTPHeaders
+    /// The body bytes, unchanged.
+    public var body: Bytes
+
+    public init(status: Int, headers: HTTPHeaders, body: Bytes) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}

@@ -1,0 +1,106 @@
+import CMicroHTTPD
+import GQLGateCore
+
+/// libmicrohttpd's access handler: runs on a server thread for every step of
+/// a request. First call: create the request; body calls: collect it (413 at
+/// once past the limit); last call: answer locally or suspend and dispatch;
+/// the call after a resume: queue the prepared answer.
+let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, requestSlot in
+    guard let cls, let connection, let uploadDataSize, let requestSlot else { return .NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    guard let existing = requestSlot.pointee else {
+        let request = ServerRequest(
+            connection: connection,
+            method: method.map { String(cString: $0) } ?? "GET",
+            path: url.map { String(cString: $0) } ?? "/",
+            onResume: { [unowned server] connection in server.resume(connection) })
+        requestSlot.pointee = Unmanaged.passRetained(request).toOpaque()  // released in completedHandler
+        if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+           let declared = Int(String(cString: length)), declared > server.configuration.maxBodyBytes {
+            request.phase = .rejected
+            return queue(server.delegate.payloadTooLarge(request), on: connection)
+        }
+        return .YES
+    }
+    let request = Unmanaged<ServerRequest>.fromOpaque(existing).takeUnretainedValue()
+    switch request.phase {
+    case .receiving:
+        let size = uploadDataSize.pointee
+        if size > 0 {
+            uploadDataSize.pointee = 0
+            guard request.collected.count + size <= server.configuration.maxBodyBytes,
+                  let uploadData, request.collected.append(uploadData, length: size) else {
+                request.phase = .rejected
+                return queue(server.delegate.payloadTooLarge(request), on: connection)
+            }
+            return .YES
+        }
+        request.body = request.collected.take()
+        request.headers = collectHeaders(connection)
+        request.queryItems = collectQueryItems(connection)
+        if let response = server.delegate.answer(request) {
+            request.phase = .done
+            return queue(response, on: connection)
+        }
+        request.phase = .dispatched
+        MHD_suspend_connection(connection)
+        server.suspended.add(1, ordering: .relaxed)
+        server.delegate.dispatch(request)
+        return .YES
+    case .rejected:
+        uploadDataSize.pointee = 0
+        return .YES
+    case .dispatched:
+        server.suspended.subtract(1, ordering: .relaxed)
+        request.phase = .done
+        guard let response = request.takeResponse() else { return .NO }
+        return queue(response, on: connection)
+    case .done:
+        uploadDataSize.pointee = 0
+        return .YES
+    }
+}
+
+/// Called once per request when libmicrohttpd is done with it (sent, or the
+/// client left): drops the server's reference to the request.
+let completedHandler: MHD_RequestCompletedCallback = { _, _, requestSlot, _ in
+    guard let requestSlot, let existing = requestSlot.pointee else { return }
+    requestSlot.pointee = nil
+    Unmanaged<ServerRequest>.fromOpaque(existing).release()
+}
+
+private func queue(_ response: ServerResponse, on connection: OpaquePointer) -> MHD_Result {
+    if let prebuilt = response.prebuilt {
+        return MHD_queue_response(connection, UInt32(prebuilt.status), prebuilt.handle)
+    }
+    guard let handle = ResponseBuilder.make(response) else { return .NO }
+    let result = MHD_queue_response(connection, UInt32(response.status), handle)
+    MHD_destroy_response(handle)
+    return result
+}
+
+private func collectHeaders(_ connection: OpaquePointer) -> HTTPHeaders {
+    var fields: [HTTPHeaders.Field] = []
+    withUnsafeMutablePointer(to: &fields) { pointer in
+        _ = MHD_get_connection_values(connection, .HEADER_KIND, { cls, _, key, value in
+            guard let cls, let key else { return .YES }
+            let fields = cls.assumingMemoryBound(to: [HTTPHeaders.Field].self)
+            fields.pointee.append(HTTPHeaders.Field(name: String(cString: key), value: value.map { String(cString: $0) } ?? ""))
+            return .YES
+        }, pointer)
+    }
+    return HTTPHeaders(fields)
+}
+
+private func collectQueryItems(_ connection: OpaquePointer) -> [(name: String, value: String?)] {
+    var items: [(name: String, value: String?)] = []
+    withUnsafeMutablePointer(to: &items) { pointer in
+        _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, { cls, _, key, value in
+            guard let cls, let key else { return .YES }
+            let items = cls.assumingMemoryBound(to: [(name: String, value: String?)].self)
+            items.pointee.append((String(cString: key), value.map { String(cString: $0) }))
+            return .YES
+        }, pointer)
+    }
+    return items
+}

@@ -1,0 +1,120 @@
+import CGQLGateShims
+import CMicroHTTPD
+import GQLGateCore
+import Synchronization
+
+/// Decides what to do with each request the server has fully received.
+public protocol HTTPServerDelegate: AnyObject, Sendable {
+    /// Called on a server thread once the whole body is in. Return an answer
+    /// to send it at once, or nil to take the request: the server then suspends
+    /// the connection and calls `dispatch(_:)`.
+    func answer(_ request: ServerRequest) -> ServerResponse?
+    /// Called on a server thread right after the connection was suspended.
+    /// The delegate must call `request.respond(_:)` exactly once, from any thread.
+    func dispatch(_ request: ServerRequest)
+    /// The answer to a body over `maxBodyBytes` (sent before the body is read).
+    func payloadTooLarge(_ request: ServerRequest) -> ServerResponse
+}
+
+/// How the embedded server listens.
+public struct HTTPServerConfiguration: Sendable {
+    /// Address to bind; never widened to 0.0.0.0.
+    public var host: String
+    /// Port to bind; 0 picks a free one (see `HTTPServer.port`).
+    public var port: UInt16
+    /// 1: one epoll thread; more: a thread pool of that size.
+    public var threads: Int
+    /// Largest request body accepted; larger ones get `payloadTooLarge`.
+    public var maxBodyBytes: Int
+    /// Idle connections are closed after this many seconds (0: never).
+    public var connectionTimeoutSeconds: Int
+    /// Most simultaneous connections (0: libmicrohttpd's default).
+    public var connectionLimit: Int
+
+    public init(host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 1, maxBodyBytes: Int = 1 << 20,
+                connectionTimeoutSeconds: Int = 120, connectionLimit: Int = 0) {
+        self.host = host
+        self.port = port
+        self.threads = threads
+        self.maxBodyBytes = maxBodyBytes
+        self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.connectionLimit = connectionLimit
+    }
+}
+
+/// The embedded HTTP server: libmicrohttpd with its own epoll thread(s),
+/// suspend/resume around work done elsewhere, and zero-copy answers.
+///
+/// `@unchecked Sendable`: `daemon` is set in `start` before any callback can
+/// run and cleared in `stop`; counters are atomics; the delegate is Sendable.
+public final class HTTPServer: @unchecked Sendable {
+    /// The configuration it was started with.
+    public let configuration: HTTPServerConfiguration
+    let delegate: any HTTPServerDelegate
+    private var daemon: OpaquePointer?
+    let suspended = Atomic<Int>(0)
+
+    public init(configuration: HTTPServerConfiguration, delegate: any HTTPServerDelegate) {
+        self.configuration = configuration
+        self.delegate = delegate
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Binds and starts serving.
+    public func start() throws(HTTPServerError) {
+        let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_ALLOW_UPGRADE.rawValue
+        let context = Unmanaged.passUnretained(self).toOpaque()  // the server outlives its daemon (stop() in deinit)
+        var error = [CChar](repeating: 0, count: 256)
+        let started: OpaquePointer? = configuration.host.withCString { host in
+            var options = gqlgate_mhd_start_options(
+                flags: UInt32(flags), host: host, port: configuration.port,
+                thread_pool_size: UInt32(max(1, configuration.threads)),
+                connection_limit: UInt32(configuration.connectionLimit),
+                connection_timeout_seconds: UInt32(configuration.connectionTimeoutSeconds),
+                listen_backlog: 1024, connection_memory_limit: 64 * 1024,
+                access_handler: accessHandler, access_handler_cls: context,
+                completed_handler: completedHandler, completed_handler_cls: context)
+            return gqlgate_mhd_start(&options, &error, error.count)
+        }
+        guard let started else {
+            throw HTTPServerError(message: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        daemon = started
+    }
+
+    /// The port actually bound.
+    public var port: UInt16 {
+        guard let daemon else { return 0 }
+        return gqlgate_mhd_bound_port(daemon)
+    }
+
+    /// Requests currently suspended while their answer is prepared elsewhere.
+    public var suspendedRequests: Int { suspended.load(ordering: .acquiring) }
+
+    /// Stops accepting new connections; open ones are served on.
+    public func quiesce() {
+        guard let daemon else { return }
+        let listenFD = MHD_quiesce_daemon(daemon)
+        if listenFD >= 0 { close(listenFD) }
+    }
+
+    /// Stops the server. Call only when no request is suspended
+    /// (libmicrohttpd aborts otherwise): quiesce, then wait for
+    /// `suspendedRequests` to reach 0.
+    public func stop() {
+        guard let daemon else { return }
+        self.daemon = nil
+        MHD_stop_daemon(daemon)
+    }
+
+    func resume(_ connection: OpaquePointer) {
+        MHD_resume_connection(connection)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

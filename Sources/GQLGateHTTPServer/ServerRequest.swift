@@ -1,0 +1,62 @@
+import CMicroHTTPD
+import GQLGateCore
+import Synchronization
+
+/// One HTTP request on the embedded server: what the client sent, and the way
+/// to answer it from any thread.
+///
+/// `@unchecked Sendable`: the request fields are written on the server thread
+/// before the delegate sees the request and are read-only afterwards; the
+/// pending response sits behind a `Mutex`, and libmicrohttpd's resume
+/// hands it back to the server thread.
+public final class ServerRequest: @unchecked Sendable {
+    enum Phase {
+        case receiving
+        case rejected
+        case dispatched
+        case done
+    }
+
+    /// The request method, e.g. `GET`.
+    public let method: String
+    /// The path, without the query string.
+    public let path: String
+    /// Header fields in the order received.
+    public internal(set) var headers = HTTPHeaders()
+    /// URL query parameters, decoded; the value is nil for `?key` without `=`.
+    public internal(set) var queryItems: [(name: String, value: String?)] = []
+    /// The request body.
+    public internal(set) var body: Bytes = .empty
+
+    let connection: OpaquePointer
+    var phase = Phase.receiving
+    var collected = ByteAccumulator()
+    private let pending = Mutex<ServerResponse?>(nil)
+    private let onResume: @Sendable (OpaquePointer) -> Void
+
+    init(connection: OpaquePointer, method: String, path: String, onResume: @escaping @Sendable (OpaquePointer) -> Void) {
+        self.connection = connection
+        self.method = method
+        self.path = path
+        self.onResume = onResume
+    }
+
+    /// The value of the first URL query parameter named `name`.
+    public func queryItem(_ name: String) -> String?? {
+        queryItems.first { $0.name == name }.map(\.value)
+    }
+
+    /// Answers a request that the delegate took (`dispatch`). Call exactly
+    /// once, from any thread.
+    public func respond(_ response: ServerResponse) {
+        pending.withLock { $0 = response }
+        onResume(connection)
+    }
+
+    func takeResponse() -> ServerResponse? {
+        pending.withLock { slot in
+            defer { slot = nil }
+            return slot
+        }
+    }
+}

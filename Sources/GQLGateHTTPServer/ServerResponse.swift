@@ -1,0 +1,88 @@
+import CMicroHTTPD
+import GQLGateCore
+
+/// An answer for libmicrohttpd to send: status, headers and a body handed over
+/// without a copy, or a `StaticResponse` built once and sent many times.
+public struct ServerResponse: Sendable {
+    /// HTTP status code.
+    public var status: Int
+    /// Header fields; `Content-Length`, `Transfer-Encoding` and `Connection`
+    /// are the server's and are skipped.
+    public var headers: HTTPHeaders
+    /// The body.
+    public var body: Bytes
+    let prebuilt: StaticResponse?
+
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Bytes = .empty) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        prebuilt = nil
+    }
+
+    /// Sends a prebuilt answer.
+    public init(_ prebuilt: StaticResponse) {
+        status = prebuilt.status
+        headers = HTTPHeaders()
+        body = .empty
+        self.prebuilt = prebuilt
+    }
+}
+
+/// A fixed answer (health checks, canned errors) turned into a libmicrohttpd
+/// response once and queued again for every request, without allocation.
+///
+/// `@unchecked Sendable`: the MHD response is immutable after `init` and
+/// libmicrohttpd reference-counts it under its own mutex, so any server
+/// thread may queue it.
+public final class StaticResponse: @unchecked Sendable {
+    /// HTTP status code.
+    public let status: Int
+    private let body: Bytes
+    let handle: OpaquePointer
+
+    public init(status: Int, headers: HTTPHeaders, body: Bytes) {
+        self.status = status
+        self.body = body
+        handle = MHD_create_response_from_buffer(body.count, body.baseAddress, .RESPMEM_PERSISTENT)
+        ResponseBuilder.addHeaders(headers, to: handle)
+    }
+
+    deinit {
+        MHD_destroy_response(handle)
+    }
+}
+
+/// Turns `ServerResponse`s into libmicrohttpd responses.
+enum ResponseBuilder {
+    /// Creates an MHD response that borrows `response.body` until MHD is done with it.
+    static func make(_ response: ServerResponse) -> OpaquePointer? {
+        let body = response.body
+        let handle: OpaquePointer?
+        if body.count == 0 {
+            handle = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
+        } else {
+            let retained = Unmanaged.passRetained(body).toOpaque()  // released by releaseBody once MHD has sent it
+            handle = MHD_create_response_from_buffer_with_free_callback_cls(body.count, body.baseAddress, releaseBody, retained)
+            if handle == nil { Unmanaged<Bytes>.fromOpaque(retained).release() }
+        }
+        if let handle { addHeaders(response.headers, to: handle) }
+        return handle
+    }
+
+    static func addHeaders(_ headers: HTTPHeaders, to handle: OpaquePointer) {
+        for field in headers where !isServerOwned(field.name) {
+            _ = MHD_add_response_header(handle, field.name, field.value)
+        }
+    }
+
+    private static func isServerOwned(_ name: String) -> Bool {
+        name.equalsIgnoringASCIICase("content-length") || name.equalsIgnoringASCIICase("transfer-encoding")
+            || name.equalsIgnoringASCIICase("connection")
+    }
+}
+
+private let releaseBody: MHD_ContentReaderFreeCallback = { cls in
+    guard let cls else { return }
+    Unmanaged<Bytes>.fromOpaque(cls).release()
+}

@@ -1,0 +1,15 @@
+/// The rest of the pipeline, as seen by an exchange.
+public typealias ExchangeNext = @Sendable (Operation) async throws -> ResultStream
+
+/// One stage of the pipeline. It gets each operation and the rest of the
+/// pipeline (`next`), and returns the operation's results: it may pass the
+/// operation on (changed or not), answer it itself, or transform the results
+/// that come back. Forward what you don't handle, and call `next` at most once.
+public protocol Exchange: Sendable {
+    func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream
+}
+
+/// The end of the pipeline: sends operations to the upstream.
+public protocol Transport: Sendable {
+    func send(_ operation: Operation) async throws -> ResultStream
+}

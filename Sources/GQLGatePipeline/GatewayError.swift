@@ -1,0 +1,95 @@
+import GQLGateCore
+
+/// An answer the gateway makes itself: status, `extensions.code` and a
+/// message, rendered as a GraphQL response body. Every layer's error becomes
+/// one of these at the edge (see `GatewayErrorConvertible`).
+public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var status: Int
+    /// The contract's `extensions.code`, e.g. `BAD_REQUEST`.
+    public var code: String
+    public var message: String
+    /// Extra header fields (e.g. `Allow` for 405).
+    public var headers: HTTPHeaders
+
+    public init(status: Int, code: String, message: String, headers: HTTPHeaders = HTTPHeaders()) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    public static func == (lhs: GatewayError, rhs: GatewayError) -> Bool {
+        lhs.status == rhs.status && lhs.code == rhs.code && lhs.message == rhs.message
+            && lhs.headers.fields == rhs.headers.fields
+    }
+
+    public var description: String { "\(status) \(code): \(message)" }
+
+    /// `{"errors":[{"message":...,"extensions":{"code":...}}]}`
+    public func jsonBody() -> String {
+        var out = "{\"errors\":[{\"message\":"
+        JSONValue.writeString(message, to: &out)
+        out += ",\"extensions\":{\"code\":"
+        JSONValue.writeString(code, to: &out)
+        out += "}}]}"
+        return out
+    }
+
+    /// The error as a response to send.
+    public func response() -> GraphQLResponse {
+        var headers = self.headers
+        headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
+        return GraphQLResponse(status: status, headers: headers, body: Bytes(jsonBody()), source: .gateway)
+    }
+
+    // MARK: - The contract's cases
+
+    public static func badRequest(_ message: String) -> GatewayError {
+        GatewayError(status: 400, code: "BAD_REQUEST", message: message)
+    }
+
+    public static func parseFailed(_ message: String) -> GatewayError {
+        GatewayError(status: 400, code: "GRAPHQL_PARSE_FAILED", message: message)
+    }
+
+    public static func methodNotAllowed(_ message: String, allow: String) -> GatewayError {
+        GatewayError(status: 405, code: "METHOD_NOT_ALLOWED", message: message, headers: ["Allow": allow])
+    }
+
+    public static let subscriptionTransportRequired = GatewayError(
+        status: 400, code: "SUBSCRIPTION_TRANSPORT_REQUIRED",
+        message: "Subscriptions need a streaming transport: WebSocket, Server-Sent Events (Accept: text/event-stream) or multipart (Accept: multipart/mixed).")
+
+    public static func unsupportedMediaType(_ message: String) -> GatewayError {
+        GatewayError(status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: message)
+    }
+
+    public static func payloadTooLarge(limit: Int) -> GatewayError {
+        GatewayError(status: 413, code: "PAYLOAD_TOO_LARGE", message: "Request body is larger than server.max_body_bytes (\(limit) bytes).")
+    }
+
+    public static func upstreamUnavailable(_ message: String) -> GatewayError {
+        GatewayError(status: 502, code: "UPSTREAM_UNAVAILABLE", message: message)
+    }
+
+    public static func upstreamTimeout(_ message: String) -> GatewayError {
+        GatewayError(status: 504, code: "UPSTREAM_TIMEOUT", message: message)
+    }
+
+    public static func notFound(_ path: String) -> GatewayError {
+        GatewayError(status: 404, code: "NOT_FOUND", message: "No endpoint at \(path).")
+    }
+
+    public static func internalError(_ message: String) -> GatewayError {
+        GatewayError(status: 500, code: "INTERNAL_SERVER_ERROR", message: message)
+    }
+}
+
+/// An error that knows which gateway answer it becomes.
+public protocol GatewayErrorConvertible: Error {
+    var gatewayError: GatewayError { get }
+}
+
+extension GatewayError: GatewayErrorConvertible {
+    public var gatewayError: GatewayError { self }
+}

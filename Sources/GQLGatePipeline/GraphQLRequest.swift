@@ -1,0 +1,28 @@
+/// The GraphQL-over-HTTP request parameters, however the client sent them.
+public struct GraphQLRequest: Sendable, Equatable {
+    /// The document text; nil when only a persisted-query hash was sent.
+    public var query: String?
+    /// The operation to run, for documents with several.
+    public var operationName: String?
+    /// Variables (a JSON object) or nil.
+    public var variables: JSONValue?
+    /// Extensions (a JSON object) or nil.
+    public var extensions: JSONValue?
+
+    public init(query: String?, operationName: String? = nil, variables: JSONValue? = nil, extensions: JSONValue? = nil) {
+        self.query = query
+        self.operationName = operationName
+        self.variables = variables
+        self.extensions = extensions
+    }
+
+    /// The request as a JSON body (`{"query":...,"operationName":...,...}`), absent fields left out.
+    public func jsonBody() -> String {
+        var members: [(key: String, value: JSONValue)] = []
+        if let query { members.append(("query", .string(query))) }
+        if let operationName { members.append(("operationName", .string(operationName))) }
+        if let variables { members.append(("variables", variables)) }
+        if let extensions { members.append(("extensions", extensions)) }
+        return JSONValue.object(members).serialized()
+    }
+}

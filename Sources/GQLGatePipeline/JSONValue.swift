@@ -1,0 +1,120 @@
+/// A JSON value (variables, extensions, payloads) that is `Sendable` and
+/// prints itself as compact JSON; objects keep their key order unless asked
+/// to sort (canonical form for cache keys).
+public indirect enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case integer(Int)
+    case string(String)
+    case array([JSONValue])
+    case object([(key: String, value: JSONValue)])
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.number(a), .number(b)): return a == b
+        case let (.integer(a), .integer(b)): return a == b
+        case let (.string(a), .string(b)): return a == b
+        case let (.array(a), .array(b)): return a == b
+        case let (.object(a), .object(b)): return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        default: return false
+        }
+    }
+
+    /// Whether this is a JSON object.
+    public var isObject: Bool {
+        if case .object = self { return true }
+        return false
+    }
+
+    /// The member `key` of an object.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.first { $0.key == key }?.value
+    }
+
+    /// Compact JSON text; `sortedKeys` gives a canonical form.
+    public func serialized(sortedKeys: Bool = false) -> String {
+        var out = ""
+        write(to: &out, sortedKeys: sortedKeys)
+        return out
+    }
+
+    func write(to out: inout String, sortedKeys: Bool) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let value): out += value ? "true" : "false"
+        case .integer(let value): out += String(value)
+        case .number(let value):
+            out += value.isFinite ? (value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)) : "null"
+        case .string(let value): JSONValue.writeString(value, to: &out)
+        case .array(let values):
+            out += "["
+            for (i, value) in values.enumerated() {
+                if i > 0 { out += "," }
+                value.write(to: &out, sortedKeys: sortedKeys)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            let ordered = sortedKeys ? members.sorted { $0.key < $1.key } : members
+            for (i, member) in ordered.enumerated() {
+                if i > 0 { out += "," }
+                JSONValue.writeString(member.key, to: &out)
+                out += ":"
+                member.value.write(to: &out, sortedKeys: sortedKeys)
+            }
+            out += "}"
+        }
+    }
+
+    /// Appends `value` as a JSON string literal, escaped per RFC 8259.
+    public static func writeString(_ value: String, to out: inout String) {
+        out += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let c where c.value < 0x20:
+                let hex = String(c.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}
+
+extension JSONValue: Decodable {
+    public init(from decoder: any Decoder) throws {
+        if var array = try? decoder.unkeyedContainer() {
+            var values: [JSONValue] = []
+            while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
+            self = .array(values)
+            return
+        }
+        if let object = try? decoder.container(keyedBy: AnyKey.self) {
+            self = .object(try object.allKeys.map { ($0.stringValue, try object.decode(JSONValue.self, forKey: $0)) })
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() { self = .null }
+        else if let value = try? single.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? single.decode(Int.self) { self = .integer(value) }
+        else if let value = try? single.decode(Double.self) { self = .number(value) }
+        else { self = .string(try single.decode(String.self)) }
+    }
+}
+
+/// A coding key for arbitrary object members.
+struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}

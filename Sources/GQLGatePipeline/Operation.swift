@@ -1,0 +1,47 @@
+import GQLGateCore
+
+/// How the client sent an operation.
+public enum ClientTransport: Sendable, Equatable {
+    /// `GET /graphql?query=...`
+    case httpGet
+    /// `POST /graphql` with a JSON body.
+    case httpPost
+}
+
+/// One GraphQL operation on its way through the exchanges.
+public struct Operation: Sendable {
+    /// The request parameters. Changing them drops `originalBody`, so the
+    /// transport sends what the exchanges made, not what the client sent.
+    public var request: GraphQLRequest {
+        didSet { originalBody = nil }
+    }
+    /// How the client sent it.
+    public var clientTransport: ClientTransport
+    /// The client's request headers.
+    public var headers: HTTPHeaders
+    /// The request id: the client's `X-Request-Id`, or a new one.
+    public var requestID: String
+    /// The parsed and analysed document, once `DocumentExchange` ran.
+    public var document: AnalysedDocument?
+    /// The operation chosen from the document, once `DocumentExchange` ran.
+    public var selected: DocumentOperation?
+    /// The client's JSON body, forwarded unchanged while nothing rewrote the request.
+    public private(set) var originalBody: Bytes?
+
+    public init(request: GraphQLRequest, clientTransport: ClientTransport, headers: HTTPHeaders, requestID: String,
+                originalBody: Bytes? = nil) {
+        self.request = request
+        self.clientTransport = clientTransport
+        self.headers = headers
+        self.requestID = requestID
+        self.originalBody = originalBody
+    }
+
+    /// The operation's kind, once the document was analysed.
+    public var kind: OperationKind? { selected?.kind }
+
+    /// The body to send upstream: the client's bytes when untouched, else the request re-encoded.
+    public func upstreamBody() -> Bytes {
+        originalBody ?? Bytes(request.jsonBody())
+    }
+}

@@ -1,0 +1,97 @@
+/// The results of one operation, in order: one for a query or mutation, many
+/// for a subscription. Exchanges may pass it up unchanged or transform it.
+public struct ResultStream: AsyncSequence, Sendable {
+    public typealias Element = GraphQLResponse
+
+    private enum Storage: Sendable {
+        case single(GraphQLResponse)
+        case deferred(@Sendable () async throws -> GraphQLResponse)
+        case stream(AsyncThrowingStream<GraphQLResponse, any Error>)
+    }
+
+    private let storage: Storage
+
+    /// A stream of exactly one result.
+    public static func single(_ response: GraphQLResponse) -> ResultStream {
+        ResultStream(storage: .single(response))
+    }
+
+    /// A stream of many results.
+    public init(_ stream: AsyncThrowingStream<GraphQLResponse, any Error>) {
+        storage = .stream(stream)
+    }
+
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// The first result (the only one, for queries and mutations).
+    public func first() async throws -> GraphQLResponse? {
+        switch storage {
+        case .single(let response): return response
+        case .deferred(let produce): return try await produce()
+        case .stream(let stream):
+            for try await response in stream { return response }
+            return nil
+        }
+    }
+
+    /// Applies `transform` to every result as it passes.
+    public func map(_ transform: @escaping @Sendable (GraphQLResponse) async throws -> GraphQLResponse) -> ResultStream {
+        switch storage {
+        case .single(let response):
+            return ResultStream(storage: .deferred { try await transform(response) })
+        case .deferred(let produce):
+            return ResultStream(storage: .deferred { try await transform(try await produce()) })
+        case .stream(let stream):
+            let (mapped, continuation) = AsyncThrowingStream<GraphQLResponse, any Error>.makeStream()
+            let task = Task {
+                do {
+                    for try await response in stream { continuation.yield(try await transform(response)) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+            return ResultStream(storage: .stream(mapped))
+        }
+    }
+
+    public func makeAsyncIterator() -> Iterator {
+        switch storage {
+        case .single(let response): Iterator(state: .single(response))
+        case .deferred(let produce): Iterator(state: .deferred(produce))
+        case .stream(let stream): Iterator(state: .stream(stream.makeAsyncIterator()))
+        }
+    }
+
+    /// Iterates the results.
+    public struct Iterator: AsyncIteratorProtocol {
+        enum State {
+            case single(GraphQLResponse)
+            case deferred(@Sendable () async throws -> GraphQLResponse)
+            case stream(AsyncThrowingStream<GraphQLResponse, any Error>.AsyncIterator)
+            case finished
+        }
+
+        var state: State
+
+        public mutating func next() async throws -> GraphQLResponse? {
+            switch state {
+            case .single(let response):
+                state = .finished
+                return response
+            case .deferred(let produce):
+                state = .finished
+                return try await produce()
+            case .stream(var iterator):
+                let response = try await iterator.next()
+                state = response == nil ? .finished : .stream(iterator)
+                return response
+            case .finished:
+                return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+import GQLGate
+import GQLGateConfig
+
+/// `gqlgate run`: serve until SIGTERM/SIGINT.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Run the gateway (the default).")
+
+    @OptionGroup var options: GatewayOptions
+
+    func run() throws {
+        let config = try options.resolve()
+        guard config.upstream.url != nil else { throw CommandFailure.noUpstream }
+        try GatewayProcess(config: config).runUntilTerminated()
+    }
+}

@@ -1,0 +1,95 @@
+import Testing
+@testable import GQLGateConfig
+
+@Suite struct ConfigRenderingTests {
+    /// A configuration with every key away from its default, secrets included.
+    private static let everyKeyChanged = """
+        server: {listen: "[::1]:9000", path: /gql, max_body_bytes: 2MiB, threads: 2, loops: 3, drain_timeout: 30s}
+        upstream:
+          url: https://api.example/graphql
+          ws_url: wss://api.example/ws
+          ws_protocol: graphql-ws
+          timeout: 1500ms
+          connect_timeout: 1s
+        auth:
+          headers:
+            X-Api-Key: "k-${KEY}"
+          bearer_token_file: /run/token
+          oauth2: {token_url: "https://id.example/token", client_id: gqlgate, client_secret: "${SECRET}", scope: read, client_auth: post}
+          refresh_on_401: false
+          ws_init_payload: {token: "t", nested: {list: [1, 2.5, true, null, "$${literal}"]}}
+        headers: {forward: [x-one], forward_client_authorization: true}
+        clients: {api_keys_file: /etc/keys, allow_anonymous: true}
+        retry: {max_attempts: 4, base_delay: 10ms, max_delay: 1m, on_status: [500], max_retry_after: 1s, budget: 0.05, idempotent_mutations: true}
+        cache:
+          enabled: true
+          backend: redis
+          redis_url: redis://cache:6379
+          max_bytes: 1GB
+          default_ttl: 1h
+          types: {Character: 1h, Review: 10s}
+          vary_headers: [authorization, x-tenant]
+          stale_while_revalidate: 5s
+          stale_if_error: 10s
+          invalidate_on_mutation: false
+        dedupe: {enabled: false}
+        apq: {enabled: false, upstream: true}
+        limits: {max_depth: 3, max_aliases: 1, max_document_bytes: 1000}
+        subscriptions: {dedupe: false, keepalive: 0s, reconnect: false, max_per_connection: 1, init_timeout: 1s}
+        logging: {level: trace, format: text}
+        metrics: {enabled: false}
+        """
+
+    private let environment = ["KEY": "abc", "SECRET": "s3cret"]
+
+    @Test func defaultsRenderAndReloadEqual() throws {
+        let text = GatewayConfig().renderYAML()
+        #expect(text.hasPrefix("server:\n  listen: \"127.0.0.1:8080\"\n  path: \"/graphql\"\n  max_body_bytes: 1MiB\n"))
+        #expect(try load(text) == GatewayConfig())
+    }
+
+    @Test func everyKeyRoundTripsWithoutRedaction() throws {
+        let config = try load(Self.everyKeyChanged, environment: environment)
+        #expect(config != GatewayConfig())
+        #expect(try load(config.renderYAML(redactingSecrets: false)) == config)
+    }
+
+    @Test func secretsAreRedacted() throws {
+        let config = try load(Self.everyKeyChanged, environment: environment)
+        let text = config.renderYAML()
+        #expect(!text.contains("abc"))
+        #expect(!text.contains("s3cret"))
+        #expect(text.contains("    X-Api-Key: \"<redacted>\"\n"))
+        #expect(text.contains("    client_secret: \"<redacted>\"\n"))
+        #expect(text.contains("  ws_init_payload:\n    token: \"<redacted>\"\n    nested: \"<redacted>\"\n"))
+        #expect(text.contains("    client_id: \"gqlgate\"\n"))
+    }
+
+    @Test func redactedTextReloadsEqualButForTheSecrets() throws {
+        let config = try load(Self.everyKeyChanged, environment: environment)
+        var expected = config
+        expected.auth.headers = [HeaderField(name: "X-Api-Key", value: GatewayConfig.redacted)]
+        expected.auth.oauth2?.clientSecret = GatewayConfig.redacted
+        expected.auth.wsInitPayload = .object([
+            .init(key: "token", value: .string(GatewayConfig.redacted)),
+            .init(key: "nested", value: .string(GatewayConfig.redacted)),
+        ])
+        #expect(try load(config.renderYAML()) == expected)
+    }
+
+    @Test func dollarBracesSurviveTheRoundTrip() throws {
+        var config = GatewayConfig()
+        config.auth.bearerTokenFile = "/run/${not-a-var}/$${x}"
+        let text = config.renderYAML()
+        #expect(text.contains(#"bearer_token_file: "/run/$${not-a-var}/$$${x}""#))
+        #expect(try load(text) == config)
+    }
+
+    @Test func unusualKeysAreQuoted() throws {
+        var config = GatewayConfig()
+        config.auth.headers = [HeaderField(name: "X-Weird#Name", value: "v")]
+        let text = config.renderYAML(redactingSecrets: false)
+        #expect(text.contains(#"    "X-Weird#Name": "v""#))
+        #expect(try load(text) == config)
+    }
+}

@@ -1,0 +1,42 @@
+import Testing
+@testable import GQLGateConfig
+
+@Suite struct ConfigValueTests {
+    private func payload(_ yaml: String, environment: [String: String] = [:]) throws -> ConfigValue {
+        try load("auth:\n  ws_init_payload: \(yaml)\n", environment: environment).auth.wsInitPayload
+    }
+
+    @Test func typesUnquotedScalarsTheYAML12Way() throws {
+        let value = try payload(#"{a: null, b: true, c: False, d: 42, e: -1.5, f: 1e3, g: yes, h: "42", i: on, j: 0x1F}"#)
+        #expect(value == .object([
+            .init(key: "a", value: .null),
+            .init(key: "b", value: .bool(true)),
+            .init(key: "c", value: .bool(false)),
+            .init(key: "d", value: .int(42)),
+            .init(key: "e", value: .double(-1.5)),
+            .init(key: "f", value: .double(1000)),
+            .init(key: "g", value: .string("yes")),
+            .init(key: "h", value: .string("42")),
+            .init(key: "i", value: .string("on")),
+            .init(key: "j", value: .string("0x1F")),
+        ]))
+    }
+
+    @Test func keepsNestingAndKeyOrder() throws {
+        let value = try payload(#"{z: [1, {y: x}], a: {}}"#)
+        #expect(value == .object([
+            .init(key: "z", value: .array([.int(1), .object([.init(key: "y", value: .string("x"))])])),
+            .init(key: "a", value: .object([])),
+        ]))
+    }
+
+    @Test func expandedScalarsAreStrings() throws {
+        let value = try payload("\n    token: ${TOKEN}\n    count: ${N:-3}", environment: ["TOKEN": "true"])
+        #expect(value == .object([.init(key: "token", value: .string("true")), .init(key: "count", value: .string("3"))]))
+    }
+
+    @Test func mustBeAMapping() {
+        #expect(loadError("auth: {ws_init_payload: [1]}") == "auth.ws_init_payload: a list is not valid: expected a mapping")
+        #expect(loadError("auth: {ws_init_payload: x}") == #"auth.ws_init_payload: "x" is not valid: expected a mapping"#)
+    }
+}

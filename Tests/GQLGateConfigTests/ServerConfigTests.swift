@@ -1,0 +1,55 @@
+import Testing
+@testable import GQLGateConfig
+
+@Suite struct ServerConfigTests {
+    @Test func defaults() {
+        let server = GatewayConfig().server
+        #expect(server.listen == ListenAddress(host: "127.0.0.1", port: 8080))
+        #expect(server.path == "/graphql")
+        #expect(server.maxBodyBytes == 1_048_576)
+        #expect(server.threads == .auto)
+        #expect(server.loops == .auto)
+        #expect(server.drainTimeout == .seconds(10))
+    }
+
+    @Test func readsEveryKey() throws {
+        let server = try load("""
+            server:
+              listen: "[::1]:9090"
+              path: /api/graphql
+              max_body_bytes: 2MiB
+              threads: 4
+              loops: auto
+              drain_timeout: 1m
+            """).server
+        #expect(server.listen == ListenAddress(host: "::1", port: 9090))
+        #expect(server.path == "/api/graphql")
+        #expect(server.maxBodyBytes == 2 << 20)
+        #expect(server.threads == .fixed(4))
+        #expect(server.loops == .auto)
+        #expect(server.drainTimeout == .seconds(60))
+    }
+
+    @Test func threadsAutoMeansOneAndLoopsAutoMeansCoresMinusOne() throws {
+        var server = ServerConfig()
+        #expect(server.httpThreadCount == 1)
+        #expect(server.eventLoopCount(cores: 8) == 7)
+        #expect(server.eventLoopCount(cores: 1) == 1)
+        server.threads = .fixed(6)
+        server.loops = .fixed(2)
+        #expect(server.httpThreadCount == 6)
+        #expect(server.eventLoopCount(cores: 8) == 2)
+    }
+
+    @Test func rejectsBadThreadCounts() {
+        #expect(loadError("server: {threads: 0}") == #"server.threads: "0" is not valid: expected auto or an integer >= 1"#)
+        #expect(loadError("server: {loops: many}") == #"server.loops: "many" is not valid: expected auto or an integer >= 1"#)
+    }
+
+    @Test(arguments: ["graphql", "/metrics", "/healthz", "/graphql?x=1", "/a b"])
+    func rejectsBadPaths(path: String) {
+        #expect(loadError("server: {path: \"\(path)\"}")
+            == "server.path: \(ConfigError.quoted(path)) is not valid: expected a path starting with / (no query, no spaces), "
+            + "other than /healthz, /readyz, /metrics")
+    }
+}

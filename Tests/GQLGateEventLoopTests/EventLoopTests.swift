@@ -1,0 +1,101 @@
+import GQLGateEventLoop
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct EventLoopTests {
+    @Test func executesClosuresOnItsOwnThreadInOrder() async {
+        let loop = EventLoop()
+        defer { loop.shutdownAndWait() }
+        let seen = await withCheckedContinuation { (continuation: CheckedContinuation<[Int], Never>) in
+            let order = Mutex<[Int]>([])
+            for i in 0..<100 {
+                loop.execute {
+                    precondition(loop.inLoop)
+                    let done = order.withLock { list -> Bool in
+                        list.append(i)
+                        return list.count == 100
+                    }
+                    if done { continuation.resume(returning: order.withLock { $0 }) }
+                }
+            }
+        }
+        #expect(seen == Array(0..<100))
+        #expect(!loop.inLoop)
+    }
+
+    @Test func runsTasksThatPreferIt() async {
+        let loop = EventLoop()
+        defer { loop.shutdownAndWait() }
+        let onLoop = await Task(executorPreference: loop) {
+            await Task.yield()
+            return EventLoop.current === loop
+        }.value
+        #expect(onLoop)
+    }
+
+    @Test func firesTimersInDeadlineOrderAndSkipsCancelledOnes() async {
+        let loop = EventLoop()
+        defer { loop.shutdownAndWait() }
+        let fired = await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
+            loop.execute {
+                var names: [String] = []
+                loop.schedule(after: .milliseconds(30)) {
+                    names.append("late")
+                    continuation.resume(returning: names)
+                }
+                let cancelled = loop.schedule(after: .milliseconds(10)) { names.append("cancelled") }
+                loop.schedule(after: .milliseconds(5)) { names.append("early") }
+                loop.cancel(cancelled)
+            }
+        }
+        #expect(fired == ["early", "late"])
+    }
+
+    @Test func reportsReadableDescriptors() async {
+        let loop = EventLoop()
+        defer { loop.shutdownAndWait() }
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        let readFD = fds[0]
+        let byte = await withCheckedContinuation { (continuation: CheckedContinuation<UInt8, Never>) in
+            loop.execute {
+                let handler = PipeReader(fd: readFD, loop: loop) { continuation.resume(returning: $0) }
+                loop.register(readFD, events: EventLoop.readable, handler: handler)
+            }
+            var value: UInt8 = 42
+            _ = write(fds[1], &value, 1)
+        }
+        #expect(byte == 42)
+    }
+
+    @Test func groupHandsOutLoopsRoundRobin() {
+        let group = EventLoopGroup(count: 3)
+        defer { group.shutdownAndWait() }
+        let picked = (0..<6).map { _ in group.next().index }
+        #expect(picked == [0, 1, 2, 0, 1, 2])
+    }
+}
+
+private final class PipeReader: FileDescriptorHandler {
+    let fd: Int32
+    let loop: EventLoop
+    let done: (UInt8) -> Void
+
+    init(fd: Int32, loop: EventLoop, done: @escaping (UInt8) -> Void) {
+        self.fd = fd
+        self.loop = loop
+        self.done = done
+    }
+
+    func handleEvents(_ events: UInt32) {
+        var value: UInt8 = 0
+        _ = read(fd, &value, 1)
+        loop.unregister(fd)
+        done(value)
+    }
+}

@@ -1,0 +1,242 @@
+"""Upstream GraphQL API used by the integration tests.
+
+A Strawberry schema served by uvicorn, plus a few plain routes that let a test
+see what gqlgate sends upstream and control what the upstream answers:
+
+* ``/graphql``        the GraphQL API (HTTP and WebSocket)
+* ``/status/{code}``  answers ``code`` with a fixed JSON body and ``X-Upstream-Marker: yes``
+* ``/echo-headers``   answers ``{"data": {"headers": {...request headers...}}}``
+* ``/hop-headers``    a GraphQL-shaped answer carrying hop-by-hop response headers
+* ``/conn-close``     a GraphQL-shaped answer with ``Connection: close``
+* ``/chunked``        a GraphQL-shaped answer sent with ``Transfer-Encoding: chunked``
+* ``/counters``       how many requests each path has received so far (requests
+                      with an ``X-Test-Probe`` header, the tests' own, are not counted)
+
+Run: ``python upstream_app.py --port 4001`` (binds 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import json
+import typing
+
+import strawberry
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route, WebSocketRoute
+from strawberry.asgi import GraphQL
+
+# ---------------------------------------------------------------------------
+# Schema
+
+
+@strawberry.type
+class Book:
+    id: strawberry.ID
+    title: str
+    author: str
+
+
+_INITIAL_BOOKS = [
+    ("1", "The Left Hand of Darkness", "Ursula K. Le Guin"),
+    ("2", "Dune", "Frank Herbert"),
+    ("3", "Kindred", "Octavia E. Butler"),
+]
+
+BOOKS: list[Book] = [Book(id=strawberry.ID(i), title=t, author=a) for i, t, a in _INITIAL_BOOKS]
+
+
+@strawberry.type
+class Query:
+    @strawberry.field
+    def hello(self, name: typing.Optional[str] = None) -> typing.Optional[str]:
+        return f"Hello, {name if name is not None else 'world'}!"
+
+    @strawberry.field
+    def books(self) -> list[Book]:
+        return list(BOOKS)
+
+    @strawberry.field
+    def book(self, id: strawberry.ID) -> typing.Optional[Book]:
+        for b in BOOKS:
+            if b.id == id:
+                return b
+        return None
+
+    @strawberry.field
+    def book_count(self) -> int:
+        return len(BOOKS)
+
+    @strawberry.field
+    async def slow(self, seconds: float) -> typing.Optional[str]:
+        await asyncio.sleep(seconds)
+        return f"slept {seconds}"
+
+    @strawberry.field
+    def fail(self) -> typing.Optional[str]:
+        raise ValueError("fail resolver always fails")
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation
+    def add_book(self, title: str, author: str) -> Book:
+        book = Book(id=strawberry.ID(str(len(BOOKS) + 1)), title=title, author=author)
+        BOOKS.append(book)
+        return book
+
+
+@strawberry.type
+class Subscription:
+    @strawberry.subscription
+    async def countdown(
+        self, from_: typing.Annotated[int, strawberry.argument(name="from")]
+    ) -> typing.AsyncGenerator[int, None]:
+        for i in range(from_, -1, -1):
+            yield i
+            await asyncio.sleep(0.05)
+
+
+class QuietSchema(strawberry.Schema):
+    """Field errors are part of the tests; keep them out of the server log."""
+
+    def process_errors(self, errors: typing.Any, execution_context: typing.Any = None) -> None:
+        return None
+
+
+schema = QuietSchema(query=Query, mutation=Mutation, subscription=Subscription)
+
+graphql_app = GraphQL(schema, graphql_ide=None)
+
+# ---------------------------------------------------------------------------
+# Plain routes
+
+COUNTERS: collections.Counter[str] = collections.Counter()
+
+STATUS_BODY_TEMPLATE = '{"errors":[{"message":"upstream answered %d","extensions":{"code":"UPSTREAM_TEST_STATUS"}}]}'
+
+
+def status_body(code: int) -> bytes:
+    return (STATUS_BODY_TEMPLATE % code).encode()
+
+
+async def status_route(request: Request) -> Response:
+    code = int(request.path_params["code"])
+    await request.body()
+    return Response(
+        status_body(code),
+        status_code=code,
+        media_type="application/json",
+        headers={"X-Upstream-Marker": "yes"},
+    )
+
+
+async def echo_headers(request: Request) -> Response:
+    await request.body()
+    headers: dict[str, str] = {}
+    for name, value in request.headers.items():
+        name = name.lower()
+        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    body = {"data": {"headers": headers, "method": request.method}}
+    return Response(json.dumps(body), media_type="application/json")
+
+
+HOP_BODY = b'{"data":{"hop":"ok"}}'
+
+
+async def hop_headers(request: Request) -> Response:
+    await request.body()
+    return Response(
+        HOP_BODY,
+        media_type="application/json",
+        headers={
+            "Connection": "X-Hop-Custom",
+            "X-Hop-Custom": "must-not-pass",
+            "Keep-Alive": "timeout=30, max=7",
+            "Proxy-Authenticate": "Basic realm=upstream",
+            "X-Upstream-Marker": "yes",
+        },
+    )
+
+
+CLOSE_BODY = b'{"data":{"close":"ok"}}'
+
+
+async def conn_close(request: Request) -> Response:
+    await request.body()
+    return Response(
+        CLOSE_BODY,
+        media_type="application/json",
+        headers={"Connection": "close", "X-Upstream-Marker": "yes"},
+    )
+
+
+CHUNKED_PARTS = [b'{"data":{"chunks":[', b'"a",', b'"b",', b'"c"', b"]}}"]
+
+
+async def chunked(request: Request) -> Response:
+    await request.body()
+
+    async def parts() -> typing.AsyncIterator[bytes]:
+        for p in CHUNKED_PARTS:
+            yield p
+            await asyncio.sleep(0.01)
+
+    return StreamingResponse(parts(), media_type="application/json", headers={"X-Upstream-Marker": "yes"})
+
+
+async def counters(request: Request) -> Response:
+    return Response(json.dumps(dict(COUNTERS)), media_type="application/json")
+
+
+class CountRequests:
+    """Counts every HTTP request and WebSocket connection by path."""
+
+    def __init__(self, app: typing.Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: typing.Any, send: typing.Any) -> None:
+        probe = any(k == b"x-test-probe" for k, _ in scope.get("headers", []))
+        if scope["type"] in ("http", "websocket") and scope["path"] != "/counters" and not probe:
+            COUNTERS[scope["path"]] += 1
+        await self.app(scope, receive, send)
+
+
+routes = [
+    Route("/graphql", graphql_app),
+    WebSocketRoute("/graphql", graphql_app),
+    Route("/status/{code:int}", status_route, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+    Route("/echo-headers", echo_headers, methods=["GET", "POST"]),
+    Route("/hop-headers", hop_headers, methods=["GET", "POST"]),
+    Route("/conn-close", conn_close, methods=["GET", "POST"]),
+    Route("/chunked", chunked, methods=["GET", "POST"]),
+    Route("/counters", counters, methods=["GET"]),
+]
+
+app = CountRequests(Starlette(routes=routes))
+
+
+def main() -> None:
+    import uvicorn
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    args = parser.parse_args()
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        ws="websockets-sansio",
+    )
+
+
+if __name__ == "__main__":
+    main()
