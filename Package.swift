@@ -77,7 +77,7 @@ let package = Package(
         .target(
             name: "GQLGateDemo",
             dependencies: [
-                "GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPServer",
+                "GQLGateCore", "GQLGateHTTPServer",
                 .product(name: "Graphiti", package: "Graphiti"),
                 .product(name: "GraphQL", package: "GraphQL"),
             ],
@@ -105,5 +105,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GQLGateTests", dependencies: ["GQLGate"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GQLGateDemoTests",
+            dependencies: ["GQLGateDemo", .product(name: "GraphQL", package: "GraphQL")],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -67,10 +67,11 @@ public enum ConfigLoader {
         flags: ConfigOverrides,
         environment: [String: String]
     ) throws(ConfigError) -> GatewayConfig {
-        let file = try configPath(flag: configFlag, environment: environment).map { path throws(ConfigError) in
-            try load(file: path, environment: environment)
+        var config = GatewayConfig()
+        if let path = configPath(flag: configFlag, environment: environment) {
+            config = try load(file: path, environment: environment)
         }
-        let config = try (file ?? GatewayConfig()).applying(flags.merged(over: .environment(environment)))
+        config = try config.applying(flags.merged(over: .environment(environment)))
         try config.validate()
         return config
     }

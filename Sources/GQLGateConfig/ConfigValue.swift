@@ -1,3 +1,5 @@
+import Yams
+
 /// A JSON-like value taken as it is from the config file (used for `auth.ws_init_payload`).
 ///
 /// Unquoted scalars are typed the YAML 1.2 way (`null`, `true`, `42`, `1.5`); quoted scalars and
@@ -50,6 +52,29 @@ public enum ConfigValue: Sendable, Equatable {
             } else {
                 self = .string(text)
             }
+        }
+    }
+}
+
+extension YAMLValue {
+    /// Any value, typed the way ``ConfigValue`` describes.
+    func configValue() throws(ConfigError) -> ConfigValue {
+        switch node {
+        case .scalar(let scalar):
+            let expanded = try text(expected: "a value")
+            return scalar.style == .plain && expanded == scalar.string ? ConfigValue(plainScalar: expanded) : .string(expanded)
+        case .sequence:
+            var values: [ConfigValue] = []
+            for element in try list(of: "values") { values.append(try element.configValue()) }
+            return .array(values)
+        case .mapping:
+            var members: [ConfigValue.Member] = []
+            for (key, value) in try entries(expected: "a mapping") {
+                members.append(ConfigValue.Member(key: key, value: try value.configValue()))
+            }
+            return .object(members)
+        case .alias:
+            throw invalid("a value")
         }
     }
 }

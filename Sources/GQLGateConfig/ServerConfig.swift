@@ -47,7 +47,8 @@ extension ServerConfig {
             guard path.hasPrefix("/"), !path.contains(where: { $0 == "?" || $0 == "#" || $0.isWhitespace }),
                   !Self.reservedPaths.contains(path)
             else {
-                throw value.invalid("a path starting with / (no query, no spaces), other than \(Self.reservedPaths.joined(separator: ", "))", value: path)
+                let reserved = Self.reservedPaths.joined(separator: ", ")
+                throw value.invalid("a path starting with / (no query, no spaces), other than \(reserved)", value: path)
             }
         }
         maxBodyBytes = try map["max_body_bytes"]?.size(minimum: 1) ?? maxBodyBytes

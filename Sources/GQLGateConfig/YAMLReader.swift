@@ -16,7 +16,7 @@ struct YAMLValue {
     /// True for a plain `~`, `null` or empty value, which leaves a key at its default.
     var isNull: Bool {
         guard case .scalar(let scalar) = node, scalar.style == .plain else { return false }
-        return ["", "~", "null", "Null", "NULL"].contains(scalar.string)
+        return ConfigValue(plainScalar: scalar.string) == .null
     }
 
     /// A child of this node at `key` (a mapping key) or `[index]` (a list element).
@@ -72,20 +72,15 @@ struct YAMLValue {
     func bool() throws(ConfigError) -> Bool {
         let expected = "true or false"
         let text = try text(expected: expected)
-        switch text {
-        case "true", "True", "TRUE": return true
-        case "false", "False", "FALSE": return false
-        default: throw invalid(expected, value: text)
-        }
+        guard case .bool(let value) = ConfigValue(plainScalar: text) else { throw invalid(expected, value: text) }
+        return value
     }
 
     /// A decimal integer in `range`.
     func int(_ range: ClosedRange<Int>) throws(ConfigError) -> Int {
-        let expected = switch (range.lowerBound, range.upperBound) {
-        case (.min, .max): "an integer"
-        case (let low, .max): "an integer >= \(low)"
-        case (let low, let high): "an integer from \(low) to \(high)"
-        }
+        let expected = range.upperBound == .max
+            ? "an integer >= \(range.lowerBound)"
+            : "an integer from \(range.lowerBound) to \(range.upperBound)"
         let text = try text(expected: expected)
         guard let value = Int(text.trimmingSpaces), range.contains(value) else { throw invalid(expected, value: text) }
         return value
@@ -167,28 +162,5 @@ struct YAMLMapping {
     /// The value at `key`, or nil when it is absent or null (which keeps the default).
     subscript(key: String) -> YAMLValue? {
         entries.first { $0.key == key }?.value
-    }
-}
-
-extension YAMLValue {
-    /// Any value, typed the way ``ConfigValue`` describes.
-    func configValue() throws(ConfigError) -> ConfigValue {
-        switch node {
-        case .scalar(let scalar):
-            let expanded = try text(expected: "a value")
-            return scalar.style == .plain && expanded == scalar.string ? ConfigValue(plainScalar: expanded) : .string(expanded)
-        case .sequence:
-            var values: [ConfigValue] = []
-            for element in try list(of: "values") { values.append(try element.configValue()) }
-            return .array(values)
-        case .mapping:
-            var members: [ConfigValue.Member] = []
-            for (key, value) in try entries(expected: "a mapping") {
-                members.append(ConfigValue.Member(key: key, value: try value.configValue()))
-            }
-            return .object(members)
-        case .alias:
-            throw invalid("a value")
-        }
     }
 }

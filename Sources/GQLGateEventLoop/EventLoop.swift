@@ -165,6 +165,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         var events = [epoll_event](repeating: epoll_event(), count: 128)
         while running {
             runLocalWork(executor)
+            guard running else { break }
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), waitTimeout())
             }

@@ -8,6 +8,6 @@ struct GQLGateCommand: ParsableCommand {
         abstract: "A sidecar gateway in front of one GraphQL API.",
         discussion: "Exit codes: 0 clean stop, 1 invalid configuration, 2 usage error or no upstream configured.",
         version: GQLGateVersion.current,
-        subcommands: [RunCommand.self, CheckConfigCommand.self],
+        subcommands: [RunCommand.self, DemoCommand.self, CheckConfigCommand.self],
         defaultSubcommand: RunCommand.self)
 }

@@ -42,7 +42,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: typing.Any) -> typing.Ite
     report = outcome.get_result()
     if report.failed:
         for proc in list(_RUNNING):
-            report.sections.append((f"process {proc.name} (pid {proc.pid})", proc.describe()))
+            try:
+                report.sections.append((f"process {proc.name} (pid {proc.pid})", proc.describe()))
+            except Exception as e:  # noqa: BLE001 - a report must never break the run
+                report.sections.append((f"process {proc.name}", f"(no output: {e})"))
 
 
 # ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from harness import post_graphql, wait_until
+from harness import NotReady, post_graphql, wait_until
 
 HERO = "query Hero($episode: Episode) { hero(episode: $episode) { id name friends { id name } } }"
 REVIEWS = "query Reviews($episode: Episode!) { reviews(episode: $episode) { stars commentary } }"
@@ -70,4 +70,10 @@ def test_demo_prints_curl_lines(demo):
         out = demo.proc.stdout() + demo.proc.stderr()
         return "curl" in out and address in out
 
-    wait_until(printed, timeout=5, what="the demo to print curl lines naming " + address)
+    try:
+        wait_until(printed, timeout=5, what="curl lines naming " + address)
+    except NotReady:
+        raise AssertionError(
+            f"within 5s, `gqlgate demo` with its output going to a file printed no curl line naming {address} "
+            "(a line printed but not flushed counts as not printed)"
+        ) from None

@@ -111,14 +111,16 @@ def test_non_ascii_variables_round_trip(gateway, strawberry_upstream):
 
 
 def test_gql_client_through_gateway(gateway, strawberry_upstream):
-    from gql import Client, gql
+    from gql import Client, GraphQLRequest
     from gql.transport.requests import RequestsHTTPTransport
 
-    doc = gql("query Book($id: ID!) { book(id: $id) { id title author } bookCount }")
+    request = GraphQLRequest(
+        "query Book($id: ID!) { book(id: $id) { id title author } bookCount }", variable_values={"id": "3"}
+    )
     results = []
     for url in (gateway.url, strawberry_upstream.url):
         client = Client(transport=RequestsHTTPTransport(url=url, timeout=10))
-        results.append(client.execute(doc, variable_values={"id": "3"}))
+        results.append(client.execute(request))
     assert results[0]["book"] == {"id": "3", "title": "Kindred", "author": "Octavia E. Butler"}
     assert results[0] == results[1]
 

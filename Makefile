@@ -1,0 +1,67 @@
+# gqlgate: build, test, demo, bench.
+#
+#   make build        debug build (swift build)
+#   make release      release build
+#   make test         system packages, test venv, build, unit tests, integration tests (CI runs this)
+#   make unit         swift test
+#   make integration  pytest tests/integration against the debug binary
+#   make demo         release build, then `gqlgate demo` (demo API on :4000, gqlgate on :8080)
+#   make bench        benchmark tools, release build, scripts/bench.sh
+#   make deps         install missing Debian packages (apt-get; as root or through sudo)
+#   make venv         .venv with requirements-test.txt (re-used while the file is unchanged)
+#   make clean        remove build products; `make distclean` also removes .build and .venv
+#
+# Variables: SWIFT, PYTHON, VENV, PYTEST_ARGS (e.g. PYTEST_ARGS='-k proxy -x'),
+# DEMO_ARGS (e.g. DEMO_ARGS='--listen 127.0.0.1:9090'), GQLGATE_BIN (binary under test).
+
+SHELL := /bin/bash
+
+SWIFT ?= swift
+PYTHON ?= python3
+VENV ?= .venv
+PYTEST_ARGS ?=
+DEMO_ARGS ?=
+
+SYSTEM_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libwslay-dev libhiredis-dev pkg-config curl
+BENCH_PACKAGES := nginx-light wrk linux-perf
+
+.DEFAULT_GOAL := build
+.PHONY: build release test unit integration demo bench clean distclean deps bench-deps venv
+
+deps:
+	@scripts/install-deps.sh $(SYSTEM_PACKAGES)
+
+bench-deps:
+	@scripts/install-deps.sh $(BENCH_PACKAGES)
+
+venv:
+	@VENV="$(VENV)" PYTHON="$(PYTHON)" scripts/venv.sh
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+unit: deps
+	$(SWIFT) test
+
+integration: venv build
+	GQLGATE_BIN="$${GQLGATE_BIN:-$$($(SWIFT) build --show-bin-path)/gqlgate}" \
+		"$(VENV)/bin/python" -m pytest tests/integration $(PYTEST_ARGS)
+
+test: deps venv build unit integration
+
+demo: deps release
+	"$$($(SWIFT) build -c release --show-bin-path)/gqlgate" demo $(DEMO_ARGS)
+
+bench: deps bench-deps release
+	bash scripts/bench.sh
+
+clean:
+	-$(SWIFT) package clean
+	rm -rf .pytest_cache tests/integration/.pytest_cache
+	find tests -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf .build "$(VENV)"

@@ -1,0 +1,98 @@
+/// One of the films of the original Star Wars trilogy.
+public enum Episode: String, CaseIterable, Codable, Sendable {
+    /// Episode IV, released in 1977.
+    case newHope = "NEWHOPE"
+    /// Episode V, released in 1980.
+    case empire = "EMPIRE"
+    /// Episode VI, released in 1983.
+    case jedi = "JEDI"
+}
+
+/// The identifier of a character; the schema's `ID` scalar. It is written as a
+/// string, and a string or an integer is accepted as input.
+public struct CharacterID: Hashable, Codable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The identifier as text, e.g. `"2001"`.
+    public let rawValue: String
+
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public init(stringLiteral value: String) {
+        rawValue = value
+    }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public var description: String { rawValue }
+}
+
+/// What every person or droid of the saga has: the schema's `Character` interface.
+public protocol StarWarsCharacter: Sendable {
+    /// The character's identifier.
+    var id: CharacterID { get }
+    /// The character's name.
+    var name: String { get }
+    /// Identifiers of the character's friends.
+    var friendIDs: [CharacterID] { get }
+    /// The films the character appears in.
+    var appearsIn: [Episode] { get }
+}
+
+extension StarWarsCharacter {
+    /// The character's friends, in the order listed.
+    public var friends: [any StarWarsCharacter] {
+        friendIDs.compactMap(DemoData.character(id:))
+    }
+}
+
+/// A humanoid character.
+public struct Human: StarWarsCharacter {
+    public let id: CharacterID
+    public let name: String
+    public let friendIDs: [CharacterID]
+    public let appearsIn: [Episode]
+    /// The planet the human comes from, when known.
+    public let homePlanet: String?
+}
+
+/// A mechanical character.
+public struct Droid: StarWarsCharacter {
+    public let id: CharacterID
+    public let name: String
+    public let friendIDs: [CharacterID]
+    public let appearsIn: [Episode]
+    /// What the droid was built for.
+    public let primaryFunction: String
+}
+
+/// A viewer's rating of a film.
+public struct Review: Codable, Sendable, Equatable {
+    /// The film reviewed.
+    public let episode: Episode?
+    /// The rating, 0 to 5.
+    public let stars: Int
+    /// Free-text comments, if any.
+    public let commentary: String?
+
+    public init(episode: Episode?, stars: Int, commentary: String?) {
+        self.episode = episode
+        self.stars = stars
+        self.commentary = commentary
+    }
+}
+
+/// The review a client submits with `createReview`; the schema's `ReviewInput`.
+public struct ReviewInput: Codable, Sendable {
+    /// The rating, 0 to 5.
+    public let stars: Int
+    /// Free-text comments, if any.
+    public let commentary: String?
+}

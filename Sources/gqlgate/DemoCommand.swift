@@ -1,0 +1,58 @@
+import ArgumentParser
+import GQLGateConfig
+import GQLGateDemo
+
+/// `gqlgate demo`: the demo API with gqlgate in front of it.
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo", abstract: "Run a demo GraphQL API (Star Wars reviews) with gqlgate in front of it.")
+
+    @Option(name: .long, help: "Where gqlgate listens.")
+    var listen = "127.0.0.1:8080"
+
+    @Option(name: .customLong("demo-listen"), help: "Where the demo API listens.")
+    var demoListen = "127.0.0.1:4000"
+
+    func run() throws {
+        let gatewayAddress: ListenAddress
+        let demoAddress: ListenAddress
+        do {
+            gatewayAddress = try ListenAddress(parsing: listen)
+            demoAddress = try ListenAddress(parsing: demoListen)
+        } catch {
+            throw CommandFailure.usage("\(error)")
+        }
+        Signals.blockTermination()
+        let demo = DemoAPI(host: demoAddress.host, port: demoAddress.port)
+        do {
+            try demo.start()
+        } catch {
+            throw CommandFailure(message: "gqlgate: demo API: \(error)", exitCode: 1)
+        }
+        var config = GatewayConfig()
+        config.server.listen = gatewayAddress
+        config.upstream.url = "http://\(demoAddress.description.replacingPort(with: demo.port))/graphql"
+        FileHandleOutput.standardError("gqlgate: demo API listening on http://\(demoAddress.description.replacingPort(with: demo.port))/graphql")
+        try GatewayProcess(config: config).runUntilTerminated {
+            let examples = DemoAPI.sampleQueries(endpoint: "http://\(gatewayAddress)/graphql")
+            print("gqlgate is in front of the demo API. Try:\n")
+            for example in examples { print("# \(example.title)\n\(example.curl)\n") }
+            fflush(nil)
+        }
+        demo.stop()
+    }
+}
+
+extension String {
+    /// `host:0` → `host:port` (for a demo bound to port 0).
+    func replacingPort(with port: UInt16) -> String {
+        guard let colon = lastIndex(of: ":") else { return self }
+        return self[..<colon] + ":\(port)"
+    }
+}
+
+import GQLGate
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,88 @@
+import GQLGateCore
+import GQLGateExchanges
+import GQLGatePipeline
+import Testing
+
+/// An operation of `kind` (nil: not analysed) as sent over `transport`.
+private func operation(kind: OperationKind?, transport: ClientTransport) throws -> Operation {
+    var op = operation("-", transport: transport)
+    if let kind {
+        op.selected = try DocumentCache().analyse("\(kind.rawValue) { f }").selectOperation(named: nil)
+    }
+    return op
+}
+
+@Suite struct HTTPMethodRulesExchangeTests {
+    @Test func mutationOverGETIs405AllowPOSTAndNeverRuns() async throws {
+        let next = RecordingNext()
+        do {
+            _ = try await HTTPMethodRulesExchange().handle(try operation(kind: .mutation, transport: .httpGet), next: next.next)
+            Issue.record("a mutation over GET was forwarded")
+        } catch let error as GatewayError {
+            #expect(error.status == 405)
+            #expect(error.code == "METHOD_NOT_ALLOWED")
+            #expect(error.headers["Allow"] == "POST")
+            #expect(error.message.contains("POST"))
+            #expect(error.response().headers["Allow"] == "POST")
+        }
+        #expect(next.trace.isEmpty)
+    }
+
+    @Test(arguments: [ClientTransport.httpGet, .httpPost])
+    func subscriptionOverPlainHTTPIsRefused(transport: ClientTransport) async throws {
+        let next = RecordingNext()
+        do {
+            _ = try await HTTPMethodRulesExchange().handle(try operation(kind: .subscription, transport: transport), next: next.next)
+            Issue.record("a subscription over plain HTTP was forwarded")
+        } catch let error as GatewayError {
+            #expect(error == .subscriptionTransportRequired)
+            #expect(error.status == 400)
+            #expect(error.code == "SUBSCRIPTION_TRANSPORT_REQUIRED")
+        }
+        #expect(next.trace.isEmpty)
+    }
+
+    @Test func everythingElseIsForwarded() async throws {
+        let next = RecordingNext()
+        let exchange = HTTPMethodRulesExchange()
+        var results: [String] = []
+        for (kind, transport) in [(OperationKind.query, ClientTransport.httpGet), (.query, .httpPost), (.mutation, .httpPost)] {
+            results.append(await outcome(of: exchange, try operation(kind: kind, transport: transport), next: next))
+        }
+        results.append(await outcome(of: exchange, try operation(kind: nil, transport: .httpGet), next: next))
+        #expect(results == ["200 upstream", "200 upstream", "200 upstream", "200 upstream"])
+        #expect(next.trace == ["next: query anonymous", "next: query anonymous", "next: mutation anonymous", "next: nil -"])
+    }
+
+    @Test func afterDocumentExchangeTheRulesApplyToTheSelectedOperation() async {
+        let next = RecordingNext()
+        let chain = ExchangeChain(exchanges: [DocumentExchange(cache: DocumentCache()), HTTPMethodRulesExchange()],
+                                  transport: NextTransport(next: next))
+        let text = "query Q { a } mutation M { b } subscription S { c }"
+        var results: [String] = []
+        for (name, transport) in [("Q", ClientTransport.httpGet), ("M", .httpGet), ("M", .httpPost), ("S", .httpPost)] {
+            results.append(await outcome(of: ChainExchange(chain: chain), operation(text, operationName: name, transport: transport),
+                                         next: RecordingNext()))
+        }
+        #expect(results == ["200 upstream", "405 METHOD_NOT_ALLOWED Allow: POST", "200 upstream", "400 SUBSCRIPTION_TRANSPORT_REQUIRED"])
+        #expect(next.trace == ["next: query Q", "next: mutation M"])
+    }
+}
+
+/// A transport that hands operations to a recording fake.
+private struct NextTransport: Transport {
+    let next: RecordingNext
+
+    func send(_ operation: Operation) async throws -> ResultStream {
+        try await next.next(operation)
+    }
+}
+
+/// A whole chain run as one exchange, so `outcome(of:)` can drive it.
+private struct ChainExchange: Exchange {
+    let chain: ExchangeChain
+
+    func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+        try await chain.run(operation)
+    }
+}

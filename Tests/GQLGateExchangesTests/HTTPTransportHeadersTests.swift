@@ -1,0 +1,68 @@
+import GQLGateCore
+import GQLGateEventLoop
+@testable import GQLGateExchanges
+import GQLGateHTTPClient
+import GQLGatePipeline
+import Testing
+
+/// A client for building transports. These tests never send a request, so one
+/// loop serves the whole file and is left running until the process exits.
+private let client = HTTPClient(group: EventLoopGroup(count: 1))
+
+/// The headers `HTTPTransport` sends upstream for a client request with `headers`.
+private func upstreamLines(clientHeaders: HTTPHeaders, requestID: String = "req-42",
+                           forwarded: [String]? = nil) -> [String] {
+    let settings = forwarded.map { HTTPTransport.Settings(url: "http://127.0.0.1:1/graphql", forwardedHeaders: $0) }
+        ?? HTTPTransport.Settings(url: "http://127.0.0.1:1/graphql")
+    let transport = HTTPTransport(client: client, settings: settings)
+    let operation = Operation(request: GraphQLRequest(query: "{ a }"), clientTransport: .httpPost, headers: clientHeaders,
+                              requestID: requestID)
+    return transport.upstreamHeaders(for: operation).map { "\($0.name): \($0.value)" }
+}
+
+@Suite struct HTTPTransportHeadersTests {
+    @Test func sendsJSONWithTheDefaultAcceptAndTheRequestID() {
+        #expect(upstreamLines(clientHeaders: ["Content-Type": "application/json; charset=utf-8", "Host": "gateway:8080"]) == [
+            "Content-Type: application/json", "Accept: application/graphql-response+json, application/json;q=0.9",
+            "X-Request-Id: req-42",
+        ])
+    }
+
+    @Test func keepsTheClientsAccept() {
+        #expect(upstreamLines(clientHeaders: ["accept": "application/json"]) == [
+            "Content-Type: application/json", "Accept: application/json", "X-Request-Id: req-42",
+        ])
+    }
+
+    @Test func passesTheDefaultForwardListWhateverTheCase() {
+        let client: HTTPHeaders = [
+            "ACCEPT-LANGUAGE": "de", "traceparent": "00-abc-def-01", "User-Agent": "curl", "Tracestate": "k=v",
+            "Cookie": "s=1", "X-Api-Key": "client-key",
+        ]
+        #expect(upstreamLines(clientHeaders: client) == [
+            "Content-Type: application/json", "Accept: application/graphql-response+json, application/json;q=0.9",
+            "X-Request-Id: req-42", "ACCEPT-LANGUAGE: de", "traceparent: 00-abc-def-01", "Tracestate: k=v",
+        ])
+    }
+
+    @Test func authorizationIsNotPassedByDefault() {
+        let lines = upstreamLines(clientHeaders: ["Authorization": "Bearer client-token", "Proxy-Authorization": "Basic eA=="])
+        #expect(!lines.contains { $0.lowercased().contains("authorization") })
+    }
+
+    @Test func aConfiguredListReplacesTheDefault() {
+        let client: HTTPHeaders = ["Accept-Language": "de", "X-Tenant": "t1", "x-tenant": "t2", "Authorization": "Bearer t"]
+        #expect(upstreamLines(clientHeaders: client, forwarded: ["x-tenant", "authorization"]) == [
+            "Content-Type: application/json", "Accept: application/graphql-response+json, application/json;q=0.9",
+            "X-Request-Id: req-42", "X-Tenant: t1", "x-tenant: t2", "Authorization: Bearer t",
+        ])
+        #expect(upstreamLines(clientHeaders: client, forwarded: []).count == 3)
+    }
+
+    @Test func settingsDefaults() {
+        let settings = HTTPTransport.Settings(url: "http://u/graphql")
+        #expect(settings.forwardedHeaders == ["accept-language", "traceparent", "tracestate"])
+        #expect(settings.timeout == .seconds(10))
+        #expect(settings.connectTimeout == .seconds(2))
+    }
+}

@@ -1,0 +1,103 @@
+import GQLGateEventLoop
+import GQLGateHTTPClient
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How the client reports upstreams that give no answer at all.
+@Suite struct HTTPClientFailureTests {
+    @Test func refusedConnectionsAreNotReached() async throws {
+        let group = EventLoopGroup(count: 1)
+        defer { group.shutdownAndWait() }
+        let client = HTTPClient(group: group)
+        let port = try closedPort()
+        let started = MonotonicClock.nanoseconds()
+        do {
+            _ = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/graphql", method: .post))
+            Issue.record("a closed port answered")
+        } catch let error as HTTPClientError {
+            #expect(error.kind == .notReached)
+            #expect(error.code == 7)
+        }
+        #expect(MonotonicClock.nanoseconds() - started < 1_000_000_000)
+    }
+
+    @Test func aPeerThatClosesWithoutAnsweringFailedAfterSend() async throws {
+        let group = EventLoopGroup(count: 1)
+        defer { group.shutdownAndWait() }
+        let client = HTTPClient(group: group)
+        let listener = try RudeListener()
+        defer { listener.close() }
+        let task = Task { try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/", method: .post)) }
+        listener.acceptReadAndClose()
+        do {
+            _ = try await task.value
+            Issue.record("a peer that closed produced an answer")
+        } catch let error as HTTPClientError {
+            #expect(error.kind == .failedAfterSend)
+        }
+    }
+
+    @Test func callsFromOutsideTheLoopsAreServedByALoop() async throws {
+        let group = EventLoopGroup(count: 2)
+        defer { group.shutdownAndWait() }
+        let client = HTTPClient(group: group)
+        let port = try closedPort()
+        let outcomes = await withTaskGroup(of: Bool.self) { tasks in
+            for _ in 0..<20 {
+                tasks.addTask {
+                    do {
+                        _ = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/", method: .get))
+                        return false
+                    } catch { return (error as? HTTPClientError)?.kind == .notReached }
+                }
+            }
+            return await tasks.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(outcomes == Array(repeating: true, count: 20))
+    }
+}
+
+/// A port on 127.0.0.1 with nothing listening (bound, then closed).
+func closedPort() throws -> UInt16 {
+    let listener = try RudeListener()
+    let port = listener.port
+    listener.close()
+    return port
+}
+
+/// A TCP listener that reads a request and closes without answering.
+final class RudeListener: @unchecked Sendable {
+    let fd: Int32
+    let port: UInt16
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        guard bound == 0, listen(fd, 8) == 0 else { throw SocketFailure() }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    func acceptReadAndClose() {
+        let connection = accept(fd, nil, nil)
+        guard connection >= 0 else { return }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        _ = read(connection, &buffer, buffer.count)
+        Glibc.close(connection)
+    }
+
+    func close() {
+        Glibc.close(fd)
+    }
+
+    struct SocketFailure: Error {}
+}

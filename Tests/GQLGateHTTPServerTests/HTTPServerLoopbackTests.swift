@@ -1,0 +1,148 @@
+import GQLGateCore
+import GQLGateEventLoop
+import GQLGateHTTPClient
+import GQLGateHTTPServer
+import Synchronization
+import Testing
+
+/// Drives the libmicrohttpd wrapper over loopback with the libcurl client.
+@Suite(.serialized) struct HTTPServerLoopbackTests {
+    @Test func answersOnTheServerThreadWithHeadersAndQueryItems() async throws {
+        try await withServer(delegate: EchoDelegate()) { client, base in
+            let answer = try await client.execute(HTTPClientRequest(
+                url: base + "/echo?a=1&b=two%20words&flag", method: .get, headers: ["X-Custom": "yes"]))
+            #expect(answer.status == 200)
+            #expect(answer.headers["x-echo-method"] == "GET")
+            #expect(answer.body.string == "path=/echo a=1 b=two words flag=nil custom=yes")
+        }
+    }
+
+    @Test func dispatchedRequestsAreAnsweredFromAnotherThreadWithTheirBody() async throws {
+        let loop = EventLoop()
+        defer { loop.shutdownAndWait() }
+        try await withServer(delegate: DeferredDelegate(loop: loop)) { client, base in
+            let payload = String(repeating: "x", count: 100_000)
+            let answer = try await client.execute(HTTPClientRequest(url: base + "/deferred", method: .post, body: Bytes(payload)))
+            #expect(answer.status == 201)
+            #expect(answer.body.count == 100_000)
+            #expect(answer.body.string == payload)
+        }
+    }
+
+    @Test func bodiesOverTheLimitGet413() async throws {
+        try await withServer(delegate: EchoDelegate(), maxBodyBytes: 1024) { client, base in
+            let answer = try await client.execute(HTTPClientRequest(url: base + "/echo", method: .post, body: Bytes(String(repeating: "y", count: 5000))))
+            #expect(answer.status == 413)
+            #expect(answer.body.string == "too large")
+            let small = try await client.execute(HTTPClientRequest(url: base + "/echo", method: .post, body: Bytes("ok")))
+            #expect(small.status == 200)
+        }
+    }
+
+    @Test func manyConcurrentRequestsAllGetTheirOwnAnswer() async throws {
+        let loop = EventLoop()
+        defer { loop.shutdownAndWait() }
+        try await withServer(delegate: DeferredDelegate(loop: loop)) { client, base in
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                for i in 0..<200 {
+                    group.addTask {
+                        let answer = try await client.execute(HTTPClientRequest(url: base + "/deferred", method: .post, body: Bytes("request \(i)")))
+                        return answer.body.string == "request \(i)"
+                    }
+                }
+                var matched = 0
+                for try await ok in group where ok { matched += 1 }
+                #expect(matched == 200)
+            }
+        }
+    }
+
+    @Test func slowAnswersTimeOutOnTheClient() async throws {
+        let loop = EventLoop()
+        defer { loop.shutdownAndWait() }
+        try await withServer(delegate: DeferredDelegate(loop: loop, delay: .milliseconds(600))) { client, base in
+            await #expect(throws: HTTPClientError.self) {
+                _ = try await client.execute(HTTPClientRequest(url: base + "/deferred", method: .post, body: Bytes("slow"), timeout: .milliseconds(150)))
+            }
+            do {
+                _ = try await client.execute(HTTPClientRequest(url: base + "/deferred", method: .post, body: Bytes("slow"), timeout: .milliseconds(150)))
+            } catch let error as HTTPClientError {
+                #expect(error.kind == .timedOut)
+            }
+            let patient = try await client.execute(HTTPClientRequest(url: base + "/deferred", method: .post, body: Bytes("patient"), timeout: .seconds(5)))
+            #expect(patient.body.string == "patient")
+        }
+    }
+
+    @Test func bindsOnlyTheAddressItIsGiven() throws {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), delegate: EchoDelegate())
+        try server.start()
+        defer { server.stop() }
+        let taken = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: server.port), delegate: EchoDelegate())
+        #expect(throws: HTTPServerError.self) { try taken.start() }
+    }
+}
+
+/// Starts a server on 127.0.0.1:0 and a one-loop client, runs `body`, then waits
+/// for suspended requests to finish and stops both.
+func withServer(delegate: any HTTPServerDelegate, maxBodyBytes: Int = 1 << 20,
+                _ body: (HTTPClient, String) async throws -> Void) async throws {
+    let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, maxBodyBytes: maxBodyBytes), delegate: delegate)
+    try server.start()
+    let group = EventLoopGroup(count: 1)
+    let client = HTTPClient(group: group)
+    do {
+        try await body(client, "http://127.0.0.1:\(server.port)")
+    } catch {
+        await drain(server)
+        throw error
+    }
+    await drain(server)
+    server.stop()
+    group.shutdownAndWait()
+}
+
+private func drain(_ server: HTTPServer) async {
+    while server.suspendedRequests > 0 { try? await Task.sleep(for: .milliseconds(10)) }
+}
+
+/// Answers every request at once with what it saw.
+final class EchoDelegate: HTTPServerDelegate {
+    func answer(_ request: ServerRequest) -> ServerResponse? {
+        let items = request.queryItems.map { "\($0.name)=\($0.value ?? "nil")" }.joined(separator: " ")
+        let text = "path=\(request.path) \(items) custom=\(request.headers["x-custom"] ?? "none")"
+        return ServerResponse(status: 200, headers: ["X-Echo-Method": request.method], body: Bytes(request.method == "POST" ? "posted" : text))
+    }
+
+    func dispatch(_ request: ServerRequest) {}
+
+    func payloadTooLarge(_ request: ServerRequest) -> ServerResponse {
+        ServerResponse(status: 413, body: Bytes("too large"))
+    }
+}
+
+/// Takes every request and answers it later from a loop thread, echoing the body.
+final class DeferredDelegate: HTTPServerDelegate {
+    let loop: EventLoop
+    let delay: Duration
+
+    init(loop: EventLoop, delay: Duration = .zero) {
+        self.loop = loop
+        self.delay = delay
+    }
+
+    func answer(_ request: ServerRequest) -> ServerResponse? { nil }
+
+    func dispatch(_ request: ServerRequest) {
+        let delay = delay
+        loop.execute { [loop] in
+            loop.schedule(after: delay) {
+                request.respond(ServerResponse(status: 201, body: request.body))
+            }
+        }
+    }
+
+    func payloadTooLarge(_ request: ServerRequest) -> ServerResponse {
+        ServerResponse(status: 413)
+    }
+}
