@@ -66,13 +66,17 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 extension String {
     /// ASCII case-insensitive comparison, as HTTP field names need.
     public func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        let a = utf8, b = other.utf8
-        guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) where x != y {
-            let lx = x >= 65 && x <= 90 ? x + 32 : x
-            let ly = y >= 65 && y <= 90 ? y + 32 : y
-            if lx != ly { return false }
+        var a = self, b = other
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                for i in 0..<x.count where x[i] != y[i] {
+                    if x[i] | 0x20 != y[i] | 0x20 { return false }
+                    let lower = x[i] | 0x20
+                    if lower < 0x61 || lower > 0x7A { return false }
+                }
+                return true
+            }
         }
-        return true
     }
 }

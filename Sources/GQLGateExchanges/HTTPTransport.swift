@@ -55,7 +55,7 @@ public struct HTTPTransport: Transport {
             "Accept": operation.headers["accept"] ?? Self.defaultAccept,
             "X-Request-Id": operation.requestID,
         ]
-        for field in operation.headers where settings.forwardedHeaders.contains(field.name.lowercased()) {
+        for field in operation.headers where settings.forwardedHeaders.contains(where: { field.name.equalsIgnoringASCIICase($0) }) {
             headers.add(name: field.name, value: field.value)
         }
         return headers

@@ -74,7 +74,7 @@ public final class HTTPServer: @unchecked Sendable {
                 thread_pool_size: UInt32(max(1, configuration.threads)),
                 connection_limit: UInt32(configuration.connectionLimit),
                 connection_timeout_seconds: UInt32(configuration.connectionTimeoutSeconds),
-                listen_backlog: 1024, connection_memory_limit: 64 * 1024,
+                listen_backlog: 1024, connection_memory_limit: 0,
                 access_handler: accessHandler, access_handler_cls: context,
                 completed_handler: completedHandler, completed_handler_cls: context)
             return gqlgate_mhd_start(&options, &error, error.count)

@@ -7,6 +7,7 @@ struct GatewayProcess {
     let config: GatewayConfig
 
     func runUntilTerminated(announce: () -> Void = {}) throws(CommandFailure) {
+        try refuseUnauthenticatedExposure()
         Signals.blockTermination()
         let gateway = Gateway(config: config)
         do {
@@ -26,5 +27,16 @@ struct GatewayProcess {
         }
         FileHandleOutput.standardError("gqlgate: draining (up to \(config.server.drainTimeout))")
         gateway.shutdown(drainTimeout: config.server.drainTimeout)
+    }
+
+    /// Client API keys are not checked in this release, so `clients.api_keys_file`
+    /// cannot stand in for authentication: beyond loopback only
+    /// `clients.allow_anonymous: true` may open the gateway.
+    private func refuseUnauthenticatedExposure() throws(CommandFailure) {
+        guard !config.server.listen.isLoopback, !config.clients.allowAnonymous else { return }
+        throw .config(ConfigError(
+            keyPath: "clients.allow_anonymous",
+            message: "listening on \(config.server.listen) (beyond loopback) needs client authentication, which this release "
+                + "does not check yet (clients.api_keys_file is parsed only); set clients.allow_anonymous: true to accept anonymous clients"))
     }
 }

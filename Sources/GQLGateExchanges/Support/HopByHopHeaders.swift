@@ -3,7 +3,7 @@ import GQLGateCore
 /// RFC 9110 §7.6.1: header fields that describe one connection and must not
 /// be forwarded by a proxy, plus every field the `Connection` header names.
 public enum HopByHopHeaders {
-    static let names: Set<String> = [
+    static let names: [String] = [
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
         "proxy-authenticate", "proxy-authorization",
     ]
@@ -18,8 +18,8 @@ public enum HopByHopHeaders {
             }
         }
         return HTTPHeaders(headers.fields.filter { field in
-            let name = field.name.lowercased()
-            return !names.contains(name) && !named.contains(name) && name != "content-length"
+            !field.name.equalsIgnoringASCIICase("content-length") && !names.contains { field.name.equalsIgnoringASCIICase($0) }
+                && (named.isEmpty || !named.contains(field.name.lowercased()))
         })
     }
 }

@@ -1,0 +1,59 @@
+import GQLGate
+import GQLGateEventLoop
+import GQLGateHTTPClient
+import Synchronization
+import Testing
+
+/// The extension point: a gateway assembled with exchanges of one's own.
+@Suite(.serialized) struct CustomExchangeTests {
+    @Test func ownExchangesSeeAnalysedOperationsAndCanAnswerThemselves() async throws {
+        let log = LineLog()
+        var config = GatewayConfig()
+        config.server.listen = ListenAddress(host: "127.0.0.1", port: 0)
+        config.server.loops = .fixed(1)
+        config.upstream.url = "http://127.0.0.1:9/graphql"
+        let gateway = Gateway(config: config, exchanges: [LoggingExchange(log: log), PingExchange()])
+        try gateway.start()
+        defer { gateway.shutdown(drainTimeout: .seconds(1)) }
+
+        let clientLoops = EventLoopGroup(count: 1)
+        defer { clientLoops.shutdownAndWait() }
+        let client = HTTPClient(group: clientLoops)
+        let answer = try await client.execute(HTTPClientRequest(
+            url: "http://127.0.0.1:\(gateway.port)/graphql", method: .post, headers: ["Content-Type": "application/json"],
+            body: Bytes(#"{"query":"query Ping { ping }","operationName":"Ping"}"#)))
+
+        #expect(answer.status == 200)
+        #expect(answer.body.string == #"{"data":{"ping":"pong"}}"#)
+        #expect(answer.headers["x-request-id"]?.count == 32)
+        #expect(log.lines == ["→ query Ping", "← 200 from gateway"])
+    }
+}
+
+/// The logging exchange from the README, writing to a list instead of stdout.
+struct LoggingExchange: Exchange {
+    let log: LineLog
+
+    func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+        log.append("→ \(operation.kind?.rawValue ?? "?") \(operation.request.operationName ?? "anonymous")")
+        return try await next(operation).map { result in
+            log.append("← \(result.status) from \(result.source)")
+            return result
+        }
+    }
+}
+
+/// Answers `query Ping` itself; forwards everything else.
+struct PingExchange: Exchange {
+    func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+        guard operation.kind == .query, operation.request.operationName == "Ping" else { return try await next(operation) }
+        return .single(GraphQLResponse(status: 200, headers: ["Content-Type": "application/json"],
+                                       body: Bytes(#"{"data":{"ping":"pong"}}"#), source: .gateway))
+    }
+}
+
+final class LineLog: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ line: String) { storage.withLock { $0.append(line) } }
+    var lines: [String] { storage.withLock { $0 } }
+}
