@@ -13,7 +13,7 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
             connection: connection,
             method: method.map { String(cString: $0) } ?? "GET",
             path: url.map { String(cString: $0) } ?? "/",
-            onResume: { [unowned server] connection in server.resume(connection) })
+            server: server)
         requestSlot.pointee = Unmanaged.passRetained(request).toOpaque()  // released in completedHandler
         if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
            let declared = Int(String(cString: length)), declared > server.configuration.maxBodyBytes {

@@ -32,13 +32,14 @@ public final class ServerRequest: @unchecked Sendable {
     var phase = Phase.receiving
     var collected = ByteAccumulator()
     private let pending = Mutex<ServerResponse?>(nil)
-    private let onResume: @Sendable (OpaquePointer) -> Void
+    /// The server outlives its requests: it is stopped only once none is suspended.
+    private unowned let server: HTTPServer
 
-    init(connection: OpaquePointer, method: String, path: String, onResume: @escaping @Sendable (OpaquePointer) -> Void) {
+    init(connection: OpaquePointer, method: String, path: String, server: HTTPServer) {
         self.connection = connection
         self.method = method
         self.path = path
-        self.onResume = onResume
+        self.server = server
     }
 
     /// The value of the first URL query parameter named `name`.
@@ -50,7 +51,7 @@ public final class ServerRequest: @unchecked Sendable {
     /// once, from any thread.
     public func respond(_ response: ServerResponse) {
         pending.withLock { $0 = response }
-        onResume(connection)
+        server.resume(connection)
     }
 
     func takeResponse() -> ServerResponse? {

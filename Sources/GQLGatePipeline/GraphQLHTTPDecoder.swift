@@ -1,11 +1,5 @@
 import GQLGateCore
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Reads GraphQL-over-HTTP requests (POST JSON and GET) into a
 /// `GraphQLRequest`, with the contract's status and code for every bad input.
 public enum GraphQLHTTPDecoder {
@@ -27,29 +21,60 @@ public enum GraphQLHTTPDecoder {
     static func decodePOST(contentType: String?, body: Bytes) throws(GatewayError) -> GraphQLRequest {
         try checkContentType(contentType)
         guard body.count > 0 else { throw .badRequest("The request body is empty; send a JSON object with a \"query\".") }
-        let data = body.withUnsafeBytes { Data($0) }
+        let value: JSONValue
+        defer { withExtendedLifetime(body) {} }
         do {
-            return try JSONDecoder().decode(WireRequest.self, from: data).request
-        } catch let error as GatewayError {
-            throw error
-        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
-            throw .badRequest("The request body must be a JSON object (batched requests are not supported).")
+            value = try JSONReader.read(UnsafeRawBufferPointer(start: body.baseAddress, count: body.count))
         } catch {
-            throw .badRequest("The request body is not valid JSON.")
+            throw .badRequest("The request body is not valid JSON (at byte \(error.offset)).")
+        }
+        guard case .object(let members) = value else {
+            throw .badRequest("The request body must be a JSON object (batched requests are not supported).")
+        }
+        var request = GraphQLRequest(query: nil)
+        for member in members {
+            switch member.key {
+            case "query": request.query = try string(member.value, name: "query")
+            case "operationName": request.operationName = try string(member.value, name: "operationName")
+            case "variables": request.variables = try object(member.value, name: "variables")
+            case "extensions": request.extensions = try object(member.value, name: "extensions")
+            default: continue
+            }
+        }
+        return request
+    }
+
+    private static func string(_ value: JSONValue, name: String) throws(GatewayError) -> String? {
+        switch value {
+        case .null: return nil
+        case .string(let text): return text
+        default: throw .badRequest("\"\(name)\" must be a string.")
         }
     }
 
+    private static func object(_ value: JSONValue, name: String) throws(GatewayError) -> JSONValue? {
+        switch value {
+        case .null: return nil
+        case .object: return value
+        default: throw .badRequest("\"\(name)\" must be a JSON object.")
+        }
+    }
+
+    /// Accepts `application/json`, optionally with `charset=utf-8`.
     static func checkContentType(_ contentType: String?) throws(GatewayError) {
         guard let contentType else {
             throw .unsupportedMediaType("Content-Type is missing; send application/json.")
         }
-        let parts = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        guard parts.first == "application/json" else {
+        if contentType.equalsIgnoringASCIICase("application/json") { return }
+        let parts = contentType.split(separator: ";", omittingEmptySubsequences: false)
+        guard String(parts[0].trimmingASCIISpaces()).equalsIgnoringASCIICase("application/json") else {
             throw .unsupportedMediaType("Content-Type \(contentType) is not supported; send application/json.")
         }
-        for parameter in parts.dropFirst() where parameter.hasPrefix("charset=") {
-            let charset = parameter.dropFirst("charset=".count).filter { $0 != "\"" }
-            guard charset == "utf-8" || charset == "utf8" else {
+        for parameter in parts.dropFirst() {
+            let pair = parameter.trimmingASCIISpaces().split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, String(pair[0]).equalsIgnoringASCIICase("charset") else { continue }
+            let charset = String(pair[1].filter { $0 != "\"" })
+            guard charset.equalsIgnoringASCIICase("utf-8") || charset.equalsIgnoringASCIICase("utf8") else {
                 throw .unsupportedMediaType("Charset \(charset) is not supported; send UTF-8.")
             }
         }
@@ -72,34 +97,18 @@ public enum GraphQLHTTPDecoder {
 
     static func jsonObject(_ text: String?, name: String) throws(GatewayError) -> JSONValue? {
         guard let text else { return nil }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)), value.isObject || value == .null else {
+        guard let value = try? JSONReader.read(text), value.isObject || value == .null else {
             throw .badRequest("The parameter \"\(name)\" must be a JSON object.")
         }
         return value == .null ? nil : value
     }
 }
 
-/// The POST body's fields, type-checked one by one so errors can name them.
-private struct WireRequest: Decodable {
-    let request: GraphQLRequest
-
-    enum Key: String, CodingKey {
-        case query, operationName, variables, extensions
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        func string(_ key: Key) throws -> String? {
-            do { return try container.decodeIfPresent(String.self, forKey: key) } catch DecodingError.typeMismatch {
-                throw GatewayError.badRequest("\"\(key.rawValue)\" must be a string.")
-            }
-        }
-        func object(_ key: Key) throws -> JSONValue? {
-            guard let value = try container.decodeIfPresent(JSONValue.self, forKey: key), value != .null else { return nil }
-            guard value.isObject else { throw GatewayError.badRequest("\"\(key.rawValue)\" must be a JSON object.") }
-            return value
-        }
-        request = GraphQLRequest(query: try string(.query), operationName: try string(.operationName),
-                                 variables: try object(.variables), extensions: try object(.extensions))
+extension Substring {
+    func trimmingASCIISpaces() -> Substring {
+        var slice = self
+        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
+        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
+        return slice
     }
 }

@@ -3,23 +3,35 @@ import GQLGateCore
 /// RFC 9110 §7.6.1: header fields that describe one connection and must not
 /// be forwarded by a proxy, plus every field the `Connection` header names.
 public enum HopByHopHeaders {
-    static let names: [String] = [
-        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-        "proxy-authenticate", "proxy-authorization",
-    ]
+    /// Whether `name` is a hop-by-hop field or `Content-Length`: compared by
+    /// length first, so most end-to-end names cost one integer comparison.
+    public static func isHopByHop(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 2: return name.equalsIgnoringASCIICase("te")
+        case 7: return name.equalsIgnoringASCIICase("trailer") || name.equalsIgnoringASCIICase("upgrade")
+        case 10: return name.equalsIgnoringASCIICase("connection") || name.equalsIgnoringASCIICase("keep-alive")
+        case 14: return name.equalsIgnoringASCIICase("content-length")
+        case 16: return name.equalsIgnoringASCIICase("proxy-connection")
+        case 17: return name.equalsIgnoringASCIICase("transfer-encoding")
+        case 18: return name.equalsIgnoringASCIICase("proxy-authenticate")
+        case 19: return name.equalsIgnoringASCIICase("proxy-authorization")
+        default: return false
+        }
+    }
 
-    /// `headers` without hop-by-hop fields and without `Content-Length`
-    /// (the server recomputes it for the body it sends).
+    /// `headers` without hop-by-hop fields, without the fields `Connection`
+    /// names, and without `Content-Length` (the server recomputes it for the
+    /// body it sends).
     public static func removing(from headers: HTTPHeaders) -> HTTPHeaders {
-        var named = Set<String>()
+        var named: [String] = []
         for value in headers.values(for: "connection") {
             for token in value.split(separator: ",") {
-                named.insert(token.trimmingSpaces().lowercased())
+                let name = String(token.trimmingSpaces())
+                if !isHopByHop(name), !name.equalsIgnoringASCIICase("close") { named.append(name) }
             }
         }
         return HTTPHeaders(headers.fields.filter { field in
-            !field.name.equalsIgnoringASCIICase("content-length") && !names.contains { field.name.equalsIgnoringASCIICase($0) }
-                && (named.isEmpty || !named.contains(field.name.lowercased()))
+            !isHopByHop(field.name) && !named.contains { field.name.equalsIgnoringASCIICase($0) }
         })
     }
 }
