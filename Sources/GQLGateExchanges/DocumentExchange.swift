@@ -13,7 +13,7 @@ public struct DocumentExchange: Exchange {
     }
 
     public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
-        guard let query = operation.request.query else {
+        guard let query = operation.request.query, !query.isEmpty else {
             throw GatewayError.badRequest("The request has no \"query\".")
         }
         var operation = operation

@@ -55,9 +55,18 @@ public struct HTTPTransport: Transport {
             "Accept": operation.headers["accept"] ?? Self.defaultAccept,
             "X-Request-Id": operation.requestID,
         ]
-        for field in operation.headers where settings.forwardedHeaders.contains(where: { field.name.equalsIgnoringASCIICase($0) }) {
+        for field in operation.headers where isForwarded(field.name) {
             headers.add(name: field.name, value: field.value)
         }
         return headers
     }
+
+    /// Whether a client header goes upstream: named in the forward list, and
+    /// neither one the transport sets itself nor one that frames the message.
+    private func isForwarded(_ name: String) -> Bool {
+        settings.forwardedHeaders.contains { name.equalsIgnoringASCIICase($0) }
+            && !Self.transportOwned.contains { name.equalsIgnoringASCIICase($0) } && !HopByHopHeaders.isHopByHop(name)
+    }
+
+    static let transportOwned = ["content-type", "accept", "x-request-id", "host", "expect", "content-encoding"]
 }

@@ -57,6 +57,7 @@ import Testing
     }
 
     @Test(arguments: [
+        ("", nil, "400 BAD_REQUEST"),
         ("{ a", nil, "400 GRAPHQL_PARSE_FAILED"),
         ("query A { a } query B { b }", "C", "400 BAD_REQUEST"),
         ("query A { a } query B { b }", nil, "400 BAD_REQUEST"),

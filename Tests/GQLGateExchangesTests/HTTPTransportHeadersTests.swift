@@ -59,6 +59,22 @@ private func upstreamLines(clientHeaders: HTTPHeaders, requestID: String = "req-
         #expect(upstreamLines(clientHeaders: client, forwarded: []).count == 3)
     }
 
+    @Test func forwardListNeverDuplicatesHeadersTheTransportSetsOrFramingHeaders() {
+        let transport = HTTPTransport(client: client, settings: .init(
+            url: "http://127.0.0.1:1/graphql", forwardedHeaders: ["x-request-id", "content-type", "accept", "content-length", "host", "x-tenant"]))
+        let headers = transport.upstreamHeaders(for: Operation(
+            request: GraphQLRequest(query: "{ a }"), clientTransport: .httpGet,
+            headers: ["X-Request-Id": "abc", "Content-Type": "application/json; charset=utf-8", "Accept": "application/json",
+                      "Content-Length": "17", "Host": "gateway", "X-Tenant": "t1"],
+            requestID: "abc"))
+        #expect(headers.values(for: "x-request-id") == ["abc"])
+        #expect(headers.values(for: "content-type") == ["application/json"])
+        #expect(headers.values(for: "accept") == ["application/json"])
+        #expect(headers.values(for: "content-length").isEmpty)
+        #expect(headers.values(for: "host").isEmpty)
+        #expect(headers.values(for: "x-tenant") == ["t1"])
+    }
+
     @Test func settingsDefaults() {
         let settings = HTTPTransport.Settings(url: "http://u/graphql")
         #expect(settings.forwardedHeaders == ["accept-language", "traceparent", "tracestate"])

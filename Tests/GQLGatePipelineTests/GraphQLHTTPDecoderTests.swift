@@ -52,6 +52,12 @@ private func failure(method: String = "POST", contentType: String? = "applicatio
         #expect(variables["missing"] == nil)
     }
 
+    @Test func variablesKeepTheClientsKeyOrder() throws {
+        let variables = #"{"z":1,"y":{"b":2,"a":1},"x":3,"w":4,"v":5,"u":6,"t":7,"s":8}"#
+        let request = try post(#"{"variables":"# + variables + #","query":"{ a }"}"#)
+        #expect(request.jsonBody() == #"{"query":"{ a }","variables":"# + variables + "}")
+    }
+
     @Test func nullFieldsAreAbsent() throws {
         let request = try post(#"{"query":"{ a }","operationName":null,"variables":null,"extensions":null}"#)
         #expect(request == GraphQLRequest(query: "{ a }"))
@@ -75,7 +81,7 @@ private func failure(method: String = "POST", contentType: String? = "applicatio
         #expect(error.message.contains("not valid JSON"))
     }
 
-    @Test(arguments: [#"[{"query":"{ a }"},{"query":"{ b }"}]"#, #""{ a }""#, "42", "true"])
+    @Test(arguments: [#"[{"query":"{ a }"},{"query":"{ b }"}]"#, #""{ a }""#, "42", "true", "null"])
     func bodyThatIsNotAnObjectIsBadRequest(body: String) throws {
         let error = try #require(failure(body: body))
         #expect(error.status == 400)
@@ -155,6 +161,11 @@ private func failure(method: String = "POST", contentType: String? = "applicatio
             query: "query Q($id: ID) { review(id: $id) { stars } }", operationName: "Q",
             variables: .object([("id", .string("1000"))]),
             extensions: .object([("persistedQuery", .object([("version", .integer(1))]))])))
+    }
+
+    @Test func variablesKeepTheClientsKeyOrder() throws {
+        let variables = #"{"z":1,"y":{"b":2,"a":1},"x":3,"w":4,"v":5,"u":6,"t":7,"s":8}"#
+        #expect(try get([("query", "{ a }"), ("variables", variables)]).jsonBody() == #"{"query":"{ a }","variables":"# + variables + "}")
     }
 
     @Test func ignoresContentTypeAndBody() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// Decodes `text` as a `JSONValue`.
 private func decoded(_ text: String) throws -> JSONValue {
-    try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    try JSONReader.read(text)
 }
 
 @Suite struct JSONValueTests {

@@ -89,32 +89,3 @@ public indirect enum JSONValue: Sendable, Equatable {
         out += "\""
     }
 }
-
-extension JSONValue: Decodable {
-    public init(from decoder: any Decoder) throws {
-        if var array = try? decoder.unkeyedContainer() {
-            var values: [JSONValue] = []
-            while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
-            self = .array(values)
-            return
-        }
-        if let object = try? decoder.container(keyedBy: AnyKey.self) {
-            self = .object(try object.allKeys.map { ($0.stringValue, try object.decode(JSONValue.self, forKey: $0)) })
-            return
-        }
-        let single = try decoder.singleValueContainer()
-        if single.decodeNil() { self = .null }
-        else if let value = try? single.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? single.decode(Int.self) { self = .integer(value) }
-        else if let value = try? single.decode(Double.self) { self = .number(value) }
-        else { self = .string(try single.decode(String.self)) }
-    }
-}
-
-/// A coding key for arbitrary object members.
-struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}
