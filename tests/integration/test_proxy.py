@@ -324,3 +324,20 @@ def test_healthz(gateway):
     r = curl(gateway.path("/healthz"))
     assert r.status == 200, str(r)
     assert r.json() == {"status": "ok"}
+
+
+# ---------------------------------------------------------------------------
+# Server and loop threading
+
+
+@pytest.mark.parametrize("threads", ["threads: 2\n  loops: 2", "threads: 1\n  loops: 3"])
+def test_thread_pool_and_several_loops_serve_concurrent_clients(gqlgate, strawberry_upstream, threads):
+    """libmicrohttpd's thread pool (server.threads > 1) and several gateway loops answer every request correctly."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    gw = gqlgate(config=f"server:\n  {threads}\n")
+    names = [f"client-{i}" for i in range(40)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(lambda name: post_graphql(gw.url, HELLO_QUERY, {"name": name}), names))
+    assert [a.status for a in answers] == [200] * len(names)
+    assert [a.json()["data"]["hello"] for a in answers] == [f"Hello, {name}!" for name in names]
