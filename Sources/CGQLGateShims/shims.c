@@ -1,5 +1,6 @@
 #include "CGQLGateShims.h"
 #include <netdb.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -112,6 +113,10 @@ unsigned int gqlgate_mhd_current_connections(struct MHD_Daemon *daemon) {
 
 enum MHD_Result gqlgate_mhd_upgrade_close(struct MHD_UpgradeResponseHandle *urh) {
     return MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+}
+
+void gqlgate_set_thread_name(const char *name) {
+    prctl(PR_SET_NAME, name, 0, 0, 0);
 }
 
 int gqlgate_set_tcp_nodelay(int fd) {

@@ -161,6 +161,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     private func run() {
         pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
+        gqlgate_set_thread_name("gqlgate-loop-\(index)")
         let executor = asUnownedTaskExecutor()
         var events = [epoll_event](repeating: epoll_event(), count: 128)
         while running {

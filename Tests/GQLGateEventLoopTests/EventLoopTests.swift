@@ -73,6 +73,21 @@ import Glibc
         #expect(byte == 42)
     }
 
+    @Test func namesItsThreadAfterItsIndex() async {
+        let loop = EventLoop(index: 7)
+        defer { loop.shutdownAndWait() }
+        let name = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            loop.execute {
+                var buffer = [CChar](repeating: 0, count: 32)
+                let fd = open("/proc/thread-self/comm", O_RDONLY)
+                _ = read(fd, &buffer, 31)
+                close(fd)
+                continuation.resume(returning: String(cString: buffer).filter { $0 != "\n" })
+            }
+        }
+        #expect(name == "gqlgate-loop-7")
+    }
+
     @Test func groupHandsOutLoopsRoundRobin() {
         let group = EventLoopGroup(count: 3)
         defer { group.shutdownAndWait() }

@@ -79,6 +79,8 @@ enum MHD_Result gqlgate_mhd_upgrade_close(struct MHD_UpgradeResponseHandle *urh)
 
 // MARK: - Linux
 
+/// Names the calling thread (at most 15 bytes are kept), for `top -H` and `perf`.
+void gqlgate_set_thread_name(const char *name);
 /// Sets TCP_NODELAY on a socket; returns 0 or -1 (errno set).
 int gqlgate_set_tcp_nodelay(int fd);
 extern const uint32_t gqlgate_epollin;
