@@ -19,6 +19,9 @@ CURLcode gqlgate_curl_easy_setopt_write_function(CURL *handle, gqlgate_curl_data
 CURLcode gqlgate_curl_easy_setopt_header_function(CURL *handle, gqlgate_curl_data_cb callback) {
     return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
 }
+CURLcode gqlgate_curl_easy_setopt_closesocket_function(CURL *handle, curl_closesocket_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, callback);
+}
 CURLcode gqlgate_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

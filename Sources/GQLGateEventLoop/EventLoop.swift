@@ -38,7 +38,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private let wakeFD: Int32
     private let inbox = Mutex<[Work]>([])
     private var local: [Work] = []
-    private var handlers: [Int32: any FileDescriptorHandler] = [:]
+    private var handlers: [Int32: (handler: any FileDescriptorHandler, events: UInt32)] = [:]
     private var timers = TimerQueue()
     private var running = true
     private var thread: pthread_t?
@@ -125,15 +125,19 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     // MARK: - Loop-thread API
 
-    /// Watches `fd` for `events`; `handler` is kept until `unregister`. Loop thread only.
+    /// Watches `fd` for `events`; `handler` is kept until `unregister`.
+    /// Registering again with the same events costs no system call. Loop thread only.
     public func register(_ fd: Int32, events: UInt32, handler: any FileDescriptorHandler) {
         assert(inLoop)
+        let previous = handlers[fd]
+        handlers[fd] = (handler, events)
+        if previous?.events == events { return }
         var event = epoll_event()
         event.events = events
         event.data.fd = fd
-        let op = handlers[fd] == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD
-        handlers[fd] = handler
-        epoll_ctl(epollFD, op, fd, &event)
+        if previous == nil || epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) != 0 {
+            epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
+        }
     }
 
     /// Stops watching `fd`. Loop thread only.
@@ -178,8 +182,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
                 let fd = events[i].data.fd
                 if fd == wakeFD {
                     drainInbox()
-                } else if let handler = handlers[fd] {
-                    handler.handleEvents(events[i].events)
+                } else if let registration = handlers[fd] {
+                    registration.handler.handleEvents(events[i].events)
                 }
             }
             if !timers.isEmpty {

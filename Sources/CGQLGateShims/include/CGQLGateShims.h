@@ -27,6 +27,7 @@ CURLcode gqlgate_curl_easy_setopt_ptr(CURL *handle, CURLoption option, const voi
 CURLcode gqlgate_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
 CURLcode gqlgate_curl_easy_setopt_write_function(CURL *handle, gqlgate_curl_data_cb callback);
 CURLcode gqlgate_curl_easy_setopt_header_function(CURL *handle, gqlgate_curl_data_cb callback);
+CURLcode gqlgate_curl_easy_setopt_closesocket_function(CURL *handle, curl_closesocket_callback callback);
 CURLcode gqlgate_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode gqlgate_curl_easy_getinfo_ptr(CURL *handle, CURLINFO info, void **value);
 CURLcode gqlgate_curl_easy_getinfo_socket(CURL *handle, curl_socket_t *value);

@@ -15,6 +15,7 @@ final class CurlMulti: @unchecked Sendable {
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private var watchers: [Int32: SocketWatcher] = [:]
     private var timer: EventLoopTimerID?
+    private var kickPending = false
     private var active: Set<ObjectIdentifier> = []
 
     init(loop: EventLoop, maxConnections: Int) {
@@ -64,6 +65,8 @@ final class CurlMulti: @unchecked Sendable {
         gqlgate_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, gqlgate_curl_http_version_2tls)
         gqlgate_curl_easy_setopt_write_function(easy, curlWriteCallback)
         gqlgate_curl_easy_setopt_header_function(easy, curlHeaderCallback)
+        gqlgate_curl_easy_setopt_closesocket_function(easy, curlCloseSocketCallback)
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_CLOSESOCKETDATA, Unmanaged.passUnretained(self).toOpaque())
         return easy
     }
 
@@ -134,24 +137,53 @@ final class CurlMulti: @unchecked Sendable {
         }
     }
 
+    /// curl's socket callback. A kept-alive connection is "removed" after
+    /// every transfer and added back for the next: its socket stays in epoll
+    /// while idle (no system call either way) and is dropped only if it
+    /// signals while idle, or when curl closes it.
     fileprivate func watch(_ fd: Int32, what: Int32) {
+        let watcher = watchers[fd] ?? SocketWatcher(fd: fd, multi: self)
+        watchers[fd] = watcher
         if what == gqlgate_curl_poll_remove {
-            watchers.removeValue(forKey: fd)
-            loop.unregister(fd)
+            watcher.idle = true
             return
         }
+        watcher.idle = false
         var events: UInt32 = 0
         if what & gqlgate_curl_poll_in != 0 { events |= EventLoop.readable }
         if what & gqlgate_curl_poll_out != 0 { events |= EventLoop.writable }
-        let watcher = watchers[fd] ?? SocketWatcher(fd: fd, multi: self)
-        watchers[fd] = watcher
         loop.register(fd, events: events, handler: watcher)
     }
 
+    /// An idle socket signalled (the upstream closed it, most likely): stop
+    /// watching it; curl finds it dead when it next looks.
+    fileprivate func dropIdle(_ fd: Int32) {
+        watchers.removeValue(forKey: fd)
+        loop.unregister(fd)
+    }
+
+    /// curl closes a socket: forget it before its number can be reused.
+    fileprivate func closeSocket(_ fd: Int32) {
+        dropIdle(fd)
+        close(fd)
+    }
+
+    /// curl's timer callback: -1 stops the timer; 0 means "act now", run as
+    /// loop work before the next `epoll_wait` (once, however often curl asks);
+    /// anything else arms a loop timer.
     fileprivate func armTimer(milliseconds: Int) {
         if let timer { loop.cancel(timer) }
         timer = nil
-        guard milliseconds >= 0 else { return }
+        if milliseconds == 0 {
+            guard !kickPending else { return }
+            kickPending = true
+            loop.execute { [unowned self] in
+                self.kickPending = false
+                self.socketAction(gqlgate_curl_socket_timeout, events: 0)
+            }
+            return
+        }
+        guard milliseconds > 0 else { return }
         timer = loop.schedule(after: .milliseconds(milliseconds)) { [unowned self] in
             self.timer = nil
             self.socketAction(gqlgate_curl_socket_timeout, events: 0)
@@ -167,6 +199,8 @@ nonisolated(unsafe) private let emptyBody = UnsafeMutableRawPointer.allocate(byt
 private final class SocketWatcher: FileDescriptorHandler {
     let fd: Int32
     unowned let multi: CurlMulti
+    /// curl has no transfer on this socket (a kept-alive connection between requests).
+    var idle = false
 
     init(fd: Int32, multi: CurlMulti) {
         self.fd = fd
@@ -174,6 +208,10 @@ private final class SocketWatcher: FileDescriptorHandler {
     }
 
     func handleEvents(_ events: UInt32) {
+        if idle {
+            multi.dropIdle(fd)
+            return
+        }
         var flags: Int32 = 0
         if events & EventLoop.readable != 0 { flags |= gqlgate_curl_csel_in }
         if events & EventLoop.writable != 0 { flags |= gqlgate_curl_csel_out }
@@ -188,8 +226,18 @@ private let curlSocketCallback: gqlgate_curl_socket_cb = { _, fd, what, userp, _
     return 0
 }
 
+private let curlCloseSocketCallback: curl_closesocket_callback = { clientp, fd in
+    guard let clientp else { return close(fd) }
+    Unmanaged<CurlMulti>.fromOpaque(clientp).takeUnretainedValue().closeSocket(fd)
+    return 0
+}
+
 private let curlTimerCallback: gqlgate_curl_timer_cb = { _, milliseconds, userp in
     guard let userp else { return 0 }
     Unmanaged<CurlMulti>.fromOpaque(userp).takeUnretainedValue().armTimer(milliseconds: milliseconds)
     return 0
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif
