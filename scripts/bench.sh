@@ -325,7 +325,7 @@ fi
 
 # ------------------------------------------------------------------ servers
 
-read -r U_PORT P_PORT G_PORT < <(free_ports 3)
+read -r U_PORT P_PORT G_PORT B_PORT < <(free_ports 4)
 
 render_conf "$BENCH_DIR/upstream.conf.in" "$TMP/upstream.conf" "$U_PORT"
 render_conf "$BENCH_DIR/proxy.conf.in" "$TMP/proxy.conf" "$P_PORT" "$U_PORT"
@@ -338,6 +338,21 @@ wait_http "upstream nginx (U)" "$U_PID" "http://127.0.0.1:$U_PORT/healthz"
 wait_http "proxy nginx (P)" "$P_PID" "http://127.0.0.1:$P_PORT/graphql"
 log "U: nginx return 200 on 127.0.0.1:$U_PORT (pid $U_PID)"
 log "P: nginx proxy_pass on 127.0.0.1:$P_PORT (pid $P_PID)"
+
+# B: the same libmicrohttpd + libcurl thread shape as gqlgate with none of its work,
+# so gqlgate / B is what gqlgate's own code costs on this machine.
+B_SKIP=
+if ! cc -O2 -o "$TMP/bare-proxy" "$BENCH_DIR/bare-proxy.c" -lmicrohttpd -lcurl -lpthread 2>"$TMP/bare-proxy.build.log"; then
+    B_SKIP="bare-proxy.c did not build: $(head -n 3 "$TMP/bare-proxy.build.log")"
+    log "skipping bare proxy (B) rows: $B_SKIP"
+else
+    "$TMP/bare-proxy" "$B_PORT" "http://127.0.0.1:$U_PORT/graphql" >"$TMP/bare-proxy.log" 2>&1 &
+    B_PID=$!
+    SERVER_PIDS+=("$B_PID")
+    wait_http "bare proxy (B)" "$B_PID" "http://127.0.0.1:$B_PORT/graphql"
+    log "B: bare libmicrohttpd+libcurl proxy on 127.0.0.1:$B_PORT (pid $B_PID)"
+fi
+B_GRAPHQL=http://127.0.0.1:$B_PORT/graphql
 
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_HEALTH=http://127.0.0.1:$U_PORT/healthz
@@ -378,6 +393,7 @@ fi
 check_answer "U" POST "$U_GRAPHQL" '"hello"'
 check_answer "U" GET "$U_HEALTH" '"ok"'
 check_answer "P" POST "$P_GRAPHQL" '"hello"'
+[[ -z $B_SKIP ]] && check_answer "B" POST "$B_GRAPHQL" '"hello"'
 if [[ -z $G_SKIP ]]; then
     check_answer "G" POST "$G_GRAPHQL" '"hello"'
     check_answer "G" GET "$G_HEALTH" ''
@@ -386,6 +402,7 @@ fi
 # ------------------------------------------------------------------ runs
 
 targets=("proxied P graphql $P_GRAPHQL $P_PID")
+[[ -z $B_SKIP ]] && targets+=("proxied B graphql $B_GRAPHQL $B_PID")
 [[ -z $G_SKIP ]] && targets+=("proxied G graphql $G_GRAPHQL $G_PID")
 targets+=("health U get $U_HEALTH $U_PID")
 [[ -z $G_SKIP ]] && targets+=("health G get $G_HEALTH $G_PID")

@@ -15,7 +15,12 @@ final class RequestIDGenerator: Sendable {
     func next() -> String {
         let n = counter.add(1, ordering: .relaxed).oldValue
         let first = Self.mix(prefix &+ n)
-        return Self.hex(first) + Self.hex(Self.mix(first ^ 0xD1B5_4A32_D192_ED03))
+        let second = Self.mix(first ^ 0xD1B5_4A32_D192_ED03)
+        return String(unsafeUninitializedCapacity: 32) { buffer in
+            Self.writeHex(first, into: buffer, at: 0)
+            Self.writeHex(second, into: buffer, at: 16)
+            return 32
+        }
     }
 
     private static func mix(_ value: UInt64) -> UInt64 {
@@ -25,8 +30,10 @@ final class RequestIDGenerator: Sendable {
         return z ^ (z >> 31)
     }
 
-    private static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+    private static func writeHex(_ value: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        for i in 0..<16 {
+            let nibble = UInt8((value >> UInt64(60 - 4 * i)) & 0xF)
+            buffer[offset + i] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
+        }
     }
 }

@@ -50,15 +50,15 @@ public struct HTTPTransport: Transport {
     }
 
     func upstreamHeaders(for operation: Operation) -> HTTPHeaders {
-        var headers: HTTPHeaders = [
-            "Content-Type": "application/json",
-            "Accept": operation.headers["accept"] ?? Self.defaultAccept,
-            "X-Request-Id": operation.requestID,
-        ]
+        var fields: [HTTPHeaders.Field] = []
+        fields.reserveCapacity(4 + settings.forwardedHeaders.count)
+        fields.append(HTTPHeaders.Field(name: "Content-Type", value: "application/json"))
+        fields.append(HTTPHeaders.Field(name: "Accept", value: operation.headers["accept"] ?? Self.defaultAccept))
+        fields.append(HTTPHeaders.Field(name: "X-Request-Id", value: operation.requestID))
         for field in operation.headers where isForwarded(field.name) {
-            headers.add(name: field.name, value: field.value)
+            fields.append(field)
         }
-        return headers
+        return HTTPHeaders(fields)
     }
 
     /// Whether a client header goes upstream: named in the forward list, and

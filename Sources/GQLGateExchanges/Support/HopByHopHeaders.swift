@@ -23,16 +23,28 @@ public enum HopByHopHeaders {
     /// names, and without `Content-Length` (the server recomputes it for the
     /// body it sends).
     public static func removing(from headers: HTTPHeaders) -> HTTPHeaders {
+        let named = connectionNamedFields(headers)
+        var kept: [HTTPHeaders.Field] = []
+        kept.reserveCapacity(headers.count)
+        for field in headers where !isHopByHop(field.name) {
+            if !named.isEmpty, named.contains(where: { field.name.equalsIgnoringASCIICase($0) }) { continue }
+            kept.append(field)
+        }
+        return HTTPHeaders(kept)
+    }
+
+    /// Field names listed in `Connection` other than the usual `keep-alive`
+    /// and `close` (which name no field); usually none.
+    private static func connectionNamedFields(_ headers: HTTPHeaders) -> [String] {
         var named: [String] = []
-        for value in headers.values(for: "connection") {
-            for token in value.split(separator: ",") {
+        for field in headers where field.name.equalsIgnoringASCIICase("connection") {
+            if field.value.equalsIgnoringASCIICase("keep-alive") || field.value.equalsIgnoringASCIICase("close") { continue }
+            for token in field.value.split(separator: ",") {
                 let name = String(token.trimmingSpaces())
                 if !isHopByHop(name), !name.equalsIgnoringASCIICase("close") { named.append(name) }
             }
         }
-        return HTTPHeaders(headers.fields.filter { field in
-            !isHopByHop(field.name) && !named.contains { field.name.equalsIgnoringASCIICase($0) }
-        })
+        return named
     }
 }
 

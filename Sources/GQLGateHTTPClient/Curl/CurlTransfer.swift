@@ -21,6 +21,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.request = request
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
+        responseHeaders.reserveCapacity(12)
     }
 
     deinit {
