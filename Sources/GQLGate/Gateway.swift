@@ -34,7 +34,11 @@ public final class Gateway: Sendable {
         let transport = HTTPTransport(client: client, settings: HTTPTransport.Settings(
             url: config.upstream.url ?? "", timeout: config.upstream.timeout, connectTimeout: config.upstream.connectTimeout,
             forwardedHeaders: config.headers.forward))
-        let builtIn: [any Exchange] = [DocumentExchange(cache: DocumentCache()), HTTPMethodRulesExchange()]
+        let builtIn: [any Exchange] = [
+            DocumentExchange(cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes),
+            HTTPMethodRulesExchange(),
+            QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)),
+        ]
         let chain = ExchangeChain(exchanges: builtIn + exchanges, transport: transport)
         let endpoint = GraphQLEndpoint(path: config.server.path, chain: chain, loops: loops, maxBodyBytes: config.server.maxBodyBytes)
         server = HTTPServer(

@@ -2,19 +2,30 @@ import GQLGatePipeline
 
 /// Parses the operation's document (once per distinct text, through the
 /// `DocumentCache`), chooses the operation by `operationName` and records its
-/// kind. Answers 400 for a missing query, a syntax error or an unknown
-/// operation; forwards everything else. Must come before any exchange that
-/// looks at `operation.kind`.
+/// kind and shape. Answers 400 for a missing query, a document over
+/// `maxDocumentBytes` (checked before parsing), a syntax error, a fragment
+/// cycle or an unknown operation; forwards everything else. Must come before
+/// any exchange that looks at `operation.kind`.
 public struct DocumentExchange: Exchange {
     private let cache: DocumentCache
+    private let maxDocumentBytes: Int
 
-    public init(cache: DocumentCache) {
+    /// - Parameters:
+    ///   - cache: the shared document cache.
+    ///   - maxDocumentBytes: longest query text accepted (`limits.max_document_bytes`).
+    public init(cache: DocumentCache, maxDocumentBytes: Int = 64 * 1024) {
         self.cache = cache
+        self.maxDocumentBytes = maxDocumentBytes
     }
 
     public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
         guard let query = operation.request.query, !query.isEmpty else {
             throw GatewayError.badRequest("The request has no \"query\".")
+        }
+        let size = query.utf8.count
+        guard size <= maxDocumentBytes else {
+            throw GatewayError.queryTooComplex(
+                "The document is \(size) bytes; limits.max_document_bytes allows \(maxDocumentBytes).")
         }
         var operation = operation
         let document = try cache.analyse(query)

@@ -52,6 +52,10 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         GatewayError(status: 400, code: "GRAPHQL_PARSE_FAILED", message: message)
     }
 
+    public static func queryTooComplex(_ message: String) -> GatewayError {
+        GatewayError(status: 400, code: "QUERY_TOO_COMPLEX", message: message)
+    }
+
     public static func methodNotAllowed(_ message: String, allow: String) -> GatewayError {
         GatewayError(status: 405, code: "METHOD_NOT_ALLOWED", message: message, headers: ["Allow": allow])
     }

@@ -10,7 +10,9 @@ import Testing
         let config = try load("""
             server: {listen: "127.0.0.1:9000", threads: 4}
             upstream: {url: http://a/graphql, ws_protocol: graphql-ws}
-            logging: {level: debug}
+            headers: {forward: [x-tenant]}
+            limits: {max_depth: 3, max_aliases: 2, max_document_bytes: 1KiB}
+            clients: {allow_anonymous: true}
             """)
         #expect(config.inactiveKeys().isEmpty)
     }
@@ -20,8 +22,8 @@ import Testing
             auth:
               headers: {X-Api-Key: k}
               oauth2: {token_url: "https://id/token", client_id: a, client_secret: b}
-            headers: {forward: []}
-            clients: {allow_anonymous: true}
+            headers: {forward: [], forward_client_authorization: true}
+            clients: {api_keys_file: /etc/keys, allow_anonymous: true}
             retry: {max_attempts: 1}
             cache: {enabled: true, types: {Review: 1s}}
             dedupe: {enabled: false}
@@ -32,9 +34,9 @@ import Testing
             metrics: {enabled: false}
             """)
         #expect(config.inactiveKeys() == [
-            "auth.headers", "auth.oauth2", "headers.forward", "clients.allow_anonymous", "retry.max_attempts", "cache.enabled",
-            "cache.types", "dedupe.enabled", "apq.upstream", "limits.max_depth", "subscriptions.keepalive", "logging.format",
-            "metrics.enabled",
+            "auth.headers", "auth.oauth2", "headers.forward_client_authorization", "clients.api_keys_file", "retry.max_attempts",
+            "cache.enabled", "cache.types", "dedupe.enabled", "apq.upstream", "subscriptions.keepalive", "logging.level",
+            "logging.format", "metrics.enabled",
         ])
     }
 

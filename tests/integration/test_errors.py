@@ -279,3 +279,40 @@ def test_thousand_malformed_requests_then_a_good_one(gateway, tmp_path: Path):
     assert ok.json() == {"data": {"hello": "Hello, world!"}}
     health = curl(gateway.path("/healthz"))
     assert health.status == 200, str(health)
+
+
+# ---------------------------------------------------------------------------
+# 400 QUERY_TOO_COMPLEX (limits)
+
+LIMITS = "limits:\n  max_depth: 3\n  max_aliases: 2\n  max_document_bytes: 200\n"
+
+
+def test_limits_let_operations_within_them_through(gqlgate, strawberry_upstream):
+    gw = gqlgate(config=LIMITS)
+    resp = post_graphql(gw.url, "query { a: hello(name: \"x\") books { id } }")
+    assert resp.status == 200, str(resp)
+    assert resp.json()["data"]["a"] == "Hello, x!"
+
+
+@pytest.mark.parametrize(
+    "query, found",
+    [
+        ("query { books { id title author } book(id: \"1\") { title } } ", None),
+        ("query Deep { __schema { types { fields { type { name } } } } }", "5 levels deep"),
+        ("query { ...F } fragment F on Query { __schema { types { fields { name } } } }", "4 levels deep"),
+        ("query { a: hello b: hello c: hello }", "3 aliased fields"),
+        ("query { ...F ...F } fragment F on Query { x: hello y: hello }", "4 aliased fields"),
+        ("query { ...A } fragment A on Query { ...B } fragment B on Query { hello ...A }", "cycle (A → B → A)"),
+        ("query Long { " + "hello " * 60 + "}", "limits.max_document_bytes allows 200"),
+    ],
+)
+def test_limits_refuse_deep_alias_heavy_cyclic_and_long_documents(gqlgate, strawberry_upstream, query, found):
+    gw = gqlgate(config=LIMITS)
+    before = strawberry_upstream.count("/graphql")
+    resp = post_graphql(gw.url, query)
+    if found is None:
+        assert resp.status == 200, str(resp)
+        return
+    message = assert_gateway_error(resp, 400, "QUERY_TOO_COMPLEX")["errors"][0]["message"]
+    assert found in message, message
+    assert strawberry_upstream.count("/graphql") == before, "a refused document reached the upstream"

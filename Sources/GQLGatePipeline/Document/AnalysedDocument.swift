@@ -5,14 +5,17 @@ public struct DocumentOperation: Sendable, Equatable {
     /// The operation's name; nil for an anonymous operation.
     public let name: String?
     public let kind: OperationKind
+    /// Its depth and alias count with fragments expanded.
+    public let shape: OperationShape
 }
 
 /// A parsed document and what the gateway needs to know about it, computed
 /// once per distinct query text (see `DocumentCache`).
 ///
-/// `@unchecked Sendable`: GraphQLSwift's AST nodes are classes whose stored
-/// properties are all `let`; edits (`set(value:key:)`) build new nodes, so a
-/// parsed tree is never mutated and can be read from any thread.
+/// `@unchecked Sendable`: GraphQLSwift's AST is not marked `Sendable`, but the
+/// gateway never edits a tree once parsed (no `set(value:key:)` on a cached
+/// document; rewrites build new trees), so it is read-only and can be read
+/// from any thread.
 public final class AnalysedDocument: @unchecked Sendable {
     /// The parsed document.
     public let document: Document
@@ -21,13 +24,18 @@ public final class AnalysedDocument: @unchecked Sendable {
     /// Hex SHA-256 of the query text (the APQ hash).
     public let sha256: String
 
-    init(document: Document, sha256: String) {
+    /// Analyses `document`; throws `QUERY_TOO_COMPLEX` when its fragments spread each other in a cycle.
+    init(document: Document, sha256: String) throws(GatewayError) {
         self.document = document
         self.sha256 = sha256
-        operations = document.definitions.compactMap { definition in
-            guard let operation = definition as? OperationDefinition else { return nil }
-            return DocumentOperation(name: operation.name?.value, kind: OperationKind(operation.operation))
+        var measurer = OperationShapeMeasurer(document: document)
+        var operations: [DocumentOperation] = []
+        for case let operation as OperationDefinition in document.definitions {
+            operations.append(DocumentOperation(
+                name: operation.name?.value, kind: OperationKind(operation.operation),
+                shape: try measurer.shape(of: operation.selectionSet)))
         }
+        self.operations = operations
     }
 
     /// Chooses the operation to run, as GraphQL's GetOperation does.

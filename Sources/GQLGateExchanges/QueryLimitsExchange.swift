@@ -1,0 +1,41 @@
+import GQLGatePipeline
+
+/// Refuses operations deeper or with more aliases than `limits` allow, with
+/// 400 `QUERY_TOO_COMPLEX` naming the limit and the value found. The shape is
+/// measured once per distinct document (fragments expanded), so the check
+/// costs two comparisons. Place after `DocumentExchange`; document size is
+/// checked there, before parsing.
+public struct QueryLimitsExchange: Exchange {
+    /// The limits applied.
+    public struct Limits: Sendable, Equatable {
+        /// Deepest field nesting allowed (root fields are depth 1).
+        public var maxDepth: Int
+        /// Most aliased fields allowed, fragments expanded.
+        public var maxAliases: Int
+
+        public init(maxDepth: Int = 15, maxAliases: Int = 30) {
+            self.maxDepth = maxDepth
+            self.maxAliases = maxAliases
+        }
+    }
+
+    private let limits: Limits
+
+    public init(limits: Limits) {
+        self.limits = limits
+    }
+
+    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+        if let shape = operation.selected?.shape {
+            if shape.depth > limits.maxDepth {
+                throw GatewayError.queryTooComplex(
+                    "The operation is \(shape.depth) levels deep; limits.max_depth allows \(limits.maxDepth).")
+            }
+            if shape.aliases > limits.maxAliases {
+                throw GatewayError.queryTooComplex(
+                    "The operation has \(shape.aliases) aliased fields (fragments expanded); limits.max_aliases allows \(limits.maxAliases).")
+            }
+        }
+        return try await next(operation)
+    }
+}
