@@ -22,11 +22,10 @@ public final class HTTPClient: Sendable {
         let transfer = CurlTransfer(request: request)
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
-                transfer.continuation = continuation
                 if multi.loop.inLoop {
-                    multi.start(transfer)
+                    multi.start(transfer, resuming: continuation)
                 } else {
-                    multi.loop.execute { multi.start(transfer) }
+                    multi.loop.execute { multi.start(transfer, resuming: continuation) }
                 }
             }
         } onCancel: {

@@ -28,6 +28,9 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(message) (curl error \(code))" }
 
+    /// The caller cancelled the transfer.
+    public static let cancelled = HTTPClientError(kind: .cancelled, code: 0, message: "cancelled")
+
     /// Sorts a libcurl error code. `requestBytesSent` is libcurl's
     /// `CURLINFO_REQUEST_SIZE`: 0 means not a byte of the request went out.
     public static func kind(forCurlCode code: Int32, requestBytesSent: Int) -> Kind {

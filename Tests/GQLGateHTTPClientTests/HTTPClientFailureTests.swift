@@ -40,6 +40,26 @@ import Glibc
         }
     }
 
+    @Test func aCallCancelledBeforeItStartsEndsInsteadOfWaitingForever() async throws {
+        let group = EventLoopGroup(count: 1)
+        defer { group.shutdownAndWait() }
+        let client = HTTPClient(group: group)
+        let listener = try RudeListener()
+        defer { listener.close() }
+        let outcome = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            do {
+                _ = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/", method: .post))
+                return "answered"
+            } catch let error as HTTPClientError {
+                return "\(error.kind)"
+            } catch {
+                return "\(error)"
+            }
+        }.value
+        #expect(outcome == "cancelled")
+    }
+
     @Test func callsFromOutsideTheLoopsAreServedByALoop() async throws {
         let group = EventLoopGroup(count: 2)
         defer { group.shutdownAndWait() }

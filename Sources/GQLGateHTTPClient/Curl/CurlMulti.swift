@@ -33,8 +33,14 @@ final class CurlMulti: @unchecked Sendable {
 
     // MARK: - Transfers
 
-    func start(_ transfer: CurlTransfer) {
-        guard !transfer.cancelled else { return }
+    /// Starts `transfer`; its caller waits on `continuation`, which is set here,
+    /// on the loop, so a cancellation that arrived first resumes it at once.
+    func start(_ transfer: CurlTransfer, resuming continuation: UnsafeContinuation<HTTPClientResponse, any Error>) {
+        transfer.continuation = continuation
+        guard !transfer.cancelled else {
+            transfer.finish(.failure(HTTPClientError.cancelled))
+            return
+        }
         let easy = idleHandles.popLast() ?? makeHandle()
         transfer.easy = easy
         configure(easy, for: transfer)
@@ -49,10 +55,11 @@ final class CurlMulti: @unchecked Sendable {
         }
     }
 
+    /// Cancels `transfer`: in flight, it ends now; not started yet, `start` ends it.
     func cancel(_ transfer: CurlTransfer) {
         transfer.cancelled = true
         guard let easy = transfer.easy, active.contains(ObjectIdentifier(transfer)) else {
-            transfer.finish(.failure(HTTPClientError(kind: .cancelled, code: 0, message: "cancelled")))
+            transfer.finish(.failure(HTTPClientError.cancelled))
             return
         }
         complete(easy, code: nil)
@@ -110,7 +117,7 @@ final class CurlMulti: @unchecked Sendable {
 
     private func outcome(of transfer: CurlTransfer, easy: UnsafeMutableRawPointer, code: CURLcode?) -> Result<HTTPClientResponse, any Error> {
         guard let code else {
-            return .failure(HTTPClientError(kind: .cancelled, code: 0, message: "cancelled"))
+            return .failure(HTTPClientError.cancelled)
         }
         guard code == CURLE_OK else {
             var sent = 0
@@ -142,12 +149,12 @@ final class CurlMulti: @unchecked Sendable {
     /// while idle (no system call either way) and is dropped only if it
     /// signals while idle, or when curl closes it.
     fileprivate func watch(_ fd: Int32, what: Int32) {
-        let watcher = watchers[fd] ?? SocketWatcher(fd: fd, multi: self)
-        watchers[fd] = watcher
         if what == gqlgate_curl_poll_remove {
-            watcher.idle = true
+            watchers[fd]?.idle = true
             return
         }
+        let watcher = watchers[fd] ?? SocketWatcher(fd: fd, multi: self)
+        watchers[fd] = watcher
         watcher.idle = false
         var events: UInt32 = 0
         if what & gqlgate_curl_poll_in != 0 { events |= EventLoop.readable }

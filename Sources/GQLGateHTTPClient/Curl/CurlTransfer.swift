@@ -6,7 +6,8 @@ import GQLGateCore
 /// the continuation its completion resumes.
 ///
 /// `@unchecked Sendable`: created by the caller, then touched only on the
-/// loop thread that owns the curl multi handle it runs on.
+/// loop thread that owns the curl multi handle it runs on (the continuation
+/// too is stored there, by `CurlMulti.start`).
 final class CurlTransfer: @unchecked Sendable {
     let request: HTTPClientRequest
     var continuation: UnsafeContinuation<HTTPClientResponse, any Error>?
