@@ -61,7 +61,7 @@ let package = Package(
         ),
         .target(
             name: "GQLGateConfig",
-            dependencies: [.product(name: "Yams", package: "Yams")],
+            dependencies: ["GQLGateCore", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
 

@@ -1,3 +1,4 @@
+import GQLGateCore
 /// Reads and writes the sizes of the config file.
 ///
 /// A size is a whole number of bytes, either bare (`65536`) or with a unit: `B`, `KB` (1000),
@@ -17,9 +18,9 @@ public enum ByteSize {
     /// - Returns: The size in bytes.
     /// - Throws: A ``ConfigError`` without key path that quotes `text` and says what is allowed.
     public static func parse(_ text: String) throws(ConfigError) -> Int {
-        let trimmed = text.trimmingSpaces
+        let trimmed = text.trimmingASCIISpaces()
         let digits = trimmed.prefix(while: \.isASCIIDigit)
-        let unitName = trimmed.dropFirst(digits.count).trimmingSpaces.lowercased()
+        let unitName = trimmed.dropFirst(digits.count).trimmingASCIISpaces().lowercased()
         guard !digits.isEmpty, let count = Int(digits) else { throw .invalid(text, expected: expected) }
         if unitName.isEmpty { return count }
         guard let unit = units.first(where: { $0.name.lowercased() == unitName }) else {

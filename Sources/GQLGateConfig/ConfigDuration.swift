@@ -1,3 +1,4 @@
+import GQLGateCore
 /// Reads and writes the durations of the config file.
 ///
 /// A duration is a number with a unit: `250ms`, `10s`, `1.5s`, `1m`, `1h`. Units are `ms`, `s`, `m`
@@ -16,7 +17,7 @@ public enum ConfigDuration {
     /// - Returns: The duration, with millisecond precision.
     /// - Throws: A ``ConfigError`` without key path that quotes `text` and says what is allowed.
     public static func parse(_ text: String) throws(ConfigError) -> Duration {
-        let trimmed = text.trimmingSpaces
+        let trimmed = text.trimmingASCIISpaces()
         if trimmed == "0" { return .zero }
         if !trimmed.isEmpty, trimmed.allSatisfy(\.isASCIIDigit) {
             throw .invalid(text, expected: "a duration; use a unit: \(trimmed)s, \(trimmed)ms")

@@ -1,3 +1,5 @@
+import GQLGateCore
+
 /// A problem with the configuration: which key, and what is wrong with it.
 ///
 /// Every error names the key it is about (`retry.max_attempts`), or the flag and
@@ -41,22 +43,9 @@ extension ConfigError {
         ConfigError(keyPath: keyPath, message: message)
     }
 
-    /// `text` in double quotes, with quotes, backslashes and control characters escaped.
+    /// `text` in double quotes, with quotes, backslashes and control characters (DEL included)
+    /// escaped: readable in messages and valid in YAML.
     static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        JSONString.quoted(text, escapingDelete: true)
     }
 }

@@ -9,12 +9,6 @@ extension Character {
 }
 
 extension StringProtocol {
-    /// The text without leading and trailing spaces and tabs.
-    var trimmingSpaces: String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
-    }
-
     /// True for an HTTP header name (an RFC 9110 token: letters, digits and ``!#$%&'*+-.^_`|~``).
     var isHeaderName: Bool {
         !isEmpty && allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || "!#$%&'*+-.^_`|~".contains($0) }

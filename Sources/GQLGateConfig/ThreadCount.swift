@@ -1,3 +1,4 @@
+import GQLGateCore
 /// A number of threads: `auto` or a fixed count of at least 1.
 public enum ThreadCount: Sendable, Equatable, CustomStringConvertible {
     /// Let gqlgate choose; what that means depends on the key (see ``ServerConfig``).
@@ -28,8 +29,8 @@ extension YAMLValue {
     func threadCount() throws(ConfigError) -> ThreadCount {
         let expected = "auto or an integer >= 1"
         let text = try text(expected: expected)
-        if text.trimmingSpaces == "auto" { return .auto }
-        guard let count = Int(text.trimmingSpaces), count >= 1 else { throw invalid(expected, value: text) }
+        if text.trimmingASCIISpaces() == "auto" { return .auto }
+        guard let count = Int(text.trimmingASCIISpaces()), count >= 1 else { throw invalid(expected, value: text) }
         return .fixed(count)
     }
 }

@@ -1,3 +1,4 @@
+import GQLGateCore
 import Yams
 
 /// One node of the config file, with the key path that leads to it.
@@ -82,7 +83,7 @@ struct YAMLValue {
             ? "an integer >= \(range.lowerBound)"
             : "an integer from \(range.lowerBound) to \(range.upperBound)"
         let text = try text(expected: expected)
-        guard let value = Int(text.trimmingSpaces), range.contains(value) else { throw invalid(expected, value: text) }
+        guard let value = Int(text.trimmingASCIISpaces()), range.contains(value) else { throw invalid(expected, value: text) }
         return value
     }
 
@@ -90,7 +91,7 @@ struct YAMLValue {
     func double(_ range: ClosedRange<Double>) throws(ConfigError) -> Double {
         let expected = "a number from \(range.lowerBound.configText) to \(range.upperBound.configText)"
         let text = try text(expected: expected)
-        guard let value = Double(text.trimmingSpaces), range.contains(value) else { throw invalid(expected, value: text) }
+        guard let value = Double(text.trimmingASCIISpaces()), range.contains(value) else { throw invalid(expected, value: text) }
         return value
     }
 

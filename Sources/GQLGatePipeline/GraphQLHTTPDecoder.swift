@@ -103,12 +103,3 @@ public enum GraphQLHTTPDecoder {
         return value == .null ? nil : value
     }
 }
-
-extension Substring {
-    func trimmingASCIISpaces() -> Substring {
-        var slice = self
-        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
-        return slice
-    }
-}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GQLGate
 import GQLGateConfig
 import GQLGateDemo
 
@@ -31,8 +32,8 @@ struct DemoCommand: ParsableCommand {
         }
         var config = GatewayConfig()
         config.server.listen = gatewayAddress
-        config.upstream.url = "http://\(demoAddress.description.replacingPort(with: demo.port))/graphql"
-        FileHandleOutput.standardError("gqlgate: demo API listening on http://\(demoAddress.description.replacingPort(with: demo.port))/graphql")
+        config.upstream.url = demo.endpoint
+        FileHandleOutput.standardError("gqlgate: demo API listening on \(demo.endpoint)")
         try GatewayProcess(config: config).runUntilTerminated {
             let examples = DemoAPI.sampleQueries(endpoint: "http://\(gatewayAddress)/graphql")
             print("gqlgate is in front of the demo API. Try:\n")
@@ -42,16 +43,6 @@ struct DemoCommand: ParsableCommand {
         demo.stop()
     }
 }
-
-extension String {
-    /// `host:0` → `host:port` (for a demo bound to port 0).
-    func replacingPort(with port: UInt16) -> String {
-        guard let colon = lastIndex(of: ":") else { return self }
-        return self[..<colon] + ":\(port)"
-    }
-}
-
-import GQLGate
 
 #if canImport(Glibc)
 import Glibc

@@ -40,19 +40,10 @@ public enum HopByHopHeaders {
         for field in headers where field.name.equalsIgnoringASCIICase("connection") {
             if field.value.equalsIgnoringASCIICase("keep-alive") || field.value.equalsIgnoringASCIICase("close") { continue }
             for token in field.value.split(separator: ",") {
-                let name = String(token.trimmingSpaces())
+                let name = String(token.trimmingASCIISpaces())
                 if !isHopByHop(name), !name.equalsIgnoringASCIICase("close") { named.append(name) }
             }
         }
         return named
-    }
-}
-
-extension Substring {
-    func trimmingSpaces() -> Substring {
-        var slice = self
-        while slice.first == " " || slice.first == "\t" { slice = slice.dropFirst() }
-        while slice.last == " " || slice.last == "\t" { slice = slice.dropLast() }
-        return slice
     }
 }

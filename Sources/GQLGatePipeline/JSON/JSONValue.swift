@@ -1,3 +1,5 @@
+import GQLGateCore
+
 /// A JSON value (variables, extensions, payloads) that is `Sendable` and
 /// prints itself as compact JSON; objects keep their key order unless asked
 /// to sort (canonical form for cache keys).
@@ -72,20 +74,6 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     /// Appends `value` as a JSON string literal, escaped per RFC 8259.
     public static func writeString(_ value: String, to out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20:
-                let hex = String(c.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
+        JSONString.append(value, to: &out)
     }
 }
