@@ -56,7 +56,7 @@ let package = Package(
         ),
         .target(
             name: "GQLGateExchanges",
-            dependencies: ["GQLGateCore", "GQLGatePipeline", "GQLGateHTTPClient"],
+            dependencies: ["GQLGateCore", "GQLGateEventLoop", "GQLGatePipeline", "GQLGateHTTPClient"],
             swiftSettings: swiftSettings
         ),
         .target(

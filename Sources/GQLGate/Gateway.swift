@@ -39,7 +39,10 @@ public final class Gateway: Sendable {
             HTTPMethodRulesExchange(),
             QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)),
         ]
-        let chain = ExchangeChain(exchanges: builtIn + exchanges, transport: transport)
+        let upstreamStages: [any Exchange] = [
+            RetryExchange(policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget)),
+        ]
+        let chain = ExchangeChain(exchanges: builtIn + exchanges + upstreamStages, transport: transport)
         let endpoint = GraphQLEndpoint(path: config.server.path, chain: chain, loops: loops, maxBodyBytes: config.server.maxBodyBytes)
         server = HTTPServer(
             configuration: HTTPServerConfiguration(

@@ -63,6 +63,7 @@ extension GatewayConfig {
                 .init("max_retry_after", .duration(retry.maxRetryAfter)),
                 .init("budget", .plain(retry.budget.configText)),
                 .init("idempotent_mutations", .plain(String(retry.idempotentMutations))),
+                .init("deadline", .duration(retry.deadline)),
             ]),
             .init("cache", [
                 .init("enabled", .plain(String(cache.enabled))),

@@ -19,13 +19,15 @@ public struct RetryConfig: Sendable, Equatable {
     public var budget = 0.2
     /// `retry.idempotent_mutations`: retry mutations like queries. Default false.
     public var idempotentMutations = false
+    /// How long one operation may take upstream, every attempt and wait included.
+    public var deadline = Duration.seconds(15)
 
     /// The defaults.
     public init() {}
 }
 
 extension RetryConfig {
-    static let keys = ["max_attempts", "base_delay", "max_delay", "on_status", "max_retry_after", "budget", "idempotent_mutations"]
+    static let keys = ["max_attempts", "base_delay", "max_delay", "on_status", "max_retry_after", "budget", "idempotent_mutations", "deadline"]
 
     init(yaml: YAMLValue) throws(ConfigError) {
         let map = try yaml.mapping(allowed: Self.keys)
@@ -40,5 +42,6 @@ extension RetryConfig {
         maxRetryAfter = try map["max_retry_after"]?.duration() ?? maxRetryAfter
         budget = try map["budget"]?.double(0...1) ?? budget
         idempotentMutations = try map["idempotent_mutations"]?.bool() ?? idempotentMutations
+        deadline = try map["deadline"]?.duration() ?? deadline
     }
 }

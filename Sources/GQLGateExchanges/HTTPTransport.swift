@@ -1,4 +1,5 @@
 import GQLGateCore
+import GQLGateEventLoop
 import GQLGateHTTPClient
 import GQLGatePipeline
 
@@ -37,7 +38,7 @@ public struct HTTPTransport: Transport {
     public func send(_ operation: Operation) async throws -> ResultStream {
         let request = HTTPClientRequest(
             url: settings.url, method: .post, headers: upstreamHeaders(for: operation), body: operation.upstreamBody(),
-            timeout: settings.timeout, connectTimeout: settings.connectTimeout)
+            timeout: try attemptTimeout(for: operation), connectTimeout: settings.connectTimeout)
         let answer: HTTPClientResponse
         do {
             answer = try await client.execute(request)
@@ -58,7 +59,20 @@ public struct HTTPTransport: Transport {
         for field in operation.headers where isForwarded(field.name) {
             fields.append(field)
         }
-        return HTTPHeaders(fields)
+        var headers = HTTPHeaders(fields)
+        for field in operation.upstreamHeaders {
+            headers.replaceOrAdd(name: field.name, value: field.value)
+        }
+        return headers
+    }
+
+    /// `upstream.timeout`, shortened to what is left before the operation's deadline.
+    func attemptTimeout(for operation: Operation, now: UInt64 = MonotonicClock.nanoseconds()) throws(GatewayError) -> Duration {
+        guard let deadline = operation.deadline else { return settings.timeout }
+        guard deadline > now else {
+            throw .upstreamTimeout("The operation's deadline (retry.deadline) passed before the upstream answered.")
+        }
+        return min(settings.timeout, .nanoseconds(Int64(deadline - now)))
     }
 
     /// Whether a client header goes upstream: named in the forward list, and

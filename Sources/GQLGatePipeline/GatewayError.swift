@@ -80,6 +80,16 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         GatewayError(status: 504, code: "UPSTREAM_TIMEOUT", message: message)
     }
 
+    /// 401 `UNAUTHENTICATED` with `WWW-Authenticate: Bearer`: the client key is missing or wrong.
+    public static func unauthenticated(_ message: String) -> GatewayError {
+        GatewayError(status: 401, code: "UNAUTHENTICATED", message: message, headers: ["WWW-Authenticate": "Bearer realm=\"gqlgate\""])
+    }
+
+    /// 502 `UPSTREAM_AUTH_FAILED`: no upstream credentials to send (token endpoint or token file failing).
+    public static func upstreamAuthFailed(_ message: String) -> GatewayError {
+        GatewayError(status: 502, code: "UPSTREAM_AUTH_FAILED", message: message)
+    }
+
     public static func notFound(_ path: String) -> GatewayError {
         GatewayError(status: 404, code: "NOT_FOUND", message: "No endpoint at \(path).")
     }

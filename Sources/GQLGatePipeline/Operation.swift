@@ -27,6 +27,14 @@ public struct Operation: Sendable {
     public var selected: DocumentOperation?
     /// The client's JSON body, forwarded unchanged while nothing rewrote the request.
     public private(set) var originalBody: Bytes?
+    /// Header fields exchanges add to the upstream request (credentials, say).
+    /// The transport sends them after the client's forwarded fields, replacing
+    /// any forwarded field of the same name.
+    public var upstreamHeaders = HTTPHeaders()
+    /// When the whole operation must be over (a `MonotonicClock` reading in
+    /// nanoseconds), retries included; the transport shortens its per-attempt
+    /// timeout to fit. `nil`: only the per-attempt timeout applies.
+    public var deadline: UInt64?
 
     public init(request: GraphQLRequest, clientTransport: ClientTransport, headers: HTTPHeaders, requestID: String,
                 originalBody: Bytes? = nil) {

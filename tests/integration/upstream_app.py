@@ -9,6 +9,7 @@ see what gqlgate sends upstream and control what the upstream answers:
 * ``/hop-headers``    a GraphQL-shaped answer carrying hop-by-hop response headers
 * ``/conn-close``     a GraphQL-shaped answer with ``Connection: close``
 * ``/chunked``        a GraphQL-shaped answer sent with ``Transfer-Encoding: chunked``
+* ``/flaky/calls``   per-key request counts of the failure injection in ``flaky.py``
 * ``/counters``       how many requests each path has received so far (requests
                       with an ``X-Test-Probe`` header, the tests' own, are not counted)
 
@@ -29,6 +30,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route, WebSocketRoute
 from strawberry.asgi import GraphQL
+
+from flaky import FlakyRequests
 
 # ---------------------------------------------------------------------------
 # Schema
@@ -217,7 +220,7 @@ routes = [
     Route("/counters", counters, methods=["GET"]),
 ]
 
-app = CountRequests(Starlette(routes=routes))
+app = CountRequests(FlakyRequests(Starlette(routes=routes)))
 
 
 def main() -> None:

@@ -1,0 +1,84 @@
+import GQLGateEventLoop
+import GQLGateHTTPClient
+import GQLGatePipeline
+
+/// Tries queries again when the upstream fails transiently — connection
+/// errors, per-attempt timeouts, statuses in `retry.on_status` — with
+/// full-jitter backoff, `Retry-After` and a shared retry budget, all within
+/// one overall deadline. Mutations are tried again only when the request
+/// provably never left (`RetryPolicy`). Place after the credentials exchange
+/// and before the transport. Subscriptions pass through.
+public struct RetryExchange: Exchange {
+    /// Called before each retry (for metrics).
+    public typealias Observer = @Sendable (RetryReason) -> Void
+
+    private let policy: RetryPolicy
+    private let budget: RetryBudget
+    private let observer: Observer
+    private let now: @Sendable () -> UInt64
+    private let sleep: @Sendable (Duration) async throws -> Void
+    private let random: @Sendable (ClosedRange<UInt64>) -> UInt64
+
+    /// - Parameters:
+    ///   - now: monotonic nanoseconds; `sleep` and `random` are the waits and the jitter (injected by tests).
+    public init(policy: RetryPolicy, budget: RetryBudget, observer: @escaping Observer = { _ in },
+                now: @escaping @Sendable () -> UInt64 = MonotonicClock.nanoseconds,
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await EventLoop.sleep(for: $0) },
+                random: @escaping @Sendable (ClosedRange<UInt64>) -> UInt64 = { UInt64.random(in: $0) }) {
+        self.policy = policy
+        self.budget = budget
+        self.observer = observer
+        self.now = now
+        self.sleep = sleep
+        self.random = random
+    }
+
+    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+        guard operation.kind == .query || operation.kind == .mutation else { return try await next(operation) }
+        let start = now()
+        budget.recordRequest(now: start)
+        var operation = operation
+        let deadline = start + policy.deadline.nanoseconds
+        operation.deadline = min(operation.deadline ?? .max, deadline)
+
+        var retries = 0
+        while true {
+            let outcome: Result<GraphQLResponse, HTTPClientError>
+            do {
+                guard let answer = try await next(operation).first() else { return .single(noAnswer()) }
+                outcome = .success(answer)
+            } catch let failure as HTTPClientError where failure.kind != .cancelled {
+                outcome = .failure(failure)
+            }
+            guard retries + 1 < policy.maxAttempts, let reason = reason(toRetry: outcome, kind: operation.kind),
+                  let delay = delay(beforeRetry: retries, after: outcome),
+                  now() + delay.nanoseconds < operation.deadline ?? .max,
+                  budget.tryRetry(now: now())
+            else { return .single(try outcome.get()) }
+            observer(reason)
+            try await sleep(delay)
+            retries += 1
+        }
+    }
+
+    private func reason(toRetry outcome: Result<GraphQLResponse, HTTPClientError>, kind: OperationKind?) -> RetryReason? {
+        switch outcome {
+        case .success(let answer): return policy.reason(toRetry: answer, kind: kind)
+        case .failure(let failure): return policy.reason(toRetry: failure, kind: kind)
+        }
+    }
+
+    /// The wait before the next try: the upstream's `Retry-After` when it
+    /// sent one (`nil`, no retry, past `max_retry_after`), else full jitter.
+    private func delay(beforeRetry n: Int, after outcome: Result<GraphQLResponse, HTTPClientError>) -> Duration? {
+        if case .success(let answer) = outcome, let header = answer.headers["retry-after"],
+           let asked = RetryAfter.delay(header) {
+            return asked <= policy.maxRetryAfter ? asked : nil
+        }
+        return policy.backoff(beforeRetry: n, random: random)
+    }
+
+    private func noAnswer() -> GraphQLResponse {
+        GatewayError.upstreamUnavailable("The upstream sent no result.").response()
+    }
+}

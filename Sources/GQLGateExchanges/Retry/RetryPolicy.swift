@@ -1,0 +1,87 @@
+import GQLGateHTTPClient
+import GQLGatePipeline
+
+/// Why an attempt is tried again; `label` is the bounded metric label.
+public enum RetryReason: Sendable, Equatable {
+    /// The upstream answered with a status in `retry.on_status`.
+    case status(Int)
+    /// The request never reached the upstream (refused, DNS, connect timeout).
+    case notReached
+    /// The upstream took longer than `upstream.timeout`.
+    case timedOut
+    /// The connection broke after the request was sent.
+    case connectionLost
+
+    public var label: String {
+        switch self {
+        case .status: return "status"
+        case .notReached: return "unreachable"
+        case .timedOut: return "timeout"
+        case .connectionLost: return "connection"
+        }
+    }
+}
+
+/// The `retry` rules: which outcomes are retried for which operations, and
+/// how long to wait before each retry.
+public struct RetryPolicy: Sendable {
+    /// Total tries, the first included.
+    public var maxAttempts: Int
+    public var baseDelay: Duration
+    public var maxDelay: Duration
+    public var onStatus: Set<Int>
+    /// The longest `Retry-After` that is waited for; a longer one means no retry.
+    public var maxRetryAfter: Duration
+    /// Mutations are retried like queries.
+    public var idempotentMutations: Bool
+    /// How long one operation may take, all attempts and waits included.
+    public var deadline: Duration
+
+    public init(maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(100), maxDelay: Duration = .seconds(2),
+                onStatus: Set<Int> = [429, 502, 503, 504], maxRetryAfter: Duration = .seconds(5),
+                idempotentMutations: Bool = false, deadline: Duration = .seconds(15)) {
+        self.maxAttempts = maxAttempts
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.onStatus = onStatus
+        self.maxRetryAfter = maxRetryAfter
+        self.idempotentMutations = idempotentMutations
+        self.deadline = deadline
+    }
+
+    /// Why a failed attempt may be retried, or `nil` when it must not be.
+    /// A mutation is retried only when the request provably never left,
+    /// unless `idempotentMutations`.
+    public func reason(toRetry failure: HTTPClientError, kind: OperationKind?) -> RetryReason? {
+        let reason: RetryReason
+        switch failure.kind {
+        case .notReached: return .notReached
+        case .cancelled: return nil
+        case .timedOut: reason = .timedOut
+        case .failedAfterSend: reason = .connectionLost
+        }
+        return retriesSentRequests(kind) ? reason : nil
+    }
+
+    /// Why an upstream answer may be retried, or `nil` when it goes to the client.
+    public func reason(toRetry answer: GraphQLResponse, kind: OperationKind?) -> RetryReason? {
+        guard onStatus.contains(answer.status), retriesSentRequests(kind) else { return nil }
+        return .status(answer.status)
+    }
+
+    /// Queries always; mutations only when declared idempotent (the upstream may have run them).
+    private func retriesSentRequests(_ kind: OperationKind?) -> Bool {
+        kind == .query || (kind == .mutation && idempotentMutations)
+    }
+
+    /// Full jitter: before retry `n` (0 for the first retry) wait a random
+    /// time in `0 ... min(maxDelay, baseDelay × 2ⁿ)`.
+    public func backoff(beforeRetry n: Int, random: (ClosedRange<UInt64>) -> UInt64) -> Duration {
+        let base = baseDelay.nanoseconds
+        let cap = maxDelay.nanoseconds
+        let exponent = min(n, 62)
+        let (scaled, overflow) = base.multipliedReportingOverflow(by: UInt64(1) << UInt64(exponent))
+        let ceiling = overflow ? cap : min(cap, scaled)
+        return .nanoseconds(Int64(random(0...ceiling)))
+    }
+}
