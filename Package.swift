@@ -56,7 +56,10 @@ let package = Package(
         ),
         .target(
             name: "GQLGateExchanges",
-            dependencies: ["GQLGateCore", "GQLGateEventLoop", "GQLGatePipeline", "GQLGateHTTPClient"],
+            dependencies: [
+                "GQLGateCore", "GQLGateEventLoop", "GQLGatePipeline", "GQLGateHTTPClient",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(

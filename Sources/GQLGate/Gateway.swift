@@ -26,14 +26,16 @@ public final class Gateway: Sendable {
     /// - Parameters:
     ///   - config: the effective configuration; `upstream.url` must be set.
     ///   - exchanges: your own exchanges, run after the built-in request
-    ///     stages (document analysis, method rules) and before the transport.
-    public init(config: GatewayConfig, exchanges: [any Exchange] = []) {
+    ///     stages (document analysis, method rules) and before the upstream
+    ///     stages (retries) and the transport.
+    /// - Throws: `ConfigError` when a file the config names cannot be used.
+    public init(config: GatewayConfig, exchanges: [any Exchange] = []) throws(ConfigError) {
         self.config = config
         loops = EventLoopGroup(count: config.server.eventLoopCount(cores: EventLoopGroup.coreCount))
         let client = HTTPClient(group: loops)
         let transport = HTTPTransport(client: client, settings: HTTPTransport.Settings(
             url: config.upstream.url ?? "", timeout: config.upstream.timeout, connectTimeout: config.upstream.connectTimeout,
-            forwardedHeaders: config.headers.forward))
+            forwardedHeaders: config.headers.forward + (config.headers.forwardClientAuthorization ? ["authorization"] : [])))
         let builtIn: [any Exchange] = [
             DocumentExchange(cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes),
             HTTPMethodRulesExchange(),
@@ -43,12 +45,23 @@ public final class Gateway: Sendable {
             RetryExchange(policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget)),
         ]
         let chain = ExchangeChain(exchanges: builtIn + exchanges + upstreamStages, transport: transport)
-        let endpoint = GraphQLEndpoint(path: config.server.path, chain: chain, loops: loops, maxBodyBytes: config.server.maxBodyBytes)
+        let endpoint = GraphQLEndpoint(
+            path: config.server.path, chain: chain, loops: loops, maxBodyBytes: config.server.maxBodyBytes,
+            clientAuth: try Self.clientAuthenticator(config.clients))
         server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.server.listen.host, port: config.server.listen.port, threads: config.server.httpThreadCount,
                 maxBodyBytes: config.server.maxBodyBytes),
             delegate: endpoint)
+    }
+
+    private static func clientAuthenticator(_ clients: ClientsConfig) throws(ConfigError) -> ClientAuthenticator? {
+        guard let path = clients.apiKeysFile else { return nil }
+        do {
+            return try ClientAuthenticator(apiKeysFile: path)
+        } catch {
+            throw ConfigError(keyPath: "clients.api_keys_file", message: "\(error)")
+        }
     }
 
     /// Binds the listen address and starts serving.

@@ -11,10 +11,12 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     private let chain: ExchangeChain
     private let loops: EventLoopGroup
     private let maxBodyBytes: Int
+    private let clientAuth: ClientAuthenticator?
     private let requestIDs = RequestIDGenerator()
     private let health = StaticResponse(status: 200, headers: ["Content-Type": "application/json"], body: Bytes("{\"status\":\"ok\"}"))
 
-    init(path: String, chain: ExchangeChain, loops: EventLoopGroup, maxBodyBytes: Int) {
+    init(path: String, chain: ExchangeChain, loops: EventLoopGroup, maxBodyBytes: Int, clientAuth: ClientAuthenticator?) {
+        self.clientAuth = clientAuth
         self.path = path
         self.chain = chain
         self.loops = loops
@@ -23,6 +25,12 @@ final class GraphQLEndpoint: HTTPServerDelegate {
 
     func answer(_ request: ServerRequest) -> ServerResponse? {
         if request.path == path {
+            if let name = request.headers.firstFieldWithUnsafeValue {
+                return gatewayAnswer(.badRequest("Header \(name) has a CR, LF or NUL in its value."), for: request)
+            }
+            if let clientAuth, !clientAuth.authenticate(request.headers) {
+                return gatewayAnswer(ClientAuthenticator.rejection, for: request)
+            }
             if request.method == "GET" || request.method == "POST" { return nil }
             return gatewayAnswer(.methodNotAllowed("Method \(request.method) is not supported; use GET or POST.", allow: "GET, POST"), for: request)
         }
@@ -44,7 +52,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
 
     /// Decodes, runs the pipeline, and turns the first result (or the error) into the answer.
     func process(_ request: ServerRequest) async -> ServerResponse {
-        let requestID = request.headers["x-request-id"] ?? requestIDs.next()
+        let requestID = clientRequestID(request) ?? requestIDs.next()
         do {
             let (graphQLRequest, transport) = try GraphQLHTTPDecoder.decode(
                 method: request.method, contentType: request.headers["content-type"], queryItems: request.queryItems,
@@ -70,6 +78,12 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     }
 
     private func gatewayAnswer(_ error: GatewayError, for request: ServerRequest) -> ServerResponse {
-        serverResponse(error.response(), requestID: request.headers["x-request-id"] ?? requestIDs.next())
+        serverResponse(error.response(), requestID: clientRequestID(request) ?? requestIDs.next())
+    }
+
+    /// The client's `X-Request-Id`, when it is safe to echo.
+    private func clientRequestID(_ request: ServerRequest) -> String? {
+        guard let id = request.headers["x-request-id"], id.isSafeHeaderValue else { return nil }
+        return id
     }
 }

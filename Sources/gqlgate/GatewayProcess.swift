@@ -9,7 +9,12 @@ struct GatewayProcess {
     func runUntilTerminated(announce: () -> Void = {}) throws(CommandFailure) {
         try refuseUnauthenticatedExposure()
         Signals.blockTermination()
-        let gateway = Gateway(config: config)
+        let gateway: Gateway
+        do {
+            gateway = try Gateway(config: config)
+        } catch {
+            throw .config(error)
+        }
         do {
             try gateway.start()
         } catch {
@@ -29,14 +34,13 @@ struct GatewayProcess {
         gateway.shutdown(drainTimeout: config.server.drainTimeout)
     }
 
-    /// Client API keys are not checked in this release, so `clients.api_keys_file`
-    /// cannot stand in for authentication: beyond loopback only
-    /// `clients.allow_anonymous: true` may open the gateway.
+    /// Beyond loopback, clients must authenticate (`clients.api_keys_file`)
+    /// unless `clients.allow_anonymous: true` says anonymous clients are meant.
     private func refuseUnauthenticatedExposure() throws(CommandFailure) {
-        guard !config.server.listen.isLoopback, !config.clients.allowAnonymous else { return }
+        guard !config.server.listen.isLoopback, config.clients.apiKeysFile == nil, !config.clients.allowAnonymous else { return }
         throw .config(ConfigError(
             keyPath: "clients.allow_anonymous",
-            message: "listening on \(config.server.listen) (beyond loopback) needs client authentication, which this release "
-                + "does not check yet (clients.api_keys_file is parsed only); set clients.allow_anonymous: true to accept anonymous clients"))
+            message: "listening on \(config.server.listen) (beyond loopback) needs client authentication: set clients.api_keys_file, "
+                + "or clients.allow_anonymous: true to accept anonymous clients"))
     }
 }

@@ -12,7 +12,7 @@ import Testing
         config.server.listen = ListenAddress(host: "127.0.0.1", port: 0)
         config.server.loops = .fixed(1)
         config.upstream.url = "http://127.0.0.1:9/graphql"
-        let gateway = Gateway(config: config, exchanges: [LoggingExchange(log: log), PingExchange()])
+        let gateway = try Gateway(config: config, exchanges: [LoggingExchange(log: log), PingExchange()])
         try gateway.start()
         defer { gateway.shutdown(drainTimeout: .seconds(1)) }
 

@@ -190,6 +190,14 @@ def test_non_loopback_listen_without_client_auth_is_refused(cli):
     r = cli("run", "--listen", f"0.0.0.0:{free_port()}", "--upstream", "http://127.0.0.1:4999/graphql")
     assert r.rc == 1, str(r)
     assert "clients.allow_anonymous" in r.output, str(r)
+    assert "clients.api_keys_file" in r.output, str(r)
+
+
+def test_unreadable_client_key_file_is_a_config_error(cli, tmp_path):
+    path = write(tmp_path, "keys.yaml", "clients:\n  api_keys_file: /nonexistent/client-keys\n")
+    r = cli("run", "--config", path, "--listen", f"127.0.0.1:{free_port()}", "--upstream", "http://127.0.0.1:4999/graphql")
+    assert r.rc == 1, str(r)
+    assert "clients.api_keys_file" in r.output and "/nonexistent/client-keys" in r.output, str(r)
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file read again when it changes: its identity (device, inode), size and
+/// modification time are checked at most once per `checkInterval`. Follows
+/// symbolic links, so a Kubernetes projected volume's swap of `..data` counts
+/// as a change.
+struct WatchedFile: Sendable {
+    /// What `stat` says of the file; a different stamp means a different file.
+    struct Stamp: Equatable, Sendable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modifiedSeconds: Int64
+        var modifiedNanoseconds: Int64
+    }
+
+    let path: String
+    let checkInterval: UInt64
+    private(set) var stamp: Stamp?
+    private var lastCheck: UInt64 = 0
+
+    init(path: String, checkInterval: Duration = .seconds(1)) {
+        self.path = path
+        self.checkInterval = checkInterval.nanoseconds
+    }
+
+    /// The file's contents, and its stamp remembered; `nil` when it cannot be read.
+    mutating func read(now: UInt64) -> String? {
+        lastCheck = now
+        stamp = Self.stamp(of: path)
+        return Self.contents(of: path)
+    }
+
+    /// Whether the file looks different from when it was last read; checks
+    /// at most once per `checkInterval` (always when `force`).
+    mutating func hasChanged(now: UInt64, force: Bool = false) -> Bool {
+        guard force || now &- lastCheck >= checkInterval else { return false }
+        lastCheck = now
+        return Self.stamp(of: path) != stamp
+    }
+
+    static func stamp(of path: String) -> Stamp? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Stamp(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                     modifiedSeconds: Int64(info.st_mtim.tv_sec), modifiedNanoseconds: Int64(info.st_mtim.tv_nsec))
+    }
+
+    /// The whole file as UTF-8 text (at most 1 MiB), or `nil`.
+    static func contents(of path: String, limit: Int = 1 << 20) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while bytes.count <= limit {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return nil
+    }
+}
