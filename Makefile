@@ -7,6 +7,7 @@
 #   make integration  pytest tests/integration against the debug binary
 #   make demo         release build, then `gqlgate demo` (demo API on :4000, gqlgate on :8080)
 #   make bench        benchmark tools, release build, scripts/bench.sh
+#   make soak         wrk, test venv, release build, scripts/soak.sh (10 min; SOAK_DURATION=seconds; not in CI)
 #   make deps         install missing Debian packages (apt-get; as root or through sudo)
 #   make venv         .venv with requirements-test.txt (re-used while the file is unchanged)
 #   make clean        remove build products; `make distclean` also removes .build and .venv
@@ -26,7 +27,7 @@ SYSTEM_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libwslay-dev libhiredi
 BENCH_PACKAGES := nginx-light wrk linux-perf
 
 .DEFAULT_GOAL := build
-.PHONY: build release test unit integration demo bench clean distclean deps bench-deps venv
+.PHONY: build release test unit integration demo bench soak clean distclean deps bench-deps venv
 
 deps:
 	@scripts/install-deps.sh $(SYSTEM_PACKAGES)
@@ -57,6 +58,10 @@ demo: deps release
 
 bench: deps bench-deps release
 	bash scripts/bench.sh
+
+soak: deps venv release
+	@scripts/install-deps.sh wrk
+	bash scripts/soak.sh
 
 clean:
 	-$(SWIFT) package clean

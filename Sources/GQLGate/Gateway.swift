@@ -42,6 +42,7 @@ public final class Gateway: Sendable {
             QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)),
         ]
         let upstreamStages: [any Exchange] = [
+            UpstreamAuthExchange(config.auth, client: client, upstream: config.upstream),
             RetryExchange(policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget)),
         ]
         let chain = ExchangeChain(exchanges: builtIn + exchanges + upstreamStages, transport: transport)

@@ -1,11 +1,21 @@
 extension StringProtocol {
     /// The text without leading and trailing spaces and tabs.
     public func trimmingASCIISpaces() -> SubSequence {
+        trimming { $0 == " " || $0 == "\t" }
+    }
+
+    /// The text without leading and trailing spaces, tabs and line breaks
+    /// (a file's contents, say).
+    public func trimmingASCIIWhitespace() -> SubSequence {
+        trimming { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+    }
+
+    private func trimming(_ isTrimmed: (Character) -> Bool) -> SubSequence {
         var start = startIndex, end = endIndex
-        while start < end, self[start] == " " || self[start] == "\t" { start = index(after: start) }
+        while start < end, isTrimmed(self[start]) { start = index(after: start) }
         while end > start {
             let before = index(before: end)
-            guard self[before] == " " || self[before] == "\t" else { break }
+            guard isTrimmed(self[before]) else { break }
             end = before
         }
         return self[start..<end]

@@ -7,7 +7,6 @@ struct GatewayProcess {
     let config: GatewayConfig
 
     func runUntilTerminated(announce: () -> Void = {}) throws(CommandFailure) {
-        try refuseUnauthenticatedExposure()
         Signals.blockTermination()
         let gateway: Gateway
         do {
@@ -32,15 +31,5 @@ struct GatewayProcess {
         }
         FileHandleOutput.standardError("gqlgate: draining (up to \(config.server.drainTimeout))")
         gateway.shutdown(drainTimeout: config.server.drainTimeout)
-    }
-
-    /// Beyond loopback, clients must authenticate (`clients.api_keys_file`)
-    /// unless `clients.allow_anonymous: true` says anonymous clients are meant.
-    private func refuseUnauthenticatedExposure() throws(CommandFailure) {
-        guard !config.server.listen.isLoopback, config.clients.apiKeysFile == nil, !config.clients.allowAnonymous else { return }
-        throw .config(ConfigError(
-            keyPath: "clients.allow_anonymous",
-            message: "listening on \(config.server.listen) (beyond loopback) needs client authentication: set clients.api_keys_file, "
-                + "or clients.allow_anonymous: true to accept anonymous clients"))
     }
 }

@@ -34,7 +34,6 @@ import Testing
             metrics: {enabled: false}
             """)
         #expect(config.inactiveKeys() == [
-            "auth.headers", "auth.oauth2",
             "cache.enabled", "cache.types", "dedupe.enabled", "apq.upstream", "subscriptions.keepalive", "logging.level",
             "logging.format", "metrics.enabled",
         ])

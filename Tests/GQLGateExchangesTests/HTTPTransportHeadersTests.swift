@@ -82,3 +82,25 @@ private func upstreamLines(clientHeaders: HTTPHeaders, requestID: String = "req-
         #expect(settings.connectTimeout == .seconds(2))
     }
 }
+
+@Suite struct HTTPTransportCredentialsAndDeadlineTests {
+    private let transport = HTTPTransport(client: client, settings: HTTPTransport.Settings(
+        url: "http://127.0.0.1:1/graphql", timeout: .seconds(10), forwardedHeaders: ["authorization"]))
+
+    @Test func credentialHeadersReplaceForwardedOnes() {
+        var operation = Operation(request: GraphQLRequest(query: "{ a }"), clientTransport: .httpPost,
+                                  headers: ["Authorization": "Bearer client"], requestID: "r")
+        operation.upstreamHeaders = ["Authorization": "Bearer gateway", "X-Api-Key": "upstream-key"]
+        let sent = transport.upstreamHeaders(for: operation)
+        #expect(sent.values(for: "authorization") == ["Bearer gateway"])
+        #expect(sent["x-api-key"] == "upstream-key")
+    }
+
+    @Test func attemptTimeoutIsCutToTheDeadline() throws {
+        var operation = Operation(request: GraphQLRequest(query: "{ a }"), clientTransport: .httpPost, headers: [:], requestID: "r")
+        #expect(try transport.attemptTimeout(for: operation, now: 5) == .seconds(10))
+        operation.deadline = 3_000_000_000
+        #expect(try transport.attemptTimeout(for: operation, now: 1_000_000_000) == .seconds(2))
+        #expect(throws: GatewayError.self) { try transport.attemptTimeout(for: operation, now: 3_000_000_000) }
+    }
+}

@@ -1,0 +1,24 @@
+import GQLGateConfig
+import GQLGateCore
+import GQLGateExchanges
+import GQLGateHTTPClient
+
+extension UpstreamAuthExchange {
+    /// The credentials the `auth` keys describe; tokens are fetched with `client`.
+    init(_ auth: AuthConfig, client: HTTPClient, upstream: UpstreamConfig) {
+        let tokens: (any BearerTokenSource)?
+        if let oauth2 = auth.oauth2 {
+            let request = OAuth2TokenRequest(
+                tokenURL: oauth2.tokenURL, clientID: oauth2.clientID, clientSecret: oauth2.clientSecret, scope: oauth2.scope,
+                clientAuthentication: oauth2.clientAuth == .basic ? .basic : .post,
+                timeout: upstream.timeout, connectTimeout: upstream.connectTimeout)
+            tokens = OAuth2ClientCredentials(fetch: request.fetch(with: client))
+        } else if let path = auth.bearerTokenFile {
+            tokens = BearerTokenFile(path: path)
+        } else {
+            tokens = nil
+        }
+        self.init(staticHeaders: auth.headers.map { HTTPHeaders.Field(name: $0.name, value: $0.value) },
+                  tokens: tokens, refreshOnUnauthorized: auth.refreshOn401)
+    }
+}

@@ -1,0 +1,40 @@
+import GQLGateCore
+import GQLGatePipeline
+
+/// Adds gqlgate's upstream credentials to every upstream request: the
+/// static `auth.headers`, and `Authorization: Bearer` from a token source
+/// (token file or OAuth2). With `refreshOnUnauthorized`, an upstream 401 —
+/// which means the upstream did not run the operation — retires the token,
+/// gets a fresh one and sends the operation once more, mutations included.
+/// Place before `RetryExchange`.
+public struct UpstreamAuthExchange: Exchange {
+    private let staticHeaders: [HTTPHeaders.Field]
+    private let tokens: (any BearerTokenSource)?
+    private let refreshOnUnauthorized: Bool
+
+    public init(staticHeaders: [HTTPHeaders.Field], tokens: (any BearerTokenSource)?, refreshOnUnauthorized: Bool) {
+        self.staticHeaders = staticHeaders
+        self.tokens = tokens
+        self.refreshOnUnauthorized = refreshOnUnauthorized
+    }
+
+    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+        var operation = operation
+        for field in staticHeaders {
+            operation.upstreamHeaders.replaceOrAdd(name: field.name, value: field.value)
+        }
+        guard let tokens else { return try await next(operation) }
+        let token = try await tokens.token()
+        operation.upstreamHeaders.replaceOrAdd(name: "Authorization", value: "Bearer " + token.value)
+        let results = try await next(operation)
+        guard refreshOnUnauthorized, operation.kind == .query || operation.kind == .mutation else { return results }
+        guard let answer = try await results.first() else { return results }
+        guard answer.status == 401 else { return .single(answer) }
+        tokens.rejected(token)
+        let fresh = try await tokens.token()
+        guard fresh != token else { return .single(answer) }
+        operation.upstreamHeaders.replaceOrAdd(name: "Authorization", value: "Bearer " + fresh.value)
+        return try await next(operation)
+    }
+
+}
