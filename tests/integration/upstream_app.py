@@ -9,6 +9,7 @@ see what gqlgate sends upstream and control what the upstream answers:
 * ``/hop-headers``    a GraphQL-shaped answer carrying hop-by-hop response headers
 * ``/conn-close``     a GraphQL-shaped answer with ``Connection: close``
 * ``/chunked``        a GraphQL-shaped answer sent with ``Transfer-Encoding: chunked``
+* ``/auth/graphql``  the GraphQL API behind bearer tokens from ``token_auth.py`` (401 otherwise)
 * ``/flaky/calls``   per-key request counts of the failure injection in ``flaky.py``
 * ``/counters``       how many requests each path has received so far (requests
                       with an ``X-Test-Probe`` header, the tests' own, are not counted)
@@ -32,6 +33,7 @@ from starlette.routing import Route, WebSocketRoute
 from strawberry.asgi import GraphQL
 
 from flaky import FlakyRequests
+from token_auth import RequireToken
 
 # ---------------------------------------------------------------------------
 # Schema
@@ -211,6 +213,7 @@ class CountRequests:
 
 routes = [
     Route("/graphql", graphql_app),
+    Route("/auth/graphql", RequireToken(graphql_app), methods=["GET", "POST"]),
     WebSocketRoute("/graphql", graphql_app),
     Route("/status/{code:int}", status_route, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
     Route("/echo-headers", echo_headers, methods=["GET", "POST"]),
