@@ -21,12 +21,14 @@ public final class Gateway: Sendable {
     public let config: GatewayConfig
     private let loops: EventLoopGroup
     private let server: HTTPServer
+    let caching: CachingStages
 
     /// Builds the gateway; nothing listens until `start()`.
     /// - Parameters:
     ///   - config: the effective configuration; `upstream.url` must be set.
     ///   - exchanges: your own exchanges, run after the built-in request
-    ///     stages (document analysis, method rules) and before the transport.
+    ///     stages (APQ, document analysis, method rules, limits, cache,
+    ///     dedupe) and before the transport.
     public init(config: GatewayConfig, exchanges: [any Exchange] = []) {
         self.config = config
         loops = EventLoopGroup(count: config.server.eventLoopCount(cores: EventLoopGroup.coreCount))
@@ -34,11 +36,12 @@ public final class Gateway: Sendable {
         let transport = HTTPTransport(client: client, settings: HTTPTransport.Settings(
             url: config.upstream.url ?? "", timeout: config.upstream.timeout, connectTimeout: config.upstream.connectTimeout,
             forwardedHeaders: config.headers.forward))
-        let builtIn: [any Exchange] = [
+        caching = CachingStages(config: config)
+        let builtIn: [any Exchange] = caching.beforeDocument + [
             DocumentExchange(cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes),
             HTTPMethodRulesExchange(),
             QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)),
-        ]
+        ] + caching.afterLimits
         let chain = ExchangeChain(exchanges: builtIn + exchanges, transport: transport)
         let endpoint = GraphQLEndpoint(path: config.server.path, chain: chain, loops: loops, maxBodyBytes: config.server.maxBodyBytes)
         server = HTTPServer(
