@@ -21,13 +21,15 @@ public final class Gateway: Sendable {
     public let config: GatewayConfig
     private let loops: EventLoopGroup
     private let server: HTTPServer
+    let caching: CachingStages
 
     /// Builds the gateway; nothing listens until `start()`.
     /// - Parameters:
     ///   - config: the effective configuration; `upstream.url` must be set.
     ///   - exchanges: your own exchanges, run after the built-in request
-    ///     stages (document analysis, method rules) and before the upstream
-    ///     stages (retries) and the transport.
+    ///     stages (APQ, document analysis, method rules, limits, cache,
+    ///     dedupe) and before the upstream stages (credentials, retries)
+    ///     and the transport.
     /// - Throws: `ConfigError` when a file the config names cannot be used.
     public init(config: GatewayConfig, exchanges: [any Exchange] = []) throws(ConfigError) {
         self.config = config
@@ -36,11 +38,12 @@ public final class Gateway: Sendable {
         let transport = HTTPTransport(client: client, settings: HTTPTransport.Settings(
             url: config.upstream.url ?? "", timeout: config.upstream.timeout, connectTimeout: config.upstream.connectTimeout,
             forwardedHeaders: config.headers.forward + (config.headers.forwardClientAuthorization ? ["authorization"] : [])))
-        let builtIn: [any Exchange] = [
+        caching = CachingStages(config: config)
+        let builtIn: [any Exchange] = caching.beforeDocument + [
             DocumentExchange(cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes),
             HTTPMethodRulesExchange(),
             QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)),
-        ]
+        ] + caching.afterLimits
         let upstreamStages: [any Exchange] = [
             UpstreamAuthExchange(config.auth, client: client, upstream: config.upstream),
             RetryExchange(policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget)),

@@ -4,9 +4,12 @@ public typealias ExchangeNext = @Sendable (Operation) async throws -> ResultStre
 /// One stage of the pipeline. It gets each operation and the rest of the
 /// pipeline (`next`), and returns the operation's results: it may pass the
 /// operation on (changed or not), answer it itself, or transform the results
-/// that come back. Forward what you don't handle, and call `next` at most once.
+/// that come back. Forward what you don't handle, and call `next` at most once
+/// per operation. `next` may outlive the call (dedupe's shared request and
+/// the cache's background refresh run it in tasks of their own); a
+/// conformance that only calls it may still declare it non-escaping.
 public protocol Exchange: Sendable {
-    func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream
+    func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream
 }
 
 /// The end of the pipeline: sends operations to the upstream.

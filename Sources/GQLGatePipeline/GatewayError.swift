@@ -72,6 +72,16 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         GatewayError(status: 413, code: "PAYLOAD_TOO_LARGE", message: "Request body is larger than server.max_body_bytes (\(limit) bytes).")
     }
 
+    /// APQ: the hash is not (or no longer) known; the client resends it with the query.
+    /// 200 and `Cache-Control: private, no-cache, must-revalidate`, as Apollo Server answers.
+    public static let persistedQueryNotFound = GatewayError(
+        status: 200, code: "PERSISTED_QUERY_NOT_FOUND", message: "PersistedQueryNotFound",
+        headers: ["Cache-Control": "private, no-cache, must-revalidate"])
+
+    /// APQ: the query's SHA-256 is not the hash sent with it.
+    public static let persistedQueryHashMismatch = GatewayError(
+        status: 400, code: "PERSISTED_QUERY_HASH_MISMATCH", message: "provided sha does not match query")
+
     public static func upstreamUnavailable(_ message: String) -> GatewayError {
         GatewayError(status: 502, code: "UPSTREAM_UNAVAILABLE", message: message)
     }

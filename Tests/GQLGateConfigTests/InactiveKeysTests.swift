@@ -34,7 +34,7 @@ import Testing
             metrics: {enabled: false}
             """)
         #expect(config.inactiveKeys() == [
-            "cache.enabled", "cache.types", "dedupe.enabled", "apq.upstream", "subscriptions.keepalive", "logging.level",
+            "apq.upstream", "subscriptions.keepalive", "logging.level",
             "logging.format", "metrics.enabled",
         ])
     }

@@ -18,7 +18,7 @@ private func exchange(_ policy: RetryPolicy = RetryPolicy(), clock: ManualClock,
                   now: { clock.now }, sleep: clock.sleep, random: random)
 }
 
-private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: ScriptedUpstream) async -> String {
+private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: ScriptedAttempts) async -> String {
     do {
         let answer = try await exchange.handle(operation, next: upstream.next).first()
         return "\(answer?.status ?? 0)"
@@ -33,7 +33,7 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
     @Test func flakyQuerySucceedsOnItsThirdAttempt() async throws {
         let clock = ManualClock()
         let observed = ObservedRetries()
-        let upstream = ScriptedUpstream([.answer(503), .fail(.notReached), .answer(200)])
+        let upstream = ScriptedAttempts([.answer(503), .fail(.notReached), .answer(200)])
         #expect(await run(exchange(clock: clock, observed: observed), try analysedOperation(.query), upstream) == "200")
         #expect(upstream.calls == 3)
         #expect(observed.reasons.withLock { $0 } == [.status(503), .notReached])
@@ -41,19 +41,19 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
     }
 
     @Test func lastUpstreamAnswerReachesTheClientWhenAttemptsRunOut() async throws {
-        let upstream = ScriptedUpstream([.answer(502), .answer(503), .answer(504), .answer(200)])
+        let upstream = ScriptedAttempts([.answer(502), .answer(503), .answer(504), .answer(200)])
         #expect(await run(exchange(clock: ManualClock()), try analysedOperation(.query), upstream) == "504")
         #expect(upstream.calls == 3)
     }
 
     @Test func failureWithoutAnyAnswerIsThrownAfterTheLastAttempt() async throws {
-        let upstream = ScriptedUpstream([.fail(.timedOut)])
+        let upstream = ScriptedAttempts([.fail(.timedOut)])
         #expect(await run(exchange(clock: ManualClock()), try analysedOperation(.query), upstream) == "failed timedOut")
         #expect(upstream.calls == 3)
     }
 
     @Test func statusesOutsideOnStatusAreNotRetried() async throws {
-        let upstream = ScriptedUpstream([.answer(500), .answer(200)])
+        let upstream = ScriptedAttempts([.answer(500), .answer(200)])
         #expect(await run(exchange(clock: ManualClock()), try analysedOperation(.query), upstream) == "500")
         #expect(upstream.calls == 1)
     }
@@ -61,41 +61,41 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
     /// Every curl failure kind and a retryable status, for mutations: only a
     /// request that never left is sent again.
     @Test(arguments: [
-        (ScriptedUpstream.Step.fail(.notReached), 2),
+        (ScriptedAttempts.Step.fail(.notReached), 2),
         (.fail(.timedOut), 1),
         (.fail(.failedAfterSend), 1),
         (.answer(503), 1),
         (.answer(429), 1),
     ])
-    func mutationIsRetriedOnlyWhenItNeverLeft(first: ScriptedUpstream.Step, expectedCalls: Int) async throws {
-        let upstream = ScriptedUpstream([first, .answer(200)])
+    func mutationIsRetriedOnlyWhenItNeverLeft(first: ScriptedAttempts.Step, expectedCalls: Int) async throws {
+        let upstream = ScriptedAttempts([first, .answer(200)])
         _ = await run(exchange(clock: ManualClock()), try analysedOperation(.mutation), upstream)
         #expect(upstream.calls == expectedCalls)
     }
 
     @Test func idempotentMutationsAreRetriedLikeQueries() async throws {
-        let upstream = ScriptedUpstream([.answer(503), .fail(.failedAfterSend), .answer(200)])
+        let upstream = ScriptedAttempts([.answer(503), .fail(.failedAfterSend), .answer(200)])
         let policy = RetryPolicy(idempotentMutations: true)
         #expect(await run(exchange(policy, clock: ManualClock()), try analysedOperation(.mutation), upstream) == "200")
         #expect(upstream.calls == 3)
     }
 
     @Test func cancelledTransferIsNotRetried() async throws {
-        let upstream = ScriptedUpstream([.fail(.cancelled), .answer(200)])
+        let upstream = ScriptedAttempts([.fail(.cancelled), .answer(200)])
         #expect(await run(exchange(clock: ManualClock()), try analysedOperation(.query), upstream) == "failed cancelled")
         #expect(upstream.calls == 1)
     }
 
     @Test func retryAfterSecondsIsWaitedForExactly() async throws {
         let clock = ManualClock()
-        let upstream = ScriptedUpstream([.answer(429, ["Retry-After": "2"]), .answer(200)])
+        let upstream = ScriptedAttempts([.answer(429, ["Retry-After": "2"]), .answer(200)])
         #expect(await run(exchange(clock: clock), try analysedOperation(.query), upstream) == "200")
         #expect(clock.sleeps == [.seconds(2)])
     }
 
     @Test func retryAfterLongerThanMaxRetryAfterMeansNoRetry() async throws {
         let clock = ManualClock()
-        let upstream = ScriptedUpstream([.answer(503, ["Retry-After": "6"]), .answer(200)])
+        let upstream = ScriptedAttempts([.answer(503, ["Retry-After": "6"]), .answer(200)])
         #expect(await run(exchange(clock: clock), try analysedOperation(.query), upstream) == "503")
         #expect(upstream.calls == 1)
         #expect(clock.sleeps.isEmpty)
@@ -104,7 +104,7 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
     @Test func retryThatWouldPassTheDeadlineIsNotStarted() async throws {
         let clock = ManualClock()
         let policy = RetryPolicy(maxAttempts: 5, deadline: .seconds(3))
-        let upstream = ScriptedUpstream([.answer(503, ["Retry-After": "2"])])
+        let upstream = ScriptedAttempts([.answer(503, ["Retry-After": "2"])])
         #expect(await run(exchange(policy, clock: clock), try analysedOperation(.query), upstream) == "503")
         #expect(upstream.calls == 2)
     }
@@ -112,7 +112,7 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
     @Test func operationCarriesTheDeadlineToTheTransport() async throws {
         let clock = ManualClock()
         let start = clock.now
-        let upstream = ScriptedUpstream([.answer(200)])
+        let upstream = ScriptedAttempts([.answer(200)])
         _ = await run(exchange(RetryPolicy(deadline: .seconds(7)), clock: clock), try analysedOperation(.query), upstream)
         #expect(upstream.operations.first?.deadline == start + 7_000_000_000)
     }
@@ -120,14 +120,14 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
     @Test func spentBudgetStopsRetries() async throws {
         let clock = ManualClock()
         let budget = RetryBudget(ratio: 0)
-        let upstream = ScriptedUpstream([.answer(503)])
+        let upstream = ScriptedAttempts([.answer(503)])
         let retrying = exchange(RetryPolicy(maxAttempts: 10, maxDelay: .milliseconds(1)), clock: clock, budget: budget)
         #expect(await run(retrying, try analysedOperation(.query), upstream) == "503")
         #expect(upstream.calls == 4, "3 retries are always allowed, then the budget is spent")
     }
 
     @Test func subscriptionsPassThroughUntouched() async throws {
-        let upstream = ScriptedUpstream([.answer(503), .answer(200)])
+        let upstream = ScriptedAttempts([.answer(503), .answer(200)])
         #expect(await run(exchange(clock: ManualClock()), try analysedOperation(.subscription), upstream) == "503")
         #expect(upstream.calls == 1)
         #expect(upstream.operations.first?.deadline == nil)

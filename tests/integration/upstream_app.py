@@ -3,7 +3,8 @@
 A Strawberry schema served by uvicorn, plus a few plain routes that let a test
 see what gqlgate sends upstream and control what the upstream answers:
 
-* ``/graphql``        the GraphQL API (HTTP and WebSocket)
+* ``/graphql``        the GraphQL API (HTTP and WebSocket): books, Star Wars
+                      reviews (``reviews(episode)``, ``createReview``), ``slow``, ``fail``
 * ``/status/{code}``  answers ``code`` with a fixed JSON body and ``X-Upstream-Marker: yes``
 * ``/echo-headers``   answers ``{"data": {"headers": {...request headers...}}}``
 * ``/hop-headers``    a GraphQL-shaped answer carrying hop-by-hop response headers
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import enum
 import json
 import typing
 
@@ -55,6 +57,34 @@ _INITIAL_BOOKS = [
 BOOKS: list[Book] = [Book(id=strawberry.ID(i), title=t, author=a) for i, t, a in _INITIAL_BOOKS]
 
 
+@strawberry.enum
+class Episode(enum.Enum):
+    NEWHOPE = "NEWHOPE"
+    EMPIRE = "EMPIRE"
+    JEDI = "JEDI"
+
+
+@strawberry.type
+class Review:
+    id: strawberry.ID
+    episode: Episode
+    stars: int
+    commentary: typing.Optional[str]
+
+
+@strawberry.input
+class ReviewInput:
+    stars: int
+    commentary: typing.Optional[str] = None
+
+
+REVIEWS: list[Review] = [
+    Review(id=strawberry.ID("1"), episode=Episode.NEWHOPE, stars=5, commentary="A classic"),
+    Review(id=strawberry.ID("2"), episode=Episode.EMPIRE, stars=5, commentary="The best one"),
+    Review(id=strawberry.ID("3"), episode=Episode.JEDI, stars=4, commentary="Ewoks!"),
+]
+
+
 @strawberry.type
 class Query:
     @strawberry.field
@@ -71,6 +101,10 @@ class Query:
             if b.id == id:
                 return b
         return None
+
+    @strawberry.field
+    def reviews(self, episode: Episode) -> list[Review]:
+        return [r for r in REVIEWS if r.episode == episode]
 
     @strawberry.field
     def book_count(self) -> int:
@@ -93,6 +127,14 @@ class Mutation:
         book = Book(id=strawberry.ID(str(len(BOOKS) + 1)), title=title, author=author)
         BOOKS.append(book)
         return book
+
+    @strawberry.mutation
+    def create_review(self, episode: Episode, review: ReviewInput) -> Review:
+        created = Review(
+            id=strawberry.ID(str(len(REVIEWS) + 1)), episode=episode, stars=review.stars, commentary=review.commentary
+        )
+        REVIEWS.append(created)
+        return created
 
 
 @strawberry.type

@@ -1,4 +1,5 @@
 import GraphQL
+import Synchronization
 
 /// One operation defined in a document.
 public struct DocumentOperation: Sendable, Equatable {
@@ -21,12 +22,22 @@ public final class AnalysedDocument: @unchecked Sendable {
     public let document: Document
     /// The operations it defines, in order.
     public let operations: [DocumentOperation]
+    /// The query text it was parsed from.
+    private let queryText: String
     /// Hex SHA-256 of the query text (the APQ hash).
     public let sha256: String
+    /// Forms derived on first use, for the response cache and dedupe.
+    private let derived = Mutex<DerivedForms>(DerivedForms())
+
+    private struct DerivedForms {
+        var normalisedDigest: String?
+        var typenamed: TypenamedDocument?
+    }
 
     /// Analyses `document`; throws `QUERY_TOO_COMPLEX` when its fragments spread each other in a cycle.
-    init(document: Document, sha256: String) throws(GatewayError) {
+    init(document: Document, query: String, sha256: String) throws(GatewayError) {
         self.document = document
+        queryText = query
         self.sha256 = sha256
         var measurer = OperationShapeMeasurer(document: document)
         var operations: [DocumentOperation] = []
@@ -36,6 +47,24 @@ public final class AnalysedDocument: @unchecked Sendable {
                 shape: try measurer.shape(of: operation.selectionSet)))
         }
         self.operations = operations
+    }
+
+    /// Hex SHA-256 of the document as GraphQLSwift prints it: the same for
+    /// texts that differ only in spacing, commas or comments (cache keys).
+    public var normalisedDigest: String {
+        if let known = derived.withLock({ $0.normalisedDigest }) { return known }
+        let digest = DocumentCache.digest(of: print(ast: document)).hexString
+        derived.withLock { $0.normalisedDigest = digest }
+        return digest
+    }
+
+    /// The document with `__typename` added to every non-root selection set
+    /// under an alias of its own, rewritten once per distinct document.
+    public var typenamed: TypenamedDocument {
+        if let known = derived.withLock({ $0.typenamed }) { return known }
+        let rewritten = TypenameRewriter.rewrite(document, query: queryText)
+        derived.withLock { $0.typenamed = rewritten }
+        return rewritten
     }
 
     /// Chooses the operation to run, as GraphQL's GetOperation does.

@@ -28,7 +28,7 @@ public final class DocumentCache: Sendable {
             throw .parseFailed("\(error)")
         }
         parses.withLock { $0 += 1 }
-        let analysed = try AnalysedDocument(document: document, sha256: digest.hexString)
+        let analysed = try AnalysedDocument(document: document, query: query, sha256: digest.hexString)
         entries.withLock { $0.insert(analysed, for: key) }
         return analysed
     }

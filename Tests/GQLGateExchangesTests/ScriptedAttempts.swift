@@ -6,7 +6,7 @@ import Synchronization
 /// A fake `next` that plays a script: each call takes the next step (an
 /// answer with a status and headers, or a libcurl failure kind) and records
 /// the operation it was given. The last step repeats when the script runs out.
-final class ScriptedUpstream: Sendable {
+final class ScriptedAttempts: Sendable {
     enum Step: Sendable {
         case answer(Int, HTTPHeaders = [:])
         case fail(HTTPClientError.Kind)

@@ -1,0 +1,43 @@
+import GQLGateConfig
+import GQLGateExchanges
+import GQLGatePipeline
+
+/// The exchanges that save upstream work, built from the `apq`, `cache` and
+/// `dedupe` settings: APQ goes first in the chain (before the document is
+/// parsed), the cache and dedupe after the query limits.
+struct CachingStages: Sendable {
+    /// `APQExchange` when `apq.enabled`.
+    let beforeDocument: [any Exchange]
+    /// `CacheExchange` when `cache.enabled`, then `DedupeExchange` when `dedupe.enabled`.
+    let afterLimits: [any Exchange]
+    /// The response cache, when enabled.
+    let cache: MemoryResponseCache?
+
+    init(config: GatewayConfig) {
+        beforeDocument = config.apq.enabled ? [APQExchange()] : []
+        var after: [any Exchange] = []
+        if config.cache.enabled {
+            let settings = config.cache
+            let cache = MemoryResponseCache(
+                maxBytes: settings.maxBytes, staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError)
+            let ttl = CacheTTLPolicy(
+                defaultTTL: settings.defaultTTL,
+                typeTTLs: Dictionary(settings.types.map { ($0.typeName, $0.ttl) }, uniquingKeysWith: { first, _ in first }))
+            after.append(CacheExchange(cache: cache, settings: CacheExchange.Settings(
+                varyHeaders: settings.varyHeaders, ttl: ttl, invalidateOnMutation: settings.invalidateOnMutation)))
+            self.cache = cache
+        } else {
+            cache = nil
+        }
+        if config.dedupe.enabled { after.append(DedupeExchange(varyHeaders: config.cache.varyHeaders)) }
+        afterLimits = after
+    }
+}
+
+extension Gateway {
+    /// The response cache's counters (hits, misses, bypasses, evictions,
+    /// bytes held), for metrics; nil while `cache.enabled` is false.
+    public var cacheStatistics: ResponseCacheStatistics? {
+        caching.cache?.statistics
+    }
+}

@@ -1,0 +1,58 @@
+import GQLGatePipeline
+
+/// Automatic persisted queries: a request whose `extensions.persistedQuery`
+/// is `{"version": 1, "sha256Hash": "<hex>"}` may leave out the query once
+/// the gateway knows it.
+///
+/// - hash and query: the query's SHA-256 must be the hash (else 400
+///   `PERSISTED_QUERY_HASH_MISMATCH`); the query is registered and forwarded;
+/// - hash alone: the registered query is filled in and forwarded, or 200
+///   `PERSISTED_QUERY_NOT_FOUND` when it is unknown;
+/// - another version, or no hash: 400 `BAD_REQUEST`.
+///
+/// `persistedQuery` is removed from the extensions sent upstream. Requests
+/// without it are forwarded untouched. Place first, before `DocumentExchange`
+/// (which needs the query).
+public struct APQExchange: Exchange {
+    private let store: PersistedQueryStore
+
+    public init(store: PersistedQueryStore = PersistedQueryStore()) {
+        self.store = store
+    }
+
+    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+        guard let persisted = operation.request.extensions?["persistedQuery"] else { return try await next(operation) }
+        let hash = try Self.hash(in: persisted)
+        var operation = operation
+        if let query = operation.request.query {
+            guard DocumentCache.digest(of: query).hexString == hash else { throw GatewayError.persistedQueryHashMismatch }
+            store.register(query, hash: hash)
+        } else {
+            guard let query = store.query(for: hash) else { throw GatewayError.persistedQueryNotFound }
+            operation.request.query = query
+        }
+        operation.request.extensions = Self.removingPersistedQuery(from: operation.request.extensions)
+        return try await next(operation)
+    }
+
+    /// The lower-case hash of a version 1 `persistedQuery` object.
+    static func hash(in persisted: JSONValue) throws(GatewayError) -> String {
+        guard persisted.isObject else { throw .badRequest("extensions.persistedQuery must be a JSON object.") }
+        switch persisted["version"] {
+        case .integer(1), .number(1): break
+        default: throw .badRequest("Unsupported persisted query version; only version 1 is supported.")
+        }
+        guard case .string(let hash) = persisted["sha256Hash"], hash.utf8.count == 64,
+              hash.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0 | 0x20) })
+        else {
+            throw .badRequest("extensions.persistedQuery.sha256Hash must be a SHA-256 hash in hex.")
+        }
+        return hash.lowercased()
+    }
+
+    private static func removingPersistedQuery(from extensions: JSONValue?) -> JSONValue? {
+        guard case .object(let members) = extensions else { return extensions }
+        let kept = members.filter { $0.key != "persistedQuery" }
+        return kept.isEmpty ? nil : .object(kept)
+    }
+}

@@ -1,0 +1,73 @@
+import GQLGateCore
+
+/// One stored answer: what the client gets back (status, end-to-end headers,
+/// the stripped body), when it was stored, how long it stays fresh, and the
+/// tags invalidation looks at.
+public struct CachedAnswer: Sendable {
+    public var status: Int
+    /// The upstream's headers without `X-Request-Id` and `Age` (set per answer).
+    public var headers: HTTPHeaders
+    public var body: Bytes
+    /// `CacheClock` time of storing.
+    public var storedAt: Duration
+    public var ttl: Duration
+    public var tags: CacheTags
+
+    public init(status: Int, headers: HTTPHeaders, body: Bytes, storedAt: Duration, ttl: Duration, tags: CacheTags) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.storedAt = storedAt
+        self.ttl = ttl
+        self.tags = tags
+    }
+
+    /// Bookkeeping per entry beyond its bytes (the entry, its LRU slot, index
+    /// and tag-index slots), an estimate counted so that many small answers
+    /// cannot exceed `max_bytes` by far.
+    public static let entryOverhead = 256
+
+    /// The bytes this entry holds under `key`: body, header names and values,
+    /// key, tags, plus `entryOverhead`.
+    public func cost(key: RequestKey) -> Int {
+        var bytes = Self.entryOverhead + body.count + key.digest.utf8.count
+        for field in headers { bytes += field.name.utf8.count + field.value.utf8.count + 4 }
+        bytes += tags.byteCount
+        return bytes
+    }
+}
+
+/// What an answer holds, for invalidation: its entities (`Review:7`), its
+/// object types, and the scalar argument values of its root fields.
+public struct CacheTags: Sendable, Equatable {
+    public var entities: Set<String>
+    public var types: Set<String>
+    /// Root field argument values by argument name, as text.
+    public var arguments: [String: Set<String>]
+
+    public init(entities: Set<String> = [], types: Set<String> = [], arguments: [String: Set<String>] = [:]) {
+        self.entities = entities
+        self.types = types
+        self.arguments = arguments
+    }
+
+    /// Whether some argument both operations name has no value in common:
+    /// `reviews(episode: EMPIRE)` and `createReview(episode: JEDI)` disagree.
+    public func disagrees(with arguments: [String: Set<String>]) -> Bool {
+        for (name, values) in arguments {
+            if let own = self.arguments[name], own.isDisjoint(with: values) { return true }
+        }
+        return false
+    }
+
+    var byteCount: Int {
+        var bytes = 0
+        for tag in entities { bytes += tag.utf8.count }
+        for tag in types { bytes += tag.utf8.count }
+        for (name, values) in arguments {
+            bytes += name.utf8.count
+            for value in values { bytes += value.utf8.count }
+        }
+        return bytes
+    }
+}

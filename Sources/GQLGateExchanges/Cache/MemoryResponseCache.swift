@@ -1,0 +1,135 @@
+import GQLGatePipeline
+import Synchronization
+
+/// The in-memory response cache: answers by `RequestKey`, bounded by
+/// `maxBytes` (least recently used dropped first), with a tag index for
+/// invalidation and the counters for metrics. Shared by every loop behind one
+/// `Mutex`, held for dictionary work only.
+public final class MemoryResponseCache: Sendable {
+    /// What a look-up found.
+    public enum Lookup: Sendable {
+        /// Fresh: serve it.
+        case fresh(CachedAnswer, age: Duration)
+        /// Expired but within `stale_while_revalidate`: serve it; `refresh` is
+        /// true for the one caller that should fetch a new answer.
+        case stale(CachedAnswer, age: Duration, refresh: Bool)
+        /// Expired but within `stale_if_error`: fetch, and serve it if that fails.
+        case expired(CachedAnswer, age: Duration)
+        case miss
+    }
+
+    private struct Entry: Sendable {
+        var answer: CachedAnswer
+        var refreshing = false
+    }
+
+    private struct State: Sendable {
+        var entries: CostBoundedLRU<RequestKey, Entry>
+        var index: [String: Set<RequestKey>] = [:]
+        var statistics = ResponseCacheStatistics()
+    }
+
+    private let state: Mutex<State>
+    private let staleWhileRevalidate: Duration
+    private let staleIfError: Duration
+
+    /// - Parameters:
+    ///   - maxBytes: `cache.max_bytes`.
+    ///   - staleWhileRevalidate: `cache.stale_while_revalidate`.
+    ///   - staleIfError: `cache.stale_if_error`.
+    public init(maxBytes: Int, staleWhileRevalidate: Duration = .zero, staleIfError: Duration = .zero) {
+        state = Mutex(State(entries: CostBoundedLRU(capacity: maxBytes)))
+        self.staleWhileRevalidate = staleWhileRevalidate
+        self.staleIfError = staleIfError
+    }
+
+    /// The answer for `key` at time `now`; entries past every window are dropped.
+    public func lookup(_ key: RequestKey, now: Duration) -> Lookup {
+        state.withLock { state in
+            guard let entry = state.entries.value(for: key) else { return .miss }
+            let age = now - entry.answer.storedAt
+            let expiry = entry.answer.ttl
+            if age < expiry { return .fresh(entry.answer, age: age) }
+            if age < expiry + staleWhileRevalidate {
+                let refresh = !entry.refreshing
+                if refresh { state.entries.update(key) { $0.refreshing = true } }
+                return .stale(entry.answer, age: age, refresh: refresh)
+            }
+            if age < expiry + staleIfError { return .expired(entry.answer, age: age) }
+            Self.remove(key, from: &state)
+            return .miss
+        }
+    }
+
+    /// Stores `answer` under `key`, replacing what was there.
+    public func store(_ answer: CachedAnswer, for key: RequestKey) {
+        state.withLock { state in
+            Self.remove(key, from: &state)
+            let dropped = state.entries.insert(Entry(answer: answer), for: key, cost: answer.cost(key: key))
+            for (droppedKey, entry) in dropped {
+                Self.unindex(droppedKey, tags: entry.answer.tags, from: &state)
+                state.statistics.evictions += 1
+            }
+            if state.entries.peek(key) != nil {
+                for tag in answer.tags.entities.union(answer.tags.types) { state.index[tag, default: []].insert(key) }
+            }
+        }
+    }
+
+    /// Lets another caller refresh `key` after a refresh failed.
+    public func refreshFailed(_ key: RequestKey) {
+        state.withLock { _ = $0.entries.update(key) { $0.refreshing = false } }
+    }
+
+    /// Removes every answer holding one of `entities`, and every answer
+    /// holding one of `types` whose root arguments do not disagree with
+    /// `arguments` (see `CacheTags.disagrees(with:)`). Returns how many.
+    @discardableResult
+    public func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>]) -> Int {
+        state.withLock { state in
+            var doomed: Set<RequestKey> = []
+            for entity in entities { doomed.formUnion(state.index[entity] ?? []) }
+            for type in types {
+                for key in state.index[type] ?? [] where !doomed.contains(key) {
+                    if let entry = state.entries.peek(key), !entry.answer.tags.disagrees(with: arguments) { doomed.insert(key) }
+                }
+            }
+            for key in doomed { Self.remove(key, from: &state) }
+            state.statistics.invalidations += doomed.count
+            return doomed.count
+        }
+    }
+
+    /// Counts how a query answer was served.
+    public func record(_ outcome: CacheOutcome) {
+        state.withLock { state in
+            switch outcome {
+            case .hit: state.statistics.hits += 1
+            case .miss: state.statistics.misses += 1
+            case .bypass: state.statistics.bypasses += 1
+            }
+        }
+    }
+
+    /// The counters now.
+    public var statistics: ResponseCacheStatistics {
+        state.withLock { state in
+            var statistics = state.statistics
+            statistics.entries = state.entries.count
+            statistics.bytes = state.entries.totalCost
+            return statistics
+        }
+    }
+
+    private static func remove(_ key: RequestKey, from state: inout State) {
+        guard let entry = state.entries.removeValue(for: key) else { return }
+        unindex(key, tags: entry.answer.tags, from: &state)
+    }
+
+    private static func unindex(_ key: RequestKey, tags: CacheTags, from state: inout State) {
+        for tag in tags.entities.union(tags.types) {
+            state.index[tag]?.remove(key)
+            if state.index[tag]?.isEmpty == true { state.index[tag] = nil }
+        }
+    }
+}

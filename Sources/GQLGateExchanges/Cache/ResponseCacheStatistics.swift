@@ -1,0 +1,27 @@
+/// Counters of the response cache since start, for metrics
+/// (`gqlgate_cache_hits_total`, `gqlgate_cache_misses_total`, `gqlgate_cache_bytes`).
+public struct ResponseCacheStatistics: Sendable, Equatable {
+    /// Answers served from the cache (stale ones included).
+    public var hits = 0
+    /// Answers fetched and stored.
+    public var misses = 0
+    /// Answers fetched and not stored (errors, `no-store`, client `no-cache`, ...).
+    public var bypasses = 0
+    /// Entries dropped to stay within `max_bytes`.
+    public var evictions = 0
+    /// Entries removed by mutations.
+    public var invalidations = 0
+    /// Entries held now.
+    public var entries = 0
+    /// Bytes held now, as `CachedAnswer.cost` counts them.
+    public var bytes = 0
+
+    public init() {}
+}
+
+/// How one query answer was served, as `X-Cache` says.
+public enum CacheOutcome: String, Sendable {
+    case hit = "HIT"
+    case miss = "MISS"
+    case bypass = "BYPASS"
+}

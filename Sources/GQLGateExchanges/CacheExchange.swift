@@ -1,0 +1,153 @@
+import GQLGateCore
+import GQLGatePipeline
+
+/// The response cache (`cache.enabled`). Queries are answered from
+/// `MemoryResponseCache` when it holds a fresh answer for their `RequestKey`
+/// (`X-Cache: HIT` and `Age`), else fetched with `__typename` added to every
+/// selection set, stripped of it again, and stored when cacheable
+/// (`X-Cache: MISS`) or not (`X-Cache: BYPASS`: errors, no `data`, a status
+/// other than 200, upstream `no-store`/`no-cache`, `private` with an empty
+/// scope, a TTL of zero, or a client's `Cache-Control: no-cache`). The TTL
+/// is `CacheTTLPolicy`'s. Expired answers are served within
+/// `stale_while_revalidate` (one refresh runs in the background) and, within
+/// `stale_if_error`, instead of an upstream failure (a 5xx answer or no answer).
+///
+/// While `invalidate_on_mutation` is on, mutations are sent with
+/// `__typename` too, and their answers purge what they may have changed (see
+/// `MemoryResponseCache.purge`). Subscriptions pass untouched. Place after
+/// the query limits, before dedupe.
+public struct CacheExchange: Exchange {
+    /// What the exchange does besides storing.
+    public struct Settings: Sendable {
+        /// `cache.vary_headers`: the scope.
+        public var varyHeaders: [String]
+        /// `cache.default_ttl` and `cache.types`.
+        public var ttl: CacheTTLPolicy
+        /// `cache.invalidate_on_mutation`.
+        public var invalidateOnMutation: Bool
+
+        public init(varyHeaders: [String] = ["authorization"], ttl: CacheTTLPolicy = CacheTTLPolicy(), invalidateOnMutation: Bool = true) {
+            self.varyHeaders = varyHeaders
+            self.ttl = ttl
+            self.invalidateOnMutation = invalidateOnMutation
+        }
+    }
+
+    private let cache: MemoryResponseCache
+    private let settings: Settings
+    private let clock: CacheClock
+
+    public init(cache: MemoryResponseCache, settings: Settings = Settings(), clock: CacheClock = .continuous) {
+        self.cache = cache
+        self.settings = settings
+        self.clock = clock
+    }
+
+    public func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
+        switch operation.kind {
+        case .query: return .single(try await query(operation, next: next))
+        case .mutation where settings.invalidateOnMutation: return .single(try await mutation(operation, next: next))
+        default: return try await next(operation)
+        }
+    }
+
+    // MARK: - Queries
+
+    private func query(_ operation: Operation, next: @escaping ExchangeNext) async throws -> GraphQLResponse {
+        let key = RequestKey(operation: operation, varyHeaders: settings.varyHeaders)
+        let client = CacheControlDirectives(operation.headers)
+        let found = client.noCache || client.noStore ? .miss : cache.lookup(key, now: clock.now())
+        let (response, outcome): (GraphQLResponse, CacheOutcome)
+        switch found {
+        case .fresh(let answer, let age):
+            (response, outcome) = (served(answer, age: age), .hit)
+        case .stale(let answer, let age, let refresh):
+            if refresh { startRefresh(operation, key: key, next: next) }
+            (response, outcome) = (served(answer, age: age), .hit)
+        case .expired(let answer, let age):
+            let fetched = try await fetchOrError(operation, key: key, next: next, mayStore: true)
+            (response, outcome) = fetched.0.status >= 500 ? (served(answer, age: age), .hit) : fetched
+        case .miss:
+            (response, outcome) = try await fetchOrError(operation, key: key, next: next, mayStore: !(client.noCache || client.noStore))
+        }
+        cache.record(outcome)
+        var marked = response
+        marked.headers.replaceOrAdd(name: "X-Cache", value: outcome.rawValue)
+        return marked
+    }
+
+    private func served(_ answer: CachedAnswer, age: Duration) -> GraphQLResponse {
+        var headers = answer.headers
+        headers.replaceOrAdd(name: "Age", value: String(max(0, age.components.seconds)))
+        return GraphQLResponse(status: answer.status, headers: headers, body: answer.body, source: .cache)
+    }
+
+    private func startRefresh(_ operation: Operation, key: RequestKey, next: @escaping ExchangeNext) {
+        Task {
+            let outcome = try? await fetch(operation, key: key, next: next, mayStore: true).1
+            if outcome != .miss { cache.refreshFailed(key) }
+        }
+    }
+
+    /// `fetch`, with a gateway error (no upstream answer) turned into its answer.
+    private func fetchOrError(_ operation: Operation, key: RequestKey, next: ExchangeNext,
+                              mayStore: Bool) async throws -> (GraphQLResponse, CacheOutcome) {
+        do {
+            return try await fetch(operation, key: key, next: next, mayStore: mayStore)
+        } catch let error as any GatewayErrorConvertible {
+            return (error.gatewayError.response(), .bypass)
+        }
+    }
+
+    /// Sends the query upstream with `__typename` added, strips it from the
+    /// answer, and stores the answer when `mayStore` and it is cacheable.
+    private func fetch(_ operation: Operation, key: RequestKey, next: ExchangeNext,
+                       mayStore: Bool) async throws -> (GraphQLResponse, CacheOutcome) {
+        let (response, inspection) = try await send(operation, next: next)
+        guard let inspection else { return (response, .bypass) }
+        let directives = CacheControlDirectives(response.headers)
+        let ttl = settings.ttl.ttl(types: inspection.types, directives: directives)
+        guard mayStore, response.status == 200, inspection.hasData, !inspection.hasErrors, !directives.noStore,
+              !directives.noCache, !(directives.isPrivate && key.hasEmptyScope), ttl > .zero
+        else { return (response, .bypass) }
+        var headers = response.headers
+        headers.remove(name: "X-Request-Id")
+        headers.remove(name: "Age")
+        let tags = CacheTags(entities: inspection.entities, types: inspection.types,
+                             arguments: settings.invalidateOnMutation ? rootArguments(of: operation) : [:])
+        cache.store(CachedAnswer(status: response.status, headers: headers, body: response.body, storedAt: clock.now(),
+                                 ttl: ttl, tags: tags), for: key)
+        return (response, .miss)
+    }
+
+    // MARK: - Mutations
+
+    private func mutation(_ operation: Operation, next: ExchangeNext) async throws -> GraphQLResponse {
+        let (response, inspection) = try await send(operation, next: next)
+        if let inspection, inspection.hasData {
+            cache.purge(entities: inspection.entities, types: inspection.rootFieldTypes, arguments: rootArguments(of: operation))
+        }
+        return response
+    }
+
+    // MARK: - Upstream
+
+    /// Sends `operation` with the typenamed document; returns the answer with
+    /// the added `__typename`s stripped, and what its body holds (nil when
+    /// the body is not a JSON object).
+    private func send(_ operation: Operation, next: ExchangeNext) async throws -> (GraphQLResponse, AnswerInspection?) {
+        var upstream = operation
+        let typenamed = operation.document?.typenamed
+        if let typenamed { upstream.request.query = typenamed.query }
+        guard var response = try await next(upstream).first() else {
+            throw GatewayError.upstreamUnavailable("The upstream sent no result.")
+        }
+        let inspection = AnswerInspection(body: response.body, alias: typenamed?.alias)
+        if let inspection { response.body = inspection.body }
+        return (response, inspection)
+    }
+
+    private func rootArguments(of operation: Operation) -> [String: Set<String>] {
+        operation.document?.rootArguments(operationName: operation.request.operationName, variables: operation.request.variables) ?? [:]
+    }
+}

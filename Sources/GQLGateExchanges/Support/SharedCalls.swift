@@ -1,0 +1,103 @@
+import Synchronization
+
+/// Runs at most one call per key at a time and gives its result to every
+/// caller that asks for the same key meanwhile.
+///
+/// The call runs in a task of its own, not in the first caller's, so a
+/// caller that is cancelled just leaves: the others keep waiting and the
+/// call keeps running. Only when every caller has left is the call
+/// cancelled. State sits behind one `Mutex` rather than per loop because
+/// identical requests arrive on different loops (requests are spread round
+/// robin); it is held only for dictionary updates, never across an await.
+public final class SharedCalls<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private struct Call {
+        var generation: UInt64
+        var waiters: [UInt64: CheckedContinuation<Value, any Error>] = [:]
+        var task: Task<Void, Never>?
+    }
+
+    private struct State {
+        var calls: [Key: Call] = [:]
+        var nextID: UInt64 = 0
+        /// Callers that have an id but have not joined a call yet; one
+        /// cancelled meanwhile is removed from here and never joins.
+        var arriving: Set<UInt64> = []
+    }
+
+    private enum JoinRole { case cancelled, follower, leader }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Keys with a call running.
+    public var inFlight: Int { state.withLock { $0.calls.count } }
+
+    /// Callers waiting for a running call, the one that started it included.
+    public var waiting: Int { state.withLock { $0.calls.values.reduce(0) { $0 + $1.waiters.count } } }
+
+    /// The result of `call` for `key`: started now when no call for `key`
+    /// runs, else the running call's result.
+    public func value(for key: Key, call: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            state.arriving.insert(state.nextID)
+            return state.nextID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                join(key: key, id: id, continuation: continuation, call: call)
+            }
+        } onCancel: {
+            leave(key: key, id: id)
+        }
+    }
+
+    private func join(key: Key, id: UInt64, continuation: CheckedContinuation<Value, any Error>,
+                      call: @escaping @Sendable () async throws -> Value) {
+        let role = state.withLock { state -> JoinRole in
+            guard state.arriving.remove(id) != nil else { return .cancelled }
+            if state.calls[key] != nil {
+                state.calls[key]?.waiters[id] = continuation
+                return .follower
+            }
+            state.calls[key] = Call(generation: id, waiters: [id: continuation])
+            return .leader
+        }
+        switch role {
+        case .cancelled: return continuation.resume(throwing: CancellationError())
+        case .follower: return
+        case .leader: break
+        }
+        let task = Task {
+            let result: Result<Value, any Error>
+            do { result = .success(try await call()) } catch { result = .failure(error) }
+            finish(key: key, generation: id, with: result)
+        }
+        let orphaned = state.withLock { state -> Bool in
+            guard state.calls[key]?.generation == id else { return true }
+            state.calls[key]?.task = task
+            return false
+        }
+        if orphaned { task.cancel() }
+    }
+
+    private func finish(key: Key, generation: UInt64, with result: Result<Value, any Error>) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
+            guard state.calls[key]?.generation == generation, let call = state.calls.removeValue(forKey: key) else { return [] }
+            return Array(call.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(with: result) }
+    }
+
+    private func leave(key: Key, id: UInt64) {
+        let (waiter, abandoned) = state.withLock { state -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?) in
+            if state.arriving.remove(id) != nil { return (nil, nil) }
+            guard let waiter = state.calls[key]?.waiters.removeValue(forKey: id) else { return (nil, nil) }
+            guard state.calls[key]?.waiters.isEmpty == true else { return (waiter, nil) }
+            return (waiter, state.calls.removeValue(forKey: key)?.task)
+        }
+        abandoned?.cancel()
+        waiter?.resume(throwing: CancellationError())
+    }
+}

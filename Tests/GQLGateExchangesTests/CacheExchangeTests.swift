@@ -1,0 +1,194 @@
+import GQLGateCore
+import GQLGateExchanges
+import GQLGatePipeline
+import Testing
+
+private let heroAnswer = #"{"data":{"hero":{"name":"R2-D2","_gqlgate_typename":"Droid"}}}"#
+private let heroStripped = #"{"data":{"hero":{"name":"R2-D2"}}}"#
+
+/// A cache exchange over a fresh cache, on a manual clock.
+private struct Fixture {
+    let clock = ManualCacheClock()
+    let cache: MemoryResponseCache
+    let exchange: CacheExchange
+
+    init(types: [String: Duration] = [:], staleWhileRevalidate: Duration = .zero, staleIfError: Duration = .zero) {
+        cache = MemoryResponseCache(maxBytes: 1 << 20, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
+        exchange = CacheExchange(cache: cache, settings: .init(ttl: CacheTTLPolicy(defaultTTL: .seconds(30), typeTTLs: types)),
+                                 clock: clock.clock)
+    }
+
+    func serve(_ operation: Operation, _ upstream: ScriptedUpstream) async throws -> String {
+        try await served(by: exchange, operation, upstream: upstream)
+    }
+}
+
+@Suite struct CacheExchangeTests {
+    @Test func aRepeatedQueryIsAHitWithTheSameBodyAndAge() async throws {
+        let fixture = Fixture()
+        let upstream = ScriptedUpstream(heroAnswer)
+        let query = try analysed("{ hero { name } }")
+        #expect(try await fixture.serve(query, upstream) == "200 MISS \(heroStripped)")
+        fixture.clock.advance(by: .seconds(3))
+        #expect(try await fixture.serve(query, upstream) == "200 HIT Age: 3 \(heroStripped)")
+        #expect(upstream.calls == 1)
+        #expect(upstream.queries[0].contains("_gqlgate_typename: __typename"))
+        let statistics = fixture.cache.statistics
+        #expect((statistics.hits, statistics.misses, statistics.bypasses, statistics.entries) == (1, 1, 0, 1))
+    }
+
+    @Test func anotherScopeIsAMiss() async throws {
+        let fixture = Fixture()
+        let upstream = ScriptedUpstream(heroAnswer)
+        _ = try await fixture.serve(try analysed("{ hero { name } }", headers: ["Authorization": "Bearer a"]), upstream)
+        #expect(try await fixture.serve(try analysed("{ hero { name } }", headers: ["Authorization": "Bearer b"]), upstream)
+            == "200 MISS \(heroStripped)")
+        #expect(try await fixture.serve(try analysed("{hero{name}}", headers: ["authorization": "Bearer a"]), upstream)
+            == "200 HIT Age: 0 \(heroStripped)")
+        #expect(upstream.calls == 2)
+    }
+
+    @Test(arguments: [
+        (#"{"data":{"hero":null},"errors":[{"message":"boom"}]}"#, ["Content-Type": "application/json"] as HTTPHeaders, 200),
+        (heroAnswer, ["Cache-Control": "no-store"] as HTTPHeaders, 200),
+        (heroAnswer, ["Cache-Control": "private, max-age=60"] as HTTPHeaders, 200),
+        (heroAnswer, ["Cache-Control": "max-age=0"] as HTTPHeaders, 200),
+        (heroAnswer, ["Content-Type": "application/json"] as HTTPHeaders, 503),
+        ("not json", ["Content-Type": "text/plain"] as HTTPHeaders, 200),
+    ])
+    func uncacheableAnswersAreBypassedAndNotStored(body: String, headers: HTTPHeaders, status: Int) async throws {
+        let fixture = Fixture()
+        let upstream = ScriptedUpstream([.init(status: status, headers: headers, body: body)])
+        let query = try analysed("{ hero { name } }")
+        for _ in 0..<2 { #expect(try await fixture.serve(query, upstream).hasPrefix("\(status) BYPASS")) }
+        #expect(upstream.calls == 2)
+        #expect(fixture.cache.statistics.bypasses == 2)
+    }
+
+    @Test func privateAnswersAreStoredPerScope() async throws {
+        let fixture = Fixture()
+        let upstream = ScriptedUpstream([.init(headers: ["Cache-Control": "private"], body: heroAnswer)])
+        let query = try analysed("{ hero { name } }", headers: ["Authorization": "Bearer a"])
+        _ = try await fixture.serve(query, upstream)
+        #expect(try await fixture.serve(query, upstream).hasPrefix("200 HIT"))
+    }
+
+    @Test func aClientsNoCacheBypassesTheStoredAnswer() async throws {
+        let fixture = Fixture()
+        let upstream = ScriptedUpstream(heroAnswer)
+        _ = try await fixture.serve(try analysed("{ hero { name } }"), upstream)
+        #expect(try await fixture.serve(try analysed("{ hero { name } }", headers: ["Cache-Control": "no-cache"]), upstream)
+            == "200 BYPASS \(heroStripped)")
+        #expect(upstream.calls == 2)
+    }
+
+    @Test func theShortestTypeTTLWins() async throws {
+        let fixture = Fixture(types: ["Review": .seconds(10), "Droid": .seconds(60)])
+        let upstream = ScriptedUpstream(
+            #"{"data":{"hero":{"name":"R2-D2","_gqlgate_typename":"Droid"},"reviews":[{"stars":5,"_gqlgate_typename":"Review"}]}}"#)
+        let query = try analysed("{ hero { name } reviews(episode: JEDI) { stars } }")
+        _ = try await fixture.serve(query, upstream)
+        fixture.clock.advance(by: .milliseconds(9_999))
+        #expect(try await fixture.serve(query, upstream).hasPrefix("200 HIT Age: 9 "))
+        fixture.clock.advance(by: .milliseconds(1))
+        #expect(try await fixture.serve(query, upstream).hasPrefix("200 MISS"))
+    }
+
+    @Test func staleWhileRevalidateServesTheOldAnswerAndRefreshesOnce() async throws {
+        let fixture = Fixture(staleWhileRevalidate: .seconds(5))
+        let upstream = ScriptedUpstream(heroAnswer, #"{"data":{"hero":{"name":"C-3PO","_gqlgate_typename":"Droid"}}}"#)
+        let query = try analysed("{ hero { name } }")
+        _ = try await fixture.serve(query, upstream)
+        fixture.clock.advance(by: .seconds(32))
+        #expect(try await fixture.serve(query, upstream) == "200 HIT Age: 32 \(heroStripped)")
+        let key = RequestKey(operation: query, varyHeaders: ["authorization"])
+        #expect(await eventually {
+            if case .fresh = fixture.cache.lookup(key, now: fixture.clock.clock.now()) { return true }
+            return false
+        })
+        #expect(try await fixture.serve(query, upstream) == #"200 HIT Age: 0 {"data":{"hero":{"name":"C-3PO"}}}"#)
+        #expect(upstream.calls == 2)
+    }
+
+    @Test func staleIfErrorServesTheOldAnswerInsteadOfAFailure() async throws {
+        let fixture = Fixture(staleIfError: .seconds(60))
+        let upstream = ScriptedUpstream([
+            .init(body: heroAnswer),
+            .init(body: "", error: .upstreamUnavailable("down")),
+            .init(status: 503, body: #"{"errors":[{"message":"busy"}]}"#),
+            .init(body: "", error: .upstreamTimeout("slow")),
+        ])
+        let query = try analysed("{ hero { name } }")
+        _ = try await fixture.serve(query, upstream)
+        fixture.clock.advance(by: .seconds(40))
+        #expect(try await fixture.serve(query, upstream) == "200 HIT Age: 40 \(heroStripped)")
+        #expect(try await fixture.serve(query, upstream) == "200 HIT Age: 40 \(heroStripped)")
+        fixture.clock.advance(by: .seconds(51))
+        #expect(try await fixture.serve(query, upstream).hasPrefix("504 BYPASS"))
+    }
+
+    @Test func aMutationPurgesTheListsItMayHaveChangedAndNothingElse() async throws {
+        let fixture = Fixture()
+        let jedi = try analysed(#"query R($e: Episode!) { reviews(episode: $e) { id stars } }"#, variables: .object([("e", .string("JEDI"))]))
+        let empire = try analysed(#"{ reviews(episode: EMPIRE) { id stars } }"#)
+        let hero = try analysed("{ hero { name } }")
+        _ = try await fixture.serve(jedi, ScriptedUpstream(#"{"data":{"reviews":[{"id":"1","stars":4,"_gqlgate_typename":"Review"}]}}"#))
+        _ = try await fixture.serve(empire, ScriptedUpstream(#"{"data":{"reviews":[{"id":"2","stars":3,"_gqlgate_typename":"Review"}]}}"#))
+        _ = try await fixture.serve(hero, ScriptedUpstream(heroAnswer))
+        let create = try analysed("mutation { createReview(episode: JEDI, review: {stars: 5}) { id stars } }")
+        let mutationUpstream = ScriptedUpstream(#"{"data":{"createReview":{"id":"3","stars":5,"_gqlgate_typename":"Review"}}}"#)
+        #expect(try await fixture.serve(create, mutationUpstream) == #"200 - {"data":{"createReview":{"id":"3","stars":5}}}"#)
+        #expect(mutationUpstream.queries[0].contains("_gqlgate_typename: __typename"))
+        let again = ScriptedUpstream(#"{"data":{"reviews":[]}}"#)
+        #expect(try await fixture.serve(jedi, again).hasPrefix("200 MISS"))
+        #expect(try await fixture.serve(empire, again).hasPrefix("200 HIT"))
+        #expect(try await fixture.serve(hero, again).hasPrefix("200 HIT"))
+        #expect(fixture.cache.statistics.invalidations == 1)
+    }
+
+    @Test func aMutationPurgesEveryAnswerHoldingAnEntityItReturns() async throws {
+        let fixture = Fixture()
+        let hero = try analysed("{ hero(episode: EMPIRE) { id name } }")
+        _ = try await fixture.serve(hero, ScriptedUpstream(#"{"data":{"hero":{"id":"1000","name":"Luke","_gqlgate_typename":"Human"}}}"#))
+        let rename = try analysed(#"mutation { rename(id: "1000", episode: JEDI) { id name } }"#)
+        _ = try await fixture.serve(rename, ScriptedUpstream(#"{"data":{"rename":{"id":"1000","name":"Luke S.","_gqlgate_typename":"Human"}}}"#))
+        #expect(try await fixture.serve(hero, ScriptedUpstream(heroAnswer)).hasPrefix("200 MISS"))
+    }
+
+    @Test func subscriptionsAndMutationsWithoutInvalidationPassUntouched() async throws {
+        let cache = MemoryResponseCache(maxBytes: 1 << 20)
+        let exchange = CacheExchange(cache: cache, settings: .init(invalidateOnMutation: false))
+        let upstream = ScriptedUpstream(#"{"data":{"b":1}}"#)
+        _ = try await served(by: exchange, try analysed("mutation { b }"), upstream: upstream)
+        _ = try await served(by: exchange, try analysed("subscription { c { d } }"), upstream: upstream)
+        #expect(upstream.queries == ["mutation { b }", "subscription { c { d } }"])
+    }
+}
+
+@Suite struct RequestKeyTests {
+    @Test func variableOrderDoesNotMatter() throws {
+        let a = try analysed("query Q($a: Int, $b: Int) { f(a: $a, b: $b) }", variables: .object([("a", .integer(1)), ("b", .integer(2))]))
+        let b = try analysed("query Q($a: Int, $b: Int) { f(a: $a, b: $b) }", variables: .object([("b", .integer(2)), ("a", .integer(1))]))
+        #expect(RequestKey(operation: a, varyHeaders: ["authorization"]) == RequestKey(operation: b, varyHeaders: ["authorization"]))
+    }
+
+    @Test func scopeVariablesAndOperationNameMatter() throws {
+        let keys = try [
+            analysed("query A { f } query B { g }", operationName: "A"),
+            analysed("query A { f } query B { g }", operationName: "B"),
+            analysed("query A { f } query B { g }", operationName: "A", variables: .object([("x", .integer(1))])),
+            analysed("query A { f } query B { g }", operationName: "A", headers: ["Authorization": "Bearer a"]),
+            analysed("query A { f } query B { g }", operationName: "A", headers: ["Authorization": "Bearer b"]),
+        ].map { RequestKey(operation: $0, varyHeaders: ["authorization"]) }
+        #expect(Set(keys).count == 5)
+        #expect(keys[0].hasEmptyScope && !keys[3].hasEmptyScope)
+    }
+
+    @Test func onlyTheVaryHeadersMakeTheScope() throws {
+        let a = try analysed("{ f }", headers: ["Authorization": "Bearer a", "Accept-Language": "de"])
+        let b = try analysed("{ f }", headers: ["Authorization": "Bearer a", "Accept-Language": "fr"])
+        #expect(RequestKey(operation: a, varyHeaders: ["authorization"]) == RequestKey(operation: b, varyHeaders: ["authorization"]))
+        #expect(RequestKey(operation: a, varyHeaders: ["authorization", "accept-language"])
+            != RequestKey(operation: b, varyHeaders: ["authorization", "accept-language"]))
+    }
+}

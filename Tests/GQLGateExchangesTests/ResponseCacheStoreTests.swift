@@ -1,0 +1,114 @@
+import GQLGateCore
+import GQLGateExchanges
+import GQLGatePipeline
+import Testing
+
+private func key(_ query: String) throws -> RequestKey {
+    RequestKey(operation: try analysed(query), varyHeaders: ["authorization"])
+}
+
+private func answer(_ body: String, tags: CacheTags = CacheTags(), ttl: Duration = .seconds(10)) -> CachedAnswer {
+    CachedAnswer(status: 200, headers: ["Content-Type": "application/json"], body: Bytes(body), storedAt: .zero, ttl: ttl, tags: tags)
+}
+
+@Suite struct MemoryResponseCacheTests {
+    @Test func bytesCountBodyHeadersKeyTagsAndOverhead() throws {
+        let cache = MemoryResponseCache(maxBytes: 1 << 20)
+        let stored = answer("0123456789", tags: CacheTags(entities: ["Review:1"], types: ["Review"], arguments: ["episode": ["JEDI"]]))
+        let k = try key("{ a }")
+        cache.store(stored, for: k)
+        let expected = CachedAnswer.entryOverhead + 10 + 64 + ("Content-Type".utf8.count + "application/json".utf8.count + 4)
+            + "Review:1".utf8.count + "Review".utf8.count + "episode".utf8.count + "JEDI".utf8.count
+        #expect(stored.cost(key: k) == expected)
+        #expect(cache.statistics.bytes == expected)
+        cache.store(answer("01234"), for: k)
+        #expect(cache.statistics.bytes == expected - 5 - 25)
+        #expect(cache.statistics.entries == 1)
+    }
+
+    @Test func theLeastRecentlyUsedAnswersAreEvictedPastMaxBytes() throws {
+        let body = String(repeating: "x", count: 1000)
+        let size = answer(body).cost(key: try key("{ a }"))
+        let cache = MemoryResponseCache(maxBytes: 2 * size)
+        let (a, b, c) = (try key("{ a }"), try key("{ b }"), try key("{ c }"))
+        cache.store(answer(body), for: a)
+        cache.store(answer(body), for: b)
+        _ = cache.lookup(a, now: .zero)
+        cache.store(answer(body), for: c)
+        #expect(cache.statistics.evictions == 1)
+        #expect(cache.statistics.bytes == 2 * size)
+        if case .miss = cache.lookup(b, now: .zero) {} else { Issue.record("b should have been evicted") }
+        if case .fresh = cache.lookup(a, now: .zero) {} else { Issue.record("a should still be held") }
+    }
+
+    @Test func evictedAnswersLeaveTheTagIndex() throws {
+        let body = String(repeating: "x", count: 1000)
+        let tags = CacheTags(types: ["Review"])
+        let cache = MemoryResponseCache(maxBytes: answer(body, tags: tags).cost(key: try key("{ a }")))
+        cache.store(answer(body, tags: tags), for: try key("{ a }"))
+        cache.store(answer(body, tags: tags), for: try key("{ b }"))
+        #expect(cache.purge(entities: [], types: ["Review"], arguments: [:]) == 1)
+        #expect(cache.statistics.entries == 0)
+    }
+
+    @Test func staleWindowsFollowTheTTL() throws {
+        let cache = MemoryResponseCache(maxBytes: 1 << 20, staleWhileRevalidate: .seconds(5), staleIfError: .seconds(20))
+        let k = try key("{ a }")
+        cache.store(answer("{}", ttl: .seconds(10)), for: k)
+        var seen: [String] = []
+        for second in [9, 10, 12, 16, 29, 30] {
+            switch cache.lookup(k, now: .seconds(second)) {
+            case .fresh: seen.append("\(second) fresh")
+            case .stale(_, _, let refresh): seen.append("\(second) stale\(refresh ? " refresh" : "")")
+            case .expired: seen.append("\(second) expired")
+            case .miss: seen.append("\(second) miss")
+            }
+        }
+        #expect(seen == ["9 fresh", "10 stale refresh", "12 stale", "16 expired", "29 expired", "30 miss"])
+        #expect(cache.statistics.entries == 0)
+    }
+}
+
+@Suite struct AnswerInspectionTests {
+    @Test func addedTypenamesAreStrippedEverywhereAndTheClientsOwnKept() throws {
+        let body = #"{"data":{"_gqlgate_typename":"Query","luke":{"__typename":"Human","id":"1000","_gqlgate_typename":"Human","#
+            + #""friends":[{"n":"Han","_gqlgate_typename":"Human","id":1002},{"n":"R2","_gqlgate_typename":"Droid"}],"#
+            + #""home":null}},"extensions":{"cost":1}}"#
+        let inspection = try #require(AnswerInspection(body: Bytes(body), alias: "_gqlgate_typename"))
+        #expect(inspection.body.string
+            == #"{"data":{"luke":{"__typename":"Human","id":"1000","friends":[{"n":"Han","id":1002},{"n":"R2"}],"home":null}},"extensions":{"cost":1}}"#)
+        #expect(inspection.types == ["Human", "Droid"])
+        #expect(inspection.rootFieldTypes == ["Human"])
+        #expect(inspection.entities == ["Human:1000", "Human:1002"])
+        #expect(inspection.hasData && !inspection.hasErrors)
+    }
+
+    @Test func anAnswerWithNothingToStripKeepsItsBytes() throws {
+        let body = Bytes(#"{"data": {"hello": "world"}, "errors": [{"message": "x"}]}"#)
+        let inspection = try #require(AnswerInspection(body: body, alias: "_gqlgate_typename"))
+        #expect(inspection.body === body)
+        #expect(inspection.hasErrors)
+        #expect(AnswerInspection(body: Bytes("<html>"), alias: nil) == nil)
+    }
+}
+
+@Suite struct CacheTTLPolicyTests {
+    private let policy = CacheTTLPolicy(defaultTTL: .seconds(30), typeTTLs: ["Character": .seconds(3600), "Review": .seconds(10)])
+
+    @Test func theMinimumOfDefaultTypesAndUpstream() {
+        let none = CacheControlDirectives([:])
+        #expect(policy.ttl(types: [], directives: none) == .seconds(30))
+        #expect(policy.ttl(types: ["Character"], directives: none) == .seconds(30))
+        #expect(policy.ttl(types: ["Character", "Review", "Planet"], directives: none) == .seconds(10))
+        #expect(policy.ttl(types: ["Review"], directives: CacheControlDirectives(["Cache-Control": "public, max-age=5"])) == .seconds(5))
+        #expect(policy.ttl(types: [], directives: CacheControlDirectives(["Cache-Control": "max-age=5, s-maxage=20"])) == .seconds(20))
+    }
+
+    @Test func directivesAreReadFromEveryField() {
+        let directives = CacheControlDirectives(HTTPHeaders([
+            .init(name: "Cache-Control", value: "Private , max-age=\"7\""), .init(name: "cache-control", value: "no-store"),
+        ]))
+        #expect(directives.isPrivate && directives.noStore && !directives.noCache)
+        #expect(directives.freshnessLifetime == .seconds(7))
+    }
+}
