@@ -11,7 +11,9 @@ let package = Package(
     products: [
         .executable(name: "gqlgate", targets: ["gqlgate"]),
         /// Build a gateway of your own: the pipeline, the built-in exchanges, config and wiring.
-        .library(name: "GQLGate", targets: ["GQLGate", "GQLGatePipeline", "GQLGateExchanges", "GQLGateConfig"]),
+        .library(
+            name: "GQLGate",
+            targets: ["GQLGate", "GQLGatePipeline", "GQLGateExchanges", "GQLGateConfig", "GQLGateMetrics", "GQLGateLogging"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -19,6 +21,9 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         .package(url: "https://github.com/GraphQLSwift/Graphiti", from: "3.1.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // MARK: - C libraries and shims
@@ -68,12 +73,29 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: - Observability
+        .target(
+            name: "GQLGateMetrics",
+            dependencies: [
+                "GQLGatePipeline",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GQLGateLogging",
+            dependencies: ["GQLGateCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: - Application
         .target(
             name: "GQLGate",
             dependencies: [
                 "GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPServer", "GQLGateHTTPClient",
-                "GQLGatePipeline", "GQLGateExchanges", "GQLGateConfig",
+                "GQLGatePipeline", "GQLGateExchanges", "GQLGateConfig", "GQLGateMetrics", "GQLGateLogging",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -89,8 +111,9 @@ let package = Package(
         .executableTarget(
             name: "gqlgate",
             dependencies: [
-                "GQLGate", "GQLGateConfig", "GQLGateDemo",
+                "GQLGate", "GQLGateConfig", "GQLGateDemo", "GQLGateLogging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -108,6 +131,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GQLGateTests", dependencies: ["GQLGate"], swiftSettings: swiftSettings),
+        .testTarget(name: "GQLGateMetricsTests", dependencies: ["GQLGateMetrics"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GQLGateLoggingTests",
+            dependencies: ["GQLGateLogging", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GQLGateDemoTests",
             dependencies: ["GQLGateDemo", .product(name: "GraphQL", package: "GraphQL")],

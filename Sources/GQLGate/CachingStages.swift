@@ -1,5 +1,6 @@
 import GQLGateConfig
 import GQLGateExchanges
+import GQLGateMetrics
 import GQLGatePipeline
 
 /// The exchanges that save upstream work, built from the `apq`, `cache` and
@@ -13,13 +14,20 @@ struct CachingStages: Sendable {
     /// The response cache, when enabled.
     let cache: MemoryResponseCache?
 
-    init(config: GatewayConfig) {
+    init(config: GatewayConfig, metrics: GatewayMetrics) {
         beforeDocument = config.apq.enabled ? [APQExchange()] : []
         var after: [any Exchange] = []
         if config.cache.enabled {
             let settings = config.cache
             let cache = MemoryResponseCache(
-                maxBytes: settings.maxBytes, staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError)
+                maxBytes: settings.maxBytes, staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError,
+                observer: { outcome, bytes in
+                    switch outcome {
+                    case .hit: metrics.cacheHit()
+                    case .miss, .bypass: metrics.cacheMiss()
+                    }
+                    metrics.cacheBytes(bytes)
+                })
             let ttl = CacheTTLPolicy(
                 defaultTTL: settings.defaultTTL,
                 typeTTLs: Dictionary(settings.types.map { ($0.typeName, $0.ttl) }, uniquingKeysWith: { first, _ in first }))
@@ -31,13 +39,5 @@ struct CachingStages: Sendable {
         }
         if config.dedupe.enabled { after.append(DedupeExchange(varyHeaders: config.cache.varyHeaders)) }
         afterLimits = after
-    }
-}
-
-extension Gateway {
-    /// The response cache's counters (hits, misses, bypasses, evictions,
-    /// bytes held), for metrics; nil while `cache.enabled` is false.
-    public var cacheStatistics: ResponseCacheStatistics? {
-        caching.cache?.statistics
     }
 }

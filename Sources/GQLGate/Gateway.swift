@@ -3,11 +3,9 @@ import GQLGateEventLoop
 import GQLGateExchanges
 import GQLGateHTTPClient
 import GQLGateHTTPServer
+import GQLGateMetrics
 import GQLGatePipeline
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import Logging
 
 /// A running gqlgate: the HTTP server, the gateway loops, the upstream client
 /// and the exchange pipeline, assembled from a `GatewayConfig`.
@@ -17,11 +15,18 @@ import Glibc
 /// try gateway.start()
 /// ```
 public final class Gateway: Sendable {
-    /// The configuration it runs with.
-    public let config: GatewayConfig
-    private let loops: EventLoopGroup
-    private let server: HTTPServer
-    let caching: CachingStages
+    /// The gateway's metrics, rendered at `GET /metrics`; pass the same value
+    /// to your own exchanges to record through it.
+    public let metrics: GatewayMetrics
+    let loops: EventLoopGroup
+    let server: HTTPServer
+    let client: HTTPClient
+    let endpoint: GraphQLEndpoint
+    let pipelines: PipelineSlot
+    let readiness: Readiness
+    let inFlight = InFlightRequests()
+    let exchanges: [any Exchange]
+    let logger: Logger
 
     /// Builds the gateway; nothing listens until `start()`.
     /// - Parameters:
@@ -30,33 +35,53 @@ public final class Gateway: Sendable {
     ///     stages (APQ, document analysis, method rules, limits, cache,
     ///     dedupe) and before the upstream stages (credentials, retries)
     ///     and the transport.
+    ///   - metrics: where the gateway's metrics are recorded.
+    ///   - logger: where access lines go (one per request, at `info`).
     /// - Throws: `ConfigError` when a file the config names cannot be used.
-    public init(config: GatewayConfig, exchanges: [any Exchange] = []) throws(ConfigError) {
-        self.config = config
+    public init(config: GatewayConfig, exchanges: [any Exchange] = [], metrics: GatewayMetrics = GatewayMetrics(),
+                logger: Logger = Logger(label: "gqlgate")) throws(ConfigError) {
+        self.metrics = metrics
+        self.exchanges = exchanges
+        self.logger = logger
         loops = EventLoopGroup(count: config.server.eventLoopCount(cores: EventLoopGroup.coreCount))
-        let client = HTTPClient(group: loops)
-        let transport = HTTPTransport(client: client, settings: HTTPTransport.Settings(
-            url: config.upstream.url ?? "", timeout: config.upstream.timeout, connectTimeout: config.upstream.connectTimeout,
-            forwardedHeaders: config.headers.forward + (config.headers.forwardClientAuthorization ? ["authorization"] : [])))
-        caching = CachingStages(config: config)
-        let builtIn: [any Exchange] = caching.beforeDocument + [
-            DocumentExchange(cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes),
-            HTTPMethodRulesExchange(),
-            QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)),
-        ] + caching.afterLimits
-        let upstreamStages: [any Exchange] = [
-            UpstreamAuthExchange(config.auth, client: client, upstream: config.upstream),
-            RetryExchange(policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget)),
-        ]
-        let chain = ExchangeChain(exchanges: builtIn + exchanges + upstreamStages, transport: transport)
-        let endpoint = GraphQLEndpoint(
-            path: config.server.path, chain: chain, loops: loops, maxBodyBytes: config.server.maxBodyBytes,
-            clientAuth: try Self.clientAuthenticator(config.clients))
+        client = HTTPClient(group: loops)
+        readiness = Readiness(client: client)
+        pipelines = PipelineSlot(
+            try Self.makePipeline(config: config, client: client, exchanges: exchanges, metrics: metrics, readiness: readiness))
+        endpoint = GraphQLEndpoint(
+            pipelines: pipelines, loops: loops, maxBodyBytes: config.server.maxBodyBytes,
+            operations: OperationsEndpoints(readiness: readiness, metrics: metrics), requestLog: RequestLog(metrics: metrics, logger: logger),
+            inFlight: inFlight)
         server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.server.listen.host, port: config.server.listen.port, threads: config.server.httpThreadCount,
                 maxBodyBytes: config.server.maxBodyBytes),
             delegate: endpoint)
+    }
+
+    /// The exchange chain and settings for `config`: built at start and again on every reload.
+    static func makePipeline(config: GatewayConfig, client: HTTPClient, exchanges: [any Exchange], metrics: GatewayMetrics,
+                             readiness: Readiness) throws(ConfigError) -> GatewayPipeline {
+        let forwarded = config.headers.forward + (config.headers.forwardClientAuthorization ? ["authorization"] : [])
+        let transport = MeasuredHTTPTransport(
+            base: HTTPTransport(client: client, settings: HTTPTransport.Settings(
+                url: config.upstream.url ?? "", timeout: config.upstream.timeout, connectTimeout: config.upstream.connectTimeout,
+                forwardedHeaders: forwarded)),
+            metrics: metrics, readiness: readiness)
+        let caching = CachingStages(config: config, metrics: metrics)
+        let builtIn: [any Exchange] = caching.beforeDocument + [
+            DocumentExchange(cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes),
+            RequestTraceExchange(),
+            HTTPMethodRulesExchange(),
+            QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)),
+        ] + caching.afterLimits
+        let upstreamStages: [any Exchange] = [
+            UpstreamAuthExchange(config.auth, client: client, upstream: config.upstream, metrics: metrics),
+            RetryExchange(policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget),
+                          observer: { metrics.retry(reason: RetryLabel($0)) }),
+        ]
+        let chain = ExchangeChain(exchanges: builtIn + exchanges + upstreamStages, transport: transport)
+        return GatewayPipeline(config: config, chain: chain, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache)
     }
 
     private static func clientAuthenticator(_ clients: ClientsConfig) throws(ConfigError) -> ClientAuthenticator? {
@@ -68,6 +93,9 @@ public final class Gateway: Sendable {
         }
     }
 
+    /// The configuration it runs with (the last one applied by `reload`).
+    public var config: GatewayConfig { pipelines.current.config }
+
     /// Binds the listen address and starts serving.
     public func start() throws(HTTPServerError) {
         try server.start()
@@ -75,19 +103,4 @@ public final class Gateway: Sendable {
 
     /// The port the server listens on.
     public var port: UInt16 { server.port }
-
-    /// Stops accepting connections, lets suspended requests finish for up to
-    /// `drainTimeout`, then stops the server and the loops. (libmicrohttpd
-    /// aborts when stopped with a suspended request, so a server still
-    /// holding one after the deadline is left to the process exit.)
-    public func shutdown(drainTimeout: Duration) {
-        server.quiesce()
-        let deadline = MonotonicClock.nanoseconds() + drainTimeout.nanoseconds
-        while server.suspendedRequests > 0, MonotonicClock.nanoseconds() < deadline {
-            usleep(5_000)
-        }
-        guard server.suspendedRequests == 0 else { return }
-        server.stop()
-        loops.shutdownAndWait()
-    }
 }

@@ -1,53 +1,76 @@
 import GQLGateCore
 import GQLGateEventLoop
+import GQLGateExchanges
 import GQLGateHTTPServer
 import GQLGatePipeline
 
-/// The server's delegate: answers health checks and bad methods on the
-/// server thread, and runs GraphQL requests through the exchange pipeline as
-/// tasks on the gateway loops.
+/// The server's delegate: answers bad methods and the operator endpoints on
+/// the server thread, and runs GraphQL requests through the current exchange
+/// pipeline as tasks on the gateway loops.
 final class GraphQLEndpoint: HTTPServerDelegate {
-    private let path: String
-    private let chain: ExchangeChain
+    private let pipelines: PipelineSlot
     private let loops: EventLoopGroup
     private let maxBodyBytes: Int
-    private let clientAuth: ClientAuthenticator?
     private let requestIDs = RequestIDGenerator()
-    private let health = StaticResponse(status: 200, headers: ["Content-Type": "application/json"], body: Bytes("{\"status\":\"ok\"}"))
+    private let operations: OperationsEndpoints
+    private let requestLog: RequestLog
+    private let inFlight: InFlightRequests
 
-    init(path: String, chain: ExchangeChain, loops: EventLoopGroup, maxBodyBytes: Int, clientAuth: ClientAuthenticator?) {
-        self.clientAuth = clientAuth
-        self.path = path
-        self.chain = chain
+    init(pipelines: PipelineSlot, loops: EventLoopGroup, maxBodyBytes: Int, operations: OperationsEndpoints, requestLog: RequestLog,
+         inFlight: InFlightRequests) {
+        self.pipelines = pipelines
         self.loops = loops
         self.maxBodyBytes = maxBodyBytes
+        self.operations = operations
+        self.requestLog = requestLog
+        self.inFlight = inFlight
     }
 
+    /// The chain of the current pipeline; a request reads it once and keeps it.
+    private var chain: ExchangeChain { pipelines.current.chain }
+
     func answer(_ request: ServerRequest) -> ServerResponse? {
-        if request.path == path {
+        let pipeline = pipelines.current
+        if request.path == pipeline.path {
             if let name = request.headers.firstFieldWithUnsafeValue {
-                return gatewayAnswer(.badRequest("Header \(name) has a CR, LF or NUL in its value."), for: request)
+                return logged(gatewayAnswer(.badRequest("Header \(name) has a CR, LF or NUL in its value."), for: request))
             }
-            if let clientAuth, !clientAuth.authenticate(request.headers) {
-                return gatewayAnswer(ClientAuthenticator.rejection, for: request)
+            if let clientAuth = pipeline.clientAuth, !clientAuth.authenticate(request.headers) {
+                return logged(gatewayAnswer(ClientAuthenticator.rejection, for: request))
             }
             if request.method == "GET" || request.method == "POST" { return nil }
-            return gatewayAnswer(.methodNotAllowed("Method \(request.method) is not supported; use GET or POST.", allow: "GET, POST"), for: request)
+            return logged(gatewayAnswer(.methodNotAllowed("Method \(request.method) is not supported; use GET or POST.", allow: "GET, POST"), for: request))
         }
-        if request.path == "/healthz", request.method == "GET" || request.method == "HEAD" {
-            return ServerResponse(health)
+        switch operations.route(request, metricsEnabled: pipeline.config.metrics.enabled) {
+        case .answer(let response): return response
+        case .probe: return nil
+        case nil: return logged(gatewayAnswer(.notFound(request.path), for: request))
         }
-        return gatewayAnswer(.notFound(request.path), for: request)
     }
 
     func dispatch(_ request: ServerRequest) {
-        Task(executorPreference: loops.next()) {
-            request.respond(await self.process(request))
+        if request.path == OperationsEndpoints.readinessPath {
+            let probe = pipelines.current.readinessProbe
+            inFlight.start(request, on: loops.next()) { await self.operations.probeAnswer(probe) }
+            return
+        }
+        let startedAt = MonotonicClock.nanoseconds()
+        let trace = RequestTrace()
+        inFlight.start(request, on: loops.next()) {
+            await RequestTrace.$current.withValue(trace) { await self.process(request) }
+        } answered: { response in
+            self.requestLog.record(response, startedAt: startedAt, trace: trace.snapshot)
         }
     }
 
     func payloadTooLarge(_ request: ServerRequest) -> ServerResponse {
-        gatewayAnswer(.payloadTooLarge(limit: maxBodyBytes), for: request)
+        logged(gatewayAnswer(.payloadTooLarge(limit: maxBodyBytes), for: request))
+    }
+
+    /// Answers every request still in flight with 503 `SHUTTING_DOWN`, and any
+    /// that arrives later too. Returns how many were in flight.
+    func closeInFlight() -> Int {
+        inFlight.closeAll { [self] request in gatewayAnswer(.shuttingDown, for: request) }
     }
 
     /// Decodes, runs the pipeline, and turns the first result (or the error) into the answer.
@@ -85,5 +108,11 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     private func clientRequestID(_ request: ServerRequest) -> String? {
         guard let id = request.headers["x-request-id"], id.isSafeHeaderValue else { return nil }
         return id
+    }
+
+    /// Records an answer made on the server thread (metrics, access line).
+    private func logged(_ response: ServerResponse) -> ServerResponse {
+        requestLog.record(response, startedAt: MonotonicClock.nanoseconds(), trace: nil)
+        return response
     }
 }

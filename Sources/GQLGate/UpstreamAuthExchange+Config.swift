@@ -2,23 +2,25 @@ import GQLGateConfig
 import GQLGateCore
 import GQLGateExchanges
 import GQLGateHTTPClient
+import GQLGateMetrics
 
 extension UpstreamAuthExchange {
     /// The credentials the `auth` keys describe; tokens are fetched with `client`.
-    init(_ auth: AuthConfig, client: HTTPClient, upstream: UpstreamConfig) {
+    init(_ auth: AuthConfig, client: HTTPClient, upstream: UpstreamConfig, metrics: GatewayMetrics) {
+        let refreshed: @Sendable (Bool) -> Void = { metrics.tokenRefreshed(TokenRefreshOutcome(succeeded: $0)) }
         let tokens: (any BearerTokenSource)?
         if let oauth2 = auth.oauth2 {
             let request = OAuth2TokenRequest(
                 tokenURL: oauth2.tokenURL, clientID: oauth2.clientID, clientSecret: oauth2.clientSecret, scope: oauth2.scope,
                 clientAuthentication: oauth2.clientAuth == .basic ? .basic : .post,
                 timeout: upstream.timeout, connectTimeout: upstream.connectTimeout)
-            tokens = OAuth2ClientCredentials(fetch: request.fetch(with: client))
+            tokens = OAuth2ClientCredentials(fetch: request.fetch(with: client), onRefresh: refreshed)
         } else if let path = auth.bearerTokenFile {
-            tokens = BearerTokenFile(path: path)
+            tokens = BearerTokenFile(path: path, onRefresh: refreshed)
         } else {
             tokens = nil
         }
         self.init(staticHeaders: auth.headers.map { HTTPHeaders.Field(name: $0.name, value: $0.value) },
-                  tokens: tokens, refreshOnUnauthorized: auth.refreshOn401)
+                  tokens: tokens, refreshOnUnauthorized: auth.refreshOn401, onResend: { metrics.retry(reason: .unauthorized) })
     }
 }

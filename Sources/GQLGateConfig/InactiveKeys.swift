@@ -3,7 +3,6 @@ extension GatewayConfig {
     /// Remove a prefix here when its feature lands.
     static let inactiveKeyPrefixes = [
         "auth.ws_init_payload", "cache.backend", "cache.redis_url", "apq.upstream", "subscriptions",
-        "logging", "metrics",
     ]
 
     /// The keys set to something other than their default whose features are not built yet, as

@@ -34,7 +34,7 @@ struct DemoCommand: ParsableCommand {
         config.server.listen = gatewayAddress
         config.upstream.url = demo.endpoint
         FileHandleOutput.standardError("gqlgate: demo API listening on \(demo.endpoint)")
-        try GatewayProcess(config: config).runUntilTerminated {
+        try GatewayProcess(config: config, reloadSource: nil).runUntilTerminated {
             let examples = DemoAPI.sampleQueries(endpoint: "http://\(gatewayAddress)/graphql")
             print("gqlgate is in front of the demo API. Try:\n")
             for example in examples { print("# \(example.title)\n\(example.curl)\n") }

@@ -43,4 +43,14 @@ struct GatewayOptions: ParsableArguments {
             throw .config(error)
         }
     }
+
+    /// The configuration again, from the same file, environment and flags (SIGHUP);
+    /// losing the upstream is an error like any invalid value.
+    func reload() throws(ConfigError) -> GatewayConfig {
+        let loaded = try ConfigLoader.resolve(configFlag: config, flags: overrides, environment: ProcessInfo.processInfo.environment)
+        guard loaded.upstream.url != nil else {
+            throw ConfigError(keyPath: "upstream.url", message: "no upstream configured; the running configuration has one")
+        }
+        return loaded
+    }
 }

@@ -34,8 +34,7 @@ import Testing
             metrics: {enabled: false}
             """)
         #expect(config.inactiveKeys() == [
-            "apq.upstream", "subscriptions.keepalive", "logging.level",
-            "logging.format", "metrics.enabled",
+            "apq.upstream", "subscriptions.keepalive",
         ])
     }
 

@@ -157,7 +157,7 @@ private func waitUntil(_ condition: () -> Bool) async {
         let file = TemporaryFile("  first-token\n")
         let clock = TestClock()
         let refreshes = Mutex(0)
-        let tokens = BearerTokenFile(path: file.path, now: { clock.now }, onRefresh: { refreshes.withLock { $0 += 1 } })
+        let tokens = BearerTokenFile(path: file.path, now: { clock.now }, onRefresh: { _ in refreshes.withLock { $0 += 1 } })
         let first = try tokens.token()
         #expect(first.value == "first-token")
         file.write("second-token\n")
@@ -167,6 +167,16 @@ private func waitUntil(_ condition: () -> Bool) async {
         #expect(second.value == "second-token")
         #expect(second.generation > first.generation)
         #expect(refreshes.withLock { $0 } == 2)
+    }
+
+    @Test func removedFileKeepsTheLastGoodToken() throws {
+        let file = TemporaryFile("good")
+        let clock = TestClock()
+        let tokens = BearerTokenFile(path: file.path, now: { clock.now })
+        let good = try tokens.token()
+        file.write("")
+        clock.advance(.seconds(1))
+        #expect(try tokens.token() == good)
     }
 
     @Test func rejectionRereadsTheFileAtOnce() throws {

@@ -32,15 +32,21 @@ public final class MemoryResponseCache: Sendable {
     private let state: Mutex<State>
     private let staleWhileRevalidate: Duration
     private let staleIfError: Duration
+    private let observer: Observer
+
+    /// Told of each recorded outcome with the bytes held at that moment (for metrics).
+    public typealias Observer = @Sendable (CacheOutcome, _ bytesHeld: Int) -> Void
 
     /// - Parameters:
     ///   - maxBytes: `cache.max_bytes`.
     ///   - staleWhileRevalidate: `cache.stale_while_revalidate`.
     ///   - staleIfError: `cache.stale_if_error`.
-    public init(maxBytes: Int, staleWhileRevalidate: Duration = .zero, staleIfError: Duration = .zero) {
+    public init(maxBytes: Int, staleWhileRevalidate: Duration = .zero, staleIfError: Duration = .zero,
+                observer: @escaping Observer = { _, _ in }) {
         state = Mutex(State(entries: CostBoundedLRU(capacity: maxBytes)))
         self.staleWhileRevalidate = staleWhileRevalidate
         self.staleIfError = staleIfError
+        self.observer = observer
     }
 
     /// The answer for `key` at time `now`; entries past every window are dropped.
@@ -102,13 +108,15 @@ public final class MemoryResponseCache: Sendable {
 
     /// Counts how a query answer was served.
     public func record(_ outcome: CacheOutcome) {
-        state.withLock { state in
+        let bytes = state.withLock { state in
             switch outcome {
             case .hit: state.statistics.hits += 1
             case .miss: state.statistics.misses += 1
             case .bypass: state.statistics.bypasses += 1
             }
+            return state.entries.totalCost
         }
+        observer(outcome, bytes)
     }
 
     /// The counters now.

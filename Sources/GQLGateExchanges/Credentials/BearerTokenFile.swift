@@ -5,7 +5,8 @@ import Synchronization
 /// `auth.bearer_token_file`: the token is the file's trimmed contents, read
 /// again when the file changes (checked at most once a second, and at once
 /// after a 401) — Kubernetes projected service-account tokens rotate in
-/// place this way. Reading a small local file takes microseconds, so it
+/// place this way. A file that becomes unreadable or empty keeps the last
+/// good token in use. Reading a small local file takes microseconds, so it
 /// happens inline on the loop that needs the token.
 public final class BearerTokenFile: BearerTokenSource {
     private struct State: Sendable {
@@ -16,37 +17,36 @@ public final class BearerTokenFile: BearerTokenSource {
 
     private let state: Mutex<State>
     private let now: @Sendable () -> UInt64
-    private let onRefresh: @Sendable () -> Void
+    private let onRefresh: @Sendable (_ succeeded: Bool) -> Void
 
-    /// - Parameter onRefresh: called each time a new token is read (for metrics).
+    /// - Parameter onRefresh: called each time the file is read for a new token, with whether it held one (for metrics).
     public init(path: String, now: @escaping @Sendable () -> UInt64 = MonotonicClock.nanoseconds,
-                onRefresh: @escaping @Sendable () -> Void = {}) {
+                onRefresh: @escaping @Sendable (_ succeeded: Bool) -> Void = { _ in }) {
         state = Mutex(State(file: WatchedFile(path: path)))
         self.now = now
         self.onRefresh = onRefresh
     }
 
     public func token() throws(GatewayError) -> BearerToken {
-        let (result, refreshed) = state.withLock { state -> (Result<BearerToken, GatewayError>, Bool) in
+        let (result, read) = state.withLock { state -> (Result<BearerToken, GatewayError>, Bool?) in
             let time = now()
             if let token = state.token, !state.file.hasChanged(now: time, force: state.recheck) {
                 state.recheck = false
-                return (.success(token), false)
+                return (.success(token), nil)
             }
             state.recheck = false
-            guard let text = state.file.read(now: time) else {
-                return (.failure(.upstreamAuthFailed("auth.bearer_token_file \(state.file.path) cannot be read.")), false)
-            }
-            let value = String(text.trimmingASCIIWhitespace())
+            let value = state.file.read(now: time).map { String($0.trimmingASCIIWhitespace()) } ?? ""
             guard !value.isEmpty, value.isSafeHeaderValue else {
-                return (.failure(.upstreamAuthFailed("auth.bearer_token_file \(state.file.path) holds no usable token.")), false)
+                // A file caught mid-rewrite or removed: keep sending the last good token.
+                if let token = state.token { return (.success(token), false) }
+                return (.failure(.upstreamAuthFailed("auth.bearer_token_file \(state.file.path) is missing, unreadable or empty.")), false)
             }
-            if let token = state.token, token.value == value { return (.success(token), false) }
+            if let token = state.token, token.value == value { return (.success(token), nil) }
             let token = BearerToken(value: value, generation: (state.token?.generation ?? 0) + 1)
             state.token = token
             return (.success(token), true)
         }
-        if refreshed { onRefresh() }
+        if let read { onRefresh(read) }
         return try result.get()
     }
 

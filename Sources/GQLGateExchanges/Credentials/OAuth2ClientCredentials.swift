@@ -31,11 +31,11 @@ public final class OAuth2ClientCredentials: BearerTokenSource {
     private let state = Mutex(State())
     private let fetch: Fetch
     private let now: @Sendable () -> UInt64
-    private let onRefresh: @Sendable () -> Void
+    private let onRefresh: @Sendable (_ succeeded: Bool) -> Void
 
-    /// - Parameter onRefresh: called for each token request sent (for metrics).
+    /// - Parameter onRefresh: called after each token request with whether it brought a token (for metrics).
     public init(fetch: @escaping Fetch, now: @escaping @Sendable () -> UInt64 = MonotonicClock.nanoseconds,
-                onRefresh: @escaping @Sendable () -> Void = {}) {
+                onRefresh: @escaping @Sendable (_ succeeded: Bool) -> Void = { _ in }) {
         self.fetch = fetch
         self.now = now
         self.onRefresh = onRefresh
@@ -86,7 +86,6 @@ public final class OAuth2ClientCredentials: BearerTokenSource {
     }
 
     private func fetchAndPublish() async {
-        onRefresh()
         let outcome = await fetch()
         let time = now()
         let (waiters, result) = state.withLock { state -> ([Waiter], Result<BearerToken, GatewayError>) in
@@ -112,6 +111,7 @@ public final class OAuth2ClientCredentials: BearerTokenSource {
                 return (waiters, .failure(error))
             }
         }
+        onRefresh(result.isSuccess)
         for waiter in waiters { waiter.resume(returning: result) }
     }
 
@@ -123,5 +123,12 @@ public final class OAuth2ClientCredentials: BearerTokenSource {
     /// 1 s after the first failure, doubling, at most 30 s.
     static func backoff(afterFailures failures: Int) -> UInt64 {
         min(30_000_000_000, 1_000_000_000 << UInt64(min(failures - 1, 5)))
+    }
+}
+
+extension Result {
+    fileprivate var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
     }
 }

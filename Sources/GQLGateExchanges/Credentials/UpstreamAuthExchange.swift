@@ -11,11 +11,15 @@ public struct UpstreamAuthExchange: Exchange {
     private let staticHeaders: [HTTPHeaders.Field]
     private let tokens: (any BearerTokenSource)?
     private let refreshOnUnauthorized: Bool
+    private let onResend: @Sendable () -> Void
 
-    public init(staticHeaders: [HTTPHeaders.Field], tokens: (any BearerTokenSource)?, refreshOnUnauthorized: Bool) {
+    /// - Parameter onResend: called when an operation is sent again after a 401 (for metrics).
+    public init(staticHeaders: [HTTPHeaders.Field], tokens: (any BearerTokenSource)?, refreshOnUnauthorized: Bool,
+                onResend: @escaping @Sendable () -> Void = {}) {
         self.staticHeaders = staticHeaders
         self.tokens = tokens
         self.refreshOnUnauthorized = refreshOnUnauthorized
+        self.onResend = onResend
     }
 
     public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
@@ -34,6 +38,7 @@ public struct UpstreamAuthExchange: Exchange {
         let fresh = try await tokens.token()
         guard fresh != token else { return .single(answer) }
         operation.upstreamHeaders.replaceOrAdd(name: "Authorization", value: "Bearer " + fresh.value)
+        onResend()
         return try await next(operation)
     }
 

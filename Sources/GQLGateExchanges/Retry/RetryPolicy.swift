@@ -1,7 +1,7 @@
 import GQLGateHTTPClient
 import GQLGatePipeline
 
-/// Why an attempt is tried again; `label` is the bounded metric label.
+/// Why an attempt is tried again.
 public enum RetryReason: Sendable, Equatable {
     /// The upstream answered with a status in `retry.on_status`.
     case status(Int)
@@ -11,15 +11,6 @@ public enum RetryReason: Sendable, Equatable {
     case timedOut
     /// The connection broke after the request was sent.
     case connectionLost
-
-    public var label: String {
-        switch self {
-        case .status: return "status"
-        case .notReached: return "unreachable"
-        case .timedOut: return "timeout"
-        case .connectionLost: return "connection"
-        }
-    }
 }
 
 /// The `retry` rules: which outcomes are retried for which operations, and

@@ -1,0 +1,30 @@
+import GQLGateConfig
+
+/// What a reload applies: the proposed configuration, except the settings
+/// that take effect only at start (the listen address, server threads and
+/// loops, the body limit), which keep their running values until a restart.
+public struct ConfigReload: Sendable, Equatable {
+    /// The configuration to run with from now on.
+    public let effective: GatewayConfig
+    /// The keys whose new values wait for a restart, e.g. `server.listen`.
+    public let needsRestart: [String]
+
+    /// - Parameters:
+    ///   - running: the configuration in use.
+    ///   - proposed: the configuration just loaded and validated.
+    public init(running: GatewayConfig, proposed: GatewayConfig) {
+        var effective = proposed
+        var needsRestart: [String] = []
+        func keep<Value: Equatable>(_ key: String, _ path: WritableKeyPath<GatewayConfig, Value>) {
+            guard running[keyPath: path] != proposed[keyPath: path] else { return }
+            needsRestart.append(key)
+            effective[keyPath: path] = running[keyPath: path]
+        }
+        keep("server.listen", \.server.listen)
+        keep("server.threads", \.server.threads)
+        keep("server.loops", \.server.loops)
+        keep("server.max_body_bytes", \.server.maxBodyBytes)
+        self.effective = effective
+        self.needsRestart = needsRestart
+    }
+}

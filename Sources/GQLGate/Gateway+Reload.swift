@@ -1,0 +1,25 @@
+import GQLGateConfig
+
+extension Gateway {
+    /// Runs with `proposed` from now on: builds a new pipeline (exchanges,
+    /// transport, settings) and swaps it in, so new requests use it while
+    /// requests in flight finish on the old one. Settings that take effect
+    /// only at start keep their running values (see `ConfigReload`).
+    /// The response cache and upstream tokens start afresh with the new pipeline.
+    /// - Parameter proposed: a loaded and validated configuration.
+    /// - Returns: what was applied, with the keys that wait for a restart.
+    /// - Throws: `ConfigError` when the configuration that would run is invalid
+    ///   (say, beyond loopback without client keys) or a file it names cannot
+    ///   be used; the running pipeline stays.
+    @discardableResult
+    public func reload(_ proposed: GatewayConfig) throws(ConfigError) -> ConfigReload {
+        let running = config
+        let reload = ConfigReload(running: running, proposed: proposed)
+        try reload.effective.validate()
+        pipelines.replace(
+            with: try Self.makePipeline(
+                config: reload.effective, client: client, exchanges: exchanges, metrics: metrics, readiness: readiness))
+        if reload.effective.upstream != running.upstream { readiness.reset() }
+        return reload
+    }
+}

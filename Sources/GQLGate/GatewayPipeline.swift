@@ -1,0 +1,55 @@
+import GQLGateConfig
+import GQLGateExchanges
+import GQLGatePipeline
+import Synchronization
+
+/// Everything a request reads from the configuration, built once per load:
+/// the exchange chain and the settings the endpoint uses. A request takes the
+/// current pipeline when it starts and keeps it to the end, so a reload never
+/// changes a request half-way.
+final class GatewayPipeline: Sendable {
+    /// The configuration it was built from.
+    let config: GatewayConfig
+    /// The exchanges and the transport.
+    let chain: ExchangeChain
+    /// Checks client keys, when `clients.api_keys_file` is set.
+    let clientAuth: ClientAuthenticator?
+    /// The response cache, when `cache.enabled`.
+    let cache: MemoryResponseCache?
+
+    init(config: GatewayConfig, chain: ExchangeChain, clientAuth: ClientAuthenticator?, cache: MemoryResponseCache?) {
+        self.config = config
+        self.chain = chain
+        self.clientAuth = clientAuth
+        self.cache = cache
+    }
+
+    /// The GraphQL endpoint's path.
+    var path: String { config.server.path }
+
+    /// How `/readyz` reaches the upstream.
+    var readinessProbe: ReadinessProbe {
+        ReadinessProbe(
+            url: config.upstream.url ?? "", timeout: min(config.upstream.timeout, .seconds(5)),
+            connectTimeout: config.upstream.connectTimeout)
+    }
+}
+
+/// The current pipeline, replaced whole on reload.
+final class PipelineSlot: Sendable {
+    private let slot: Mutex<GatewayPipeline>
+
+    init(_ pipeline: GatewayPipeline) {
+        slot = Mutex(pipeline)
+    }
+
+    /// The pipeline new requests use.
+    var current: GatewayPipeline {
+        slot.withLock { $0 }
+    }
+
+    /// Makes `pipeline` the one new requests use; requests already running keep theirs.
+    func replace(with pipeline: GatewayPipeline) {
+        slot.withLock { $0 = pipeline }
+    }
+}

@@ -1,0 +1,24 @@
+import GQLGateConfig
+import GQLGateLogging
+import Logging
+
+extension LoggingConfig {
+    /// `logging.level` as a swift-log level (`warn` is `.warning`).
+    public var loggerLevel: Logger.Level {
+        switch level {
+        case .trace: .trace
+        case .debug: .debug
+        case .info: .info
+        case .warn: .warning
+        case .error: .error
+        }
+    }
+
+    /// `logging.format` as a log line format.
+    public var lineFormat: LogLineFormat {
+        switch format {
+        case .json: .json
+        case .text: .text
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import CoreMetrics
+import GQLGatePipeline
+import Prometheus
+
+/// The gateway's Prometheus metrics: every series the contract names, created
+/// once at start with bounded labels, so recording never builds a string: a
+/// counter or gauge is one atomic add, a histogram one short lock.
+///
+/// One value per process, shared by every pipeline (a reload keeps the counts).
+/// Features call its methods; `GET /metrics` renders `registry`.
+///
+/// ```swift
+/// metrics.retry(reason: .status)
+/// metrics.cacheHit()
+/// ```
+public final class GatewayMetrics: Sendable {
+    /// The registry `GET /metrics` renders.
+    public let registry: PrometheusCollectorRegistry
+    /// A swift-metrics factory over `registry`, for metrics of your own exchanges.
+    public let factory: PrometheusMetricsFactory
+
+    private let requests: [[CoreMetrics.Counter]]
+    private let requestDurations: [CoreMetrics.Timer]
+    private let upstreamRequests: [CoreMetrics.Counter]
+    private let upstreamDuration: CoreMetrics.Timer
+    private let retries: [CoreMetrics.Counter]
+    private let cacheHits: CoreMetrics.Counter
+    private let cacheMisses: CoreMetrics.Counter
+    private let cacheSize: Meter
+    private let subscriptions: Meter
+    private let upstreamSubscriptions: Meter
+    private let websocketConnections: Meter
+    private let tokenRefreshes: [CoreMetrics.Counter]
+
+    /// Histogram buckets for request and upstream durations: 1 ms to 10 s
+    /// (the default `upstream.timeout`).
+    public static let durationBuckets: [Duration] = [
+        .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
+    ]
+
+    /// Registers every series in `registry`.
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = Self.durationBuckets
+        self.factory = factory
+
+        requests = OperationLabel.allCases.map { operation in
+            StatusClass.allCases.map { status in
+                Counter(label: "gqlgate_requests_total", dimensions: [("operation", operation.rawValue), ("status", status.rawValue)],
+                        factory: factory)
+            }
+        }
+        requestDurations = OperationLabel.allCases.map { operation in
+            Timer(label: "gqlgate_request_duration_seconds", dimensions: [("operation", operation.rawValue)], factory: factory)
+        }
+        upstreamRequests = UpstreamOutcome.allCases.map {
+            Counter(label: "gqlgate_upstream_requests_total", dimensions: [("outcome", $0.rawValue)], factory: factory)
+        }
+        upstreamDuration = Timer(label: "gqlgate_upstream_duration_seconds", factory: factory)
+        retries = RetryLabel.allCases.map {
+            Counter(label: "gqlgate_retries_total", dimensions: [("reason", $0.rawValue)], factory: factory)
+        }
+        cacheHits = Counter(label: "gqlgate_cache_hits_total", factory: factory)
+        cacheMisses = Counter(label: "gqlgate_cache_misses_total", factory: factory)
+        cacheSize = Meter(label: "gqlgate_cache_bytes", factory: factory)
+        subscriptions = Meter(label: "gqlgate_subscriptions_active", factory: factory)
+        upstreamSubscriptions = Meter(label: "gqlgate_upstream_subscriptions_active", factory: factory)
+        websocketConnections = Meter(label: "gqlgate_websocket_connections_active", factory: factory)
+        tokenRefreshes = TokenRefreshOutcome.allCases.map {
+            Counter(label: "gqlgate_token_refreshes_total", dimensions: [("outcome", $0.rawValue)], factory: factory)
+        }
+        for meter in [cacheSize, subscriptions, upstreamSubscriptions, websocketConnections] { meter.set(0) }
+    }
+
+    /// The metrics in the Prometheus text exposition format.
+    public func render() -> [UInt8] {
+        registry.emitToBuffer()
+    }
+
+    // MARK: - Requests and upstream calls
+
+    /// A client request was answered.
+    /// - Parameters:
+    ///   - kind: the operation's kind; nil when the request was refused before its document was analysed.
+    ///   - status: the status sent to the client.
+    ///   - duration: from the whole request being received to the answer being handed to the server.
+    public func requestFinished(kind: OperationKind?, status: Int, duration: Duration) {
+        let operation = OperationLabel(kind)
+        requests[operation.index][StatusClass(status: status).index].increment()
+        requestDurations[operation.index].recordNanoseconds(duration.wholeNanoseconds)
+    }
+
+    /// One upstream attempt ended.
+    public func upstreamFinished(outcome: UpstreamOutcome, duration: Duration) {
+        upstreamRequests[outcome.index].increment()
+        upstreamDuration.recordNanoseconds(duration.wholeNanoseconds)
+    }
+
+    /// An upstream attempt is retried.
+    public func retry(reason: RetryLabel) {
+        retries[reason.index].increment()
+    }
+
+    // MARK: - Cache
+
+    /// A query was answered from the cache.
+    public func cacheHit() { cacheHits.increment() }
+
+    /// A cacheable query was not in the cache.
+    public func cacheMiss() { cacheMisses.increment() }
+
+    /// The cache now holds `bytes`.
+    public func cacheBytes(_ bytes: Int) { cacheSize.set(bytes) }
+
+    // MARK: - Subscriptions and WebSockets
+
+    /// A client subscription started.
+    public func subscriptionStarted() { subscriptions.increment() }
+
+    /// A client subscription ended.
+    public func subscriptionEnded() { subscriptions.decrement() }
+
+    /// A subscription was opened on an upstream connection.
+    public func upstreamSubscriptionStarted() { upstreamSubscriptions.increment() }
+
+    /// A subscription on an upstream connection ended.
+    public func upstreamSubscriptionEnded() { upstreamSubscriptions.decrement() }
+
+    /// A client WebSocket connection was accepted.
+    public func websocketOpened() { websocketConnections.increment() }
+
+    /// A client WebSocket connection closed.
+    public func websocketClosed() { websocketConnections.decrement() }
+
+    // MARK: - Upstream credentials
+
+    /// An upstream token (OAuth2, or a re-read token file) was refreshed, or the refresh failed.
+    public func tokenRefreshed(_ outcome: TokenRefreshOutcome) {
+        tokenRefreshes[outcome.index].increment()
+    }
+}
+
+extension Duration {
+    fileprivate var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,140 @@
+import GQLGatePipeline
+
+/// The `status` label of `gqlgate_requests_total`: the class of the status sent to the client.
+public enum StatusClass: String, CaseIterable, Sendable {
+    case success = "2xx"
+    case redirection = "3xx"
+    case clientError = "4xx"
+    case serverError = "5xx"
+
+    /// The class of `status`; anything below 300 counts as 2xx, anything from 500 up as 5xx.
+    public init(status: Int) {
+        switch status {
+        case ..<300: self = .success
+        case 300..<400: self = .redirection
+        case 400..<500: self = .clientError
+        default: self = .serverError
+        }
+    }
+}
+
+/// The `operation` label: the operation's kind, or `unknown` when the request
+/// never got as far as a parsed document (bad body, syntax error, 404).
+public enum OperationLabel: String, CaseIterable, Sendable {
+    case query
+    case mutation
+    case subscription
+    case unknown
+
+    /// The label of an operation whose kind is `kind` (nil: not analysed).
+    public init(_ kind: OperationKind?) {
+        switch kind {
+        case .query: self = .query
+        case .mutation: self = .mutation
+        case .subscription: self = .subscription
+        case nil: self = .unknown
+        }
+    }
+}
+
+/// The `outcome` label of `gqlgate_upstream_requests_total`: how one upstream attempt ended.
+public enum UpstreamOutcome: String, CaseIterable, Sendable {
+    /// An HTTP answer below 400.
+    case ok
+    /// An HTTP answer of 400 or more.
+    case httpError = "http_error"
+    /// No answer within `upstream.timeout`.
+    case timeout
+    /// Nothing was sent: connection refused, DNS failure, connect timeout.
+    case unreachable
+    /// The connection failed after the request was (partly) sent.
+    case connectionError = "connection_error"
+    /// The client went away and the attempt was abandoned.
+    case cancelled
+
+    /// The outcome of an attempt that got an HTTP answer with `status`.
+    public init(status: Int) {
+        self = status < 400 ? .ok : .httpError
+    }
+}
+
+/// The `reason` label of `gqlgate_retries_total`: why an attempt is retried.
+public enum RetryLabel: String, CaseIterable, Sendable {
+    /// The upstream answered with a status in `retry.on_status`.
+    case status
+    /// The attempt ran past `upstream.timeout`.
+    case timeout
+    /// The upstream could not be reached.
+    case unreachable
+    /// The connection failed after the request left.
+    case connectionError = "connection_error"
+    /// The upstream answered 401 and fresh credentials are tried once (`auth.refresh_on_401`).
+    case unauthorized
+}
+
+/// The `outcome` label of `gqlgate_token_refreshes_total`.
+public enum TokenRefreshOutcome: String, CaseIterable, Sendable {
+    case ok
+    case failed
+}
+
+// MARK: - Series positions
+
+// Each label's position in `allCases`, the order `GatewayMetrics` creates its
+// series in; a switch, so recording neither allocates nor searches.
+
+extension StatusClass {
+    var index: Int {
+        switch self {
+        case .success: 0
+        case .redirection: 1
+        case .clientError: 2
+        case .serverError: 3
+        }
+    }
+}
+
+extension OperationLabel {
+    var index: Int {
+        switch self {
+        case .query: 0
+        case .mutation: 1
+        case .subscription: 2
+        case .unknown: 3
+        }
+    }
+}
+
+extension UpstreamOutcome {
+    var index: Int {
+        switch self {
+        case .ok: 0
+        case .httpError: 1
+        case .timeout: 2
+        case .unreachable: 3
+        case .connectionError: 4
+        case .cancelled: 5
+        }
+    }
+}
+
+extension RetryLabel {
+    var index: Int {
+        switch self {
+        case .status: 0
+        case .timeout: 1
+        case .unreachable: 2
+        case .connectionError: 3
+        case .unauthorized: 4
+        }
+    }
+}
+
+extension TokenRefreshOutcome {
+    var index: Int {
+        switch self {
+        case .ok: 0
+        case .failed: 1
+        }
+    }
+}

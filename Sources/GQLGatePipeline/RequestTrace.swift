@@ -1,0 +1,54 @@
+import Synchronization
+
+/// What happened to one client request inside the pipeline, for its access
+/// log line and its metrics: the operation the document selected, and the
+/// upstream attempts made for it.
+///
+/// The gateway binds one to `RequestTrace.current` for each request's
+/// pipeline run; stages that know something write to it when it is there
+/// (`RequestTrace.current?.upstreamAttemptStarted()`).
+public final class RequestTrace: Sendable {
+    /// The facts recorded so far.
+    public struct Snapshot: Sendable, Equatable {
+        /// The selected operation's kind; nil until the document was analysed.
+        public var kind: OperationKind?
+        /// The selected operation's name; nil for anonymous operations.
+        public var operationName: String?
+        /// Upstream attempts made (0: answered without the upstream).
+        public var attempts = 0
+        /// The status of the last upstream answer; nil when none came.
+        public var upstreamStatus: Int?
+
+        public init() {}
+    }
+
+    /// The trace of the request whose pipeline runs in the current task.
+    @TaskLocal public static var current: RequestTrace?
+
+    private let state = Mutex(Snapshot())
+
+    public init() {}
+
+    /// The facts recorded so far.
+    public var snapshot: Snapshot {
+        state.withLock { $0 }
+    }
+
+    /// The document was analysed and this operation selected.
+    public func operationSelected(kind: OperationKind, name: String?) {
+        state.withLock {
+            $0.kind = kind
+            $0.operationName = name
+        }
+    }
+
+    /// An upstream attempt begins.
+    public func upstreamAttemptStarted() {
+        state.withLock { $0.attempts += 1 }
+    }
+
+    /// The upstream answered an attempt with `status`.
+    public func upstreamAnswered(status: Int) {
+        state.withLock { $0.upstreamStatus = status }
+    }
+}

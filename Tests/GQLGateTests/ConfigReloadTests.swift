@@ -1,0 +1,39 @@
+import GQLGate
+import Testing
+
+@Suite struct ConfigReloadTests {
+    @Test func reloadableSettingsAreTakenAsProposed() throws {
+        let running = GatewayConfig()
+        var proposed = running
+        proposed.headers.forward = ["x-tenant"]
+        proposed.upstream.url = "http://127.0.0.1:4001/graphql"
+        proposed.limits.maxDepth = 3
+        proposed.logging.level = .debug
+        proposed.metrics.enabled = false
+        proposed.server.drainTimeout = .seconds(1)
+        let reload = ConfigReload(running: running, proposed: proposed)
+        #expect(reload.effective == proposed)
+        #expect(reload.needsRestart == [])
+    }
+
+    @Test func startOnlySettingsKeepTheirRunningValuesAndAreNamed() throws {
+        var running = GatewayConfig()
+        running.upstream.url = "http://127.0.0.1:4000/graphql"
+        var proposed = running
+        proposed.server.listen = try ListenAddress(parsing: "127.0.0.1:9999")
+        proposed.server.threads = .fixed(4)
+        proposed.server.loops = .fixed(2)
+        proposed.server.maxBodyBytes = 10
+        proposed.headers.forward = ["x-tenant"]
+        let reload = ConfigReload(running: running, proposed: proposed)
+        #expect(reload.needsRestart == ["server.listen", "server.threads", "server.loops", "server.max_body_bytes"])
+        #expect(reload.effective.server == running.server)
+        #expect(reload.effective.headers.forward == ["x-tenant"])
+    }
+
+    @Test func anUnchangedFileChangesNothing() {
+        let reload = ConfigReload(running: GatewayConfig(), proposed: GatewayConfig())
+        #expect(reload.effective == GatewayConfig())
+        #expect(reload.needsRestart.isEmpty)
+    }
+}
