@@ -154,7 +154,9 @@ def test_upstream_failures_are_counted_by_outcome(gqlgate):
     gw = gqlgate(f"http://127.0.0.1:{closed_port()}/graphql")
     assert_gateway_error(post_graphql(gw.url, "{ hello }"), 502, "UPSTREAM_UNAVAILABLE")
     series = scrape(gw)
-    assert series['gqlgate_upstream_requests_total{outcome="unreachable"}'] == 1
+    # retry.max_attempts is 3: three attempts, two of them retries.
+    assert series['gqlgate_upstream_requests_total{outcome="unreachable"}'] == 3
+    assert series['gqlgate_retries_total{reason="unreachable"}'] == 2
     assert series['gqlgate_requests_total{operation="query",status="5xx"}'] == 1
 
 
