@@ -44,8 +44,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "GQLGateWebSocket",
+            dependencies: [
+                "GQLGateCore", "GQLGateEventLoop", "CWslay", "CGQLGateShims",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "GQLGateHTTPClient",
-            dependencies: ["GQLGateCore", "GQLGateEventLoop", "CCurl", "CGQLGateShims"],
+            dependencies: ["GQLGateCore", "GQLGateEventLoop", "GQLGateWebSocket", "CCurl", "CGQLGateShims"],
             swiftSettings: swiftSettings
         ),
 
@@ -121,6 +129,11 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "GQLGateEventLoopTests", dependencies: ["GQLGateEventLoop"], swiftSettings: swiftSettings),
         .testTarget(name: "GQLGateHTTPServerTests", dependencies: ["GQLGateHTTPServer", "GQLGateHTTPClient", "GQLGateEventLoop"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GQLGateWebSocketTests",
+            dependencies: ["GQLGateWebSocket", "GQLGateHTTPServer", "GQLGateHTTPClient", "GQLGateEventLoop"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "GQLGateHTTPClientTests", dependencies: ["GQLGateHTTPClient", "GQLGateEventLoop"], swiftSettings: swiftSettings),
         .testTarget(name: "GQLGatePipelineTests", dependencies: ["GQLGatePipeline"], swiftSettings: swiftSettings),
         .testTarget(name: "GQLGateExchangesTests", dependencies: ["GQLGateExchanges", "GQLGatePipeline"], swiftSettings: swiftSettings),

@@ -4,7 +4,7 @@ import GQLGateEventLoop
 /// pooled easy handles and kept-alive (HTTP/2-multiplexed where offered)
 /// connections. A call made from a loop runs on that loop's multi handle.
 public final class HTTPClient: Sendable {
-    private let group: EventLoopGroup
+    let group: EventLoopGroup
     private let multis: [CurlMulti]
 
     /// - Parameters:

@@ -18,7 +18,7 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
         if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
            let declared = Int(String(cString: length)), declared > server.configuration.maxBodyBytes {
             request.phase = .rejected
-            return queue(server.delegate.payloadTooLarge(request), on: connection)
+            return queue(server.delegate.payloadTooLarge(request), on: connection, for: request)
         }
         return .YES
     }
@@ -31,7 +31,7 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
             guard request.collected.count + size <= server.configuration.maxBodyBytes,
                   let uploadData, request.collected.append(uploadData, length: size) else {
                 request.phase = .rejected
-                return queue(server.delegate.payloadTooLarge(request), on: connection)
+                return queue(server.delegate.payloadTooLarge(request), on: connection, for: request)
             }
             return .YES
         }
@@ -40,7 +40,7 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
         request.queryItems = collectQueryItems(connection)
         if let response = server.delegate.answer(request) {
             request.phase = .done
-            return queue(response, on: connection)
+            return queue(response, on: connection, for: request)
         }
         request.phase = .dispatched
         MHD_suspend_connection(connection)
@@ -54,7 +54,7 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
         server.suspended.subtract(1, ordering: .relaxed)
         request.phase = .done
         guard let response = request.takeResponse() else { return .NO }
-        return queue(response, on: connection)
+        return queue(response, on: connection, for: request)
     case .done:
         uploadDataSize.pointee = 0
         return .YES
@@ -69,11 +69,14 @@ let completedHandler: MHD_RequestCompletedCallback = { _, _, requestSlot, _ in
     Unmanaged<ServerRequest>.fromOpaque(existing).release()
 }
 
-private func queue(_ response: ServerResponse, on connection: OpaquePointer) -> MHD_Result {
+private func queue(_ response: ServerResponse, on connection: OpaquePointer, for request: ServerRequest) -> MHD_Result {
     if let prebuilt = response.prebuilt {
         return MHD_queue_response(connection, UInt32(prebuilt.status), prebuilt.handle)
     }
-    guard let handle = ResponseBuilder.make(response) else { return .NO }
+    if let upgradeHandler = response.upgradeHandler {
+        request.upgradeHandler = upgradeHandler
+    }
+    guard let handle = response.upgradeHandler == nil ? ResponseBuilder.make(response) : ResponseBuilder.makeUpgrade(response) else { return .NO }
     let result = MHD_queue_response(connection, UInt32(response.status), handle)
     MHD_destroy_response(handle)
     return result

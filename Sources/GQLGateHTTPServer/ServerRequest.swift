@@ -31,6 +31,8 @@ public final class ServerRequest: @unchecked Sendable {
     let connection: OpaquePointer
     var phase = Phase.receiving
     var collected = ByteAccumulator()
+    /// Set when the answer is an upgrade; taken by the upgrade handler on the server thread.
+    var upgradeHandler: (@Sendable (UpgradedSocket) -> Void)?
     private let pending = Mutex<ServerResponse?>(nil)
     /// The server outlives its requests: it is stopped only once none is suspended.
     private unowned let server: HTTPServer

@@ -12,12 +12,31 @@ public struct ServerResponse: Sendable {
     /// The body.
     public var body: Bytes
     let prebuilt: StaticResponse?
+    let upgradeHandler: (@Sendable (UpgradedSocket) -> Void)?
 
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Bytes = .empty) {
         self.status = status
         self.headers = headers
         self.body = body
         prebuilt = nil
+        upgradeHandler = nil
+    }
+
+    /// Switches the connection to another protocol (a WebSocket): answers
+    /// `101 Switching Protocols` with `headers` (`Upgrade`,
+    /// `Sec-WebSocket-Accept`, ...; libmicrohttpd adds `Connection: Upgrade`),
+    /// then calls `handler` on the server thread with the socket. `handler`
+    /// must not block: post the socket to a loop and return.
+    public static func upgrade(headers: HTTPHeaders, handler: @escaping @Sendable (UpgradedSocket) -> Void) -> ServerResponse {
+        ServerResponse(status: 101, headers: headers, upgradeHandler: handler)
+    }
+
+    private init(status: Int, headers: HTTPHeaders, upgradeHandler: @escaping @Sendable (UpgradedSocket) -> Void) {
+        self.status = status
+        self.headers = headers
+        body = .empty
+        prebuilt = nil
+        self.upgradeHandler = upgradeHandler
     }
 
     /// Sends a prebuilt answer.
@@ -26,6 +45,7 @@ public struct ServerResponse: Sendable {
         headers = HTTPHeaders()
         body = .empty
         self.prebuilt = prebuilt
+        upgradeHandler = nil
     }
 }
 
@@ -55,6 +75,13 @@ public final class StaticResponse: @unchecked Sendable {
 
 /// Turns `ServerResponse`s into libmicrohttpd responses.
 enum ResponseBuilder {
+    /// Creates an MHD response that hands the connection to `mhdUpgradeHandler` once the 101 header is out.
+    static func makeUpgrade(_ response: ServerResponse) -> OpaquePointer? {
+        let handle = MHD_create_response_for_upgrade(mhdUpgradeHandler, nil)
+        if let handle { addHeaders(response.headers, to: handle) }
+        return handle
+    }
+
     /// Creates an MHD response that borrows `response.body` until MHD is done with it.
     static func make(_ response: ServerResponse) -> OpaquePointer? {
         let body = response.body

@@ -17,6 +17,8 @@ final class CurlMulti: @unchecked Sendable {
     private var timer: EventLoopTimerID?
     private var kickPending = false
     private var active: Set<ObjectIdentifier> = []
+    /// Set only on a multi made for one CONNECT_ONLY connection (`CurlConnectionTransport`).
+    private var connectOnly: CurlConnectionTransport?
 
     init(loop: EventLoop, maxConnections: Int) {
         CurlGlobal.ensureInitialized()
@@ -132,6 +134,74 @@ final class CurlMulti: @unchecked Sendable {
         return .success(HTTPClientResponse(status: status, headers: HTTPHeaders(transfer.responseHeaders), body: transfer.body.take()))
     }
 
+    // MARK: - CONNECT_ONLY connections
+
+    /// Opens `connection` to `url` (`http://` or `https://`): DNS, proxy
+    /// tunnel and TLS are libcurl's; nothing is sent. Call only on a multi made
+    /// for this one connection: a CONNECT_ONLY connection waits in its multi's
+    /// connection cache while in use, where a shared multi would close it
+    /// (idle longer than `CURLOPT_MAXAGE_CONN`, or readable, when another
+    /// transfer prunes the cache).
+    func connect(_ connection: CurlConnectionTransport, url: String, timeout: Duration,
+                 resuming continuation: UnsafeContinuation<Void, any Error>) {
+        guard let easy = curl_easy_init() else {
+            continuation.resume(throwing: HTTPClientError(kind: .notReached, code: Int32(CURLE_FAILED_INIT.rawValue), message: "curl_easy_init failed"))
+            return
+        }
+        connection.easy = easy
+        connection.continuation = continuation
+        connectOnly = connection
+        gqlgate_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        gqlgate_curl_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
+        gqlgate_curl_easy_setopt_long(easy, CURLOPT_CONNECT_ONLY, 1)
+        gqlgate_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))  // ALPN offers http/1.1 only
+        gqlgate_curl_easy_setopt_long(easy, CURLOPT_HTTPPROXYTUNNEL, 1)  // through an HTTP proxy, tunnel with CONNECT
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_URL, url)
+        gqlgate_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, timeout.milliseconds))
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, connection.errorBuffer)
+        gqlgate_curl_easy_setopt_closesocket_function(easy, curlCloseSocketCallback)
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_CLOSESOCKETDATA, Unmanaged.passUnretained(self).toOpaque())
+        if curl_multi_add_handle(multi, easy) != CURLM_OK {
+            connected(connection, code: CURLE_FAILED_INIT)
+        }
+    }
+
+    /// The connect finished: on success the handle stays in the multi (removing
+    /// it would drop the connection) and its socket becomes the connection's.
+    private func connected(_ connection: CurlConnectionTransport, code: CURLcode) {
+        guard let continuation = connection.continuation else { return }
+        connection.continuation = nil
+        var socket: curl_socket_t = -1
+        if code == CURLE_OK, let easy = connection.easy {
+            gqlgate_curl_easy_getinfo_socket(easy, &socket)
+        }
+        guard code == CURLE_OK, socket >= 0 else {
+            let detail = String(cString: connection.errorBuffer)
+            let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            let raw = Int32(bitPattern: code.rawValue)
+            disconnect(connection)
+            continuation.resume(throwing: HTTPClientError(kind: HTTPClientError.kind(forCurlCode: raw, requestBytesSent: 0), code: raw, message: message))
+            return
+        }
+        connection.fileDescriptor = socket
+        continuation.resume()
+    }
+
+    /// Closes `connection` and this multi with it; the multi is freed one loop
+    /// turn later, after any curl work already queued for it.
+    func disconnect(_ connection: CurlConnectionTransport) {
+        guard let easy = connection.easy else { return }
+        connection.easy = nil
+        connectOnly = nil
+        curl_multi_remove_handle(multi, easy)
+        curl_easy_cleanup(easy)
+        loop.execute { [self] in
+            if let timer { loop.cancel(timer) }
+            timer = nil
+            curl_multi_cleanup(multi)
+        }
+    }
+
     // MARK: - Driving libcurl from the loop
 
     func socketAction(_ fd: Int32, events: Int32) {
@@ -140,6 +210,10 @@ final class CurlMulti: @unchecked Sendable {
         var pending: Int32 = 0
         while let message = curl_multi_info_read(multi, &pending) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            if let connectOnly, connectOnly.easy == easy {
+                connected(connectOnly, code: gqlgate_curl_msg_result(message))
+                continue
+            }
             complete(easy, code: gqlgate_curl_msg_result(message))
         }
     }

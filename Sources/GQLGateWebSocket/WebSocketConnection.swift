@@ -1,0 +1,328 @@
+import CWslay
+import GQLGateCore
+import GQLGateEventLoop
+
+/// One WebSocket connection, server or client side, framed by wslay over a
+/// `WebSocketTransport` and driven by an `EventLoop`'s epoll and timers.
+///
+/// wslay checks every frame: masking direction, reserved bits and opcodes,
+/// control-frame rules (1002), UTF-8 of text messages (1007) and the message
+/// size limit (1009); it answers pings and echoes close frames. This class adds
+/// the send buffer limit (1008), keep-alive pings with a pong deadline (1011)
+/// and a deadline on the close handshake; it never blocks its loop.
+///
+/// Set `delegate` before `start()`. Every method must be called on `loop`.
+///
+/// `@unchecked Sendable`: the object may be handed to another thread (for
+/// example returned from an async function), but all its state is read and
+/// written on `loop`'s thread only; the methods assert it in debug builds.
+public final class WebSocketConnection: FileDescriptorHandler, @unchecked Sendable {
+    /// Which end of the connection this is; the client masks what it sends.
+    public enum Role: Sendable {
+        case server
+        case client
+    }
+
+    /// Where the connection is in its life.
+    public enum State: Sendable, Equatable {
+        /// Created, not started.
+        case idle
+        /// Messages flow both ways.
+        case open
+        /// A close frame was queued or received; waiting for the handshake to end.
+        case closing
+        /// The transport is closed and the delegate was told.
+        case closed
+    }
+
+    public let role: Role
+    /// The subprotocol the handshake settled on.
+    public let subprotocol: String?
+    /// The loop that drives the connection.
+    public let loop: EventLoop
+    public let configuration: WebSocketConfiguration
+    /// Told about messages and the close; held weakly.
+    public weak var delegate: (any WebSocketConnectionDelegate)?
+    public private(set) var state = State.idle
+
+    let transport: any WebSocketTransport
+    private var context: OpaquePointer?
+    private var pendingInput: [UInt8]
+    private var pendingOffset = 0
+    private var processing = false
+    private var transportEnded = false
+    private var transportFailed = false
+    private var protocolFailed = false
+    private var registered = false
+    private var requestedClose: (code: UInt16, reason: String)?
+    private var receivedCloseReason = ""
+    private var closeTimer: EventLoopTimerID?
+    private var pingTimer: EventLoopTimerID?
+    private var pongTimer: EventLoopTimerID?
+
+    /// - Parameters:
+    ///   - role: `.server` on sockets clients opened, `.client` upstream.
+    ///   - transport: the byte stream, already past the HTTP handshake.
+    ///   - loop: the loop whose thread will run every call.
+    ///   - subprotocol: what the handshake chose.
+    ///   - initialBytes: bytes the handshake read past its header; framed before the transport is read.
+    public init(role: Role, transport: any WebSocketTransport, loop: EventLoop,
+                configuration: WebSocketConfiguration = WebSocketConfiguration(),
+                subprotocol: String? = nil, initialBytes: [UInt8] = []) {
+        self.role = role
+        self.transport = transport
+        self.loop = loop
+        self.configuration = configuration
+        self.subprotocol = subprotocol
+        pendingInput = initialBytes
+        var callbacks = wslayCallbacks
+        let user = Unmanaged.passUnretained(self).toOpaque()  // the context is freed in deinit, before self is gone
+        let rc = role == .server
+            ? wslay_event_context_server_init(&context, &callbacks, user)
+            : wslay_event_context_client_init(&context, &callbacks, user)
+        precondition(rc == 0 && context != nil, "wslay_event_context_init failed: \(rc)")
+        wslay_event_config_set_max_recv_msg_length(context, UInt64(max(0, configuration.maxMessageBytes)))
+    }
+
+    deinit {
+        wslay_event_context_free(context)
+    }
+
+    /// Bytes queued for the peer and not yet written.
+    public var bufferedBytes: Int {
+        Int(wslay_event_get_queued_msg_length(context))
+    }
+
+    // MARK: - Public API (loop thread)
+
+    /// Starts reading and writing: frames `initialBytes` first, then watches the transport.
+    public func start() {
+        assert(loop.inLoop)
+        guard state == .idle else { return }
+        state = .open
+        schedulePing()
+        drive(read: true)
+    }
+
+    /// Queues a message for the peer.
+    /// - Throws: `.notOpen` once closing; `.sendBufferFull` when the queued
+    ///   bytes would pass `maxSendBufferBytes` (the connection then closes with 1008).
+    public func send(_ message: WebSocketMessage) throws(WebSocketError) {
+        assert(loop.inLoop)
+        guard state == .open else { throw WebSocketError(.notOpen, "the WebSocket connection is not open") }
+        let (opcode, count): (UInt8, Int) = switch message {
+        case .text(let text): (UInt8(WSLAY_TEXT_FRAME.rawValue), text.utf8.count)
+        case .binary(let bytes): (UInt8(WSLAY_BINARY_FRAME.rawValue), bytes.count)
+        }
+        guard bufferedBytes + count <= configuration.maxSendBufferBytes else {
+            close(code: WebSocketCloseCode.policyViolation, reason: "send buffer overflow")
+            throw WebSocketError(.sendBufferFull, "the peer does not read fast enough: over \(configuration.maxSendBufferBytes) bytes queued")
+        }
+        let rc: Int32 = switch message {
+        case .text(var text): text.withUTF8 { queue(opcode, UnsafeRawBufferPointer($0)) }
+        case .binary(let bytes): bytes.withUnsafeBytes { queue(opcode, $0) }
+        }
+        guard rc == 0 else { throw WebSocketError(.notOpen, "wslay refused the message (\(rc))") }
+        if !processing { drive(read: false) }
+    }
+
+    /// Starts the close handshake with `code` and `reason` (at most 123 bytes
+    /// of UTF-8 are sent). If the peer does not answer within `closeTimeout`
+    /// the transport is closed anyway. Does nothing once closing.
+    public func close(code: UInt16 = WebSocketCloseCode.normal, reason: String = "") {
+        assert(loop.inLoop)
+        guard state == .open || state == .idle, let context else { return }
+        requestedClose = (code, reason)
+        let bytes = Self.truncatedUTF8(reason, maxBytes: 123)
+        _ = bytes.withUnsafeBufferPointer { wslay_event_queue_close(context, code, $0.baseAddress, $0.count) }
+        if state == .idle {
+            state = .open
+        }
+        enterClosing()
+        if !processing { drive(read: false) }
+    }
+
+    // MARK: - Readiness
+
+    public func handleEvents(_ events: UInt32) {
+        drive(read: events & (EventLoop.readable | EventLoop.error | EventLoop.hangUp) != 0)
+    }
+
+    /// Lets wslay read (when asked) and write what is queued, then settles the
+    /// epoll interest or finishes the connection.
+    private func drive(read: Bool) {
+        guard let context, state == .open || state == .closing else { return }
+        processing = true
+        if read, wslay_event_want_read(context) != 0, wslay_event_recv(context) != 0 {
+            // A malformed frame header (fragmented or oversized control frame,
+            // bad length) makes wslay fail with an empty close frame queued;
+            // it is flushed below and reported as 1002.
+            if transportEnded { transportFailed = true } else { protocolFailed = true }
+        }
+        if !transportFailed, wslay_event_want_write(context) != 0, wslay_event_send(context) != 0 {
+            transportFailed = true
+        }
+        processing = false
+        settle()
+    }
+
+    private func settle() {
+        guard let context, state == .open || state == .closing else { return }
+        let wantRead = wslay_event_want_read(context) != 0
+        let wantWrite = wslay_event_want_write(context) != 0
+        if transportFailed || (!wantRead && !wantWrite) {
+            finish()
+            return
+        }
+        if state == .open && !wantRead {
+            enterClosing()  // wslay failed the connection or the peer sent close
+        }
+        let events = (wantRead ? EventLoop.readable : 0) | (wantWrite ? EventLoop.writable : 0)
+        loop.register(transport.fileDescriptor, events: events, handler: self)
+        registered = true
+    }
+
+    private func enterClosing() {
+        guard state == .open else { return }
+        state = .closing
+        cancelKeepAlive()
+        closeTimer = loop.schedule(after: configuration.closeTimeout) { [weak self] in
+            self?.closeTimer = nil
+            self?.finish()
+        }
+    }
+
+    /// Closes the transport and tells the delegate, once.
+    private func finish() {
+        guard let context, state != .closed else { return }
+        state = .closed
+        cancelKeepAlive()
+        if let closeTimer { loop.cancel(closeTimer) }
+        closeTimer = nil
+        if registered { loop.unregister(transport.fileDescriptor) }
+        registered = false
+        transport.close()
+        let code: UInt16, reason: String
+        if protocolFailed {
+            (code, reason) = (WebSocketCloseCode.protocolError, "")
+        } else if wslay_event_get_close_received(context) != 0 {
+            (code, reason) = (wslay_event_get_status_code_received(context), receivedCloseReason)
+        } else if wslay_event_get_close_sent(context) != 0 {
+            (code, reason) = (wslay_event_get_status_code_sent(context), requestedClose?.reason ?? "")
+        } else if let requestedClose {
+            (code, reason) = requestedClose
+        } else {
+            (code, reason) = (WebSocketCloseCode.abnormal, "")
+        }
+        delegate?.webSocket(self, didCloseWith: code, reason: reason)
+    }
+
+    // MARK: - Keep-alive
+
+    private func schedulePing() {
+        guard let interval = configuration.pingInterval, state == .open else { return }
+        pingTimer = loop.schedule(after: interval) { [weak self] in
+            self?.pingTimer = nil
+            self?.sendPing()
+        }
+    }
+
+    private func sendPing() {
+        guard state == .open else { return }
+        _ = queue(UInt8(WSLAY_PING.rawValue), UnsafeRawBufferPointer(start: nil, count: 0))
+        pongTimer = loop.schedule(after: configuration.pongTimeout) { [weak self] in
+            self?.pongTimer = nil
+            self?.peerIsDead()
+        }
+        if !processing { drive(read: false) }
+    }
+
+    private func receivedPong() {
+        guard let pongTimer else { return }
+        loop.cancel(pongTimer)
+        self.pongTimer = nil
+        schedulePing()
+    }
+
+    /// The peer left a ping unanswered: tell it with 1011 if the socket takes
+    /// it at once, and close without waiting for a handshake.
+    private func peerIsDead() {
+        guard state == .open else { return }
+        close(code: WebSocketCloseCode.internalError, reason: "keep-alive ping unanswered")
+        finish()
+    }
+
+    private func cancelKeepAlive() {
+        if let pingTimer { loop.cancel(pingTimer) }
+        if let pongTimer { loop.cancel(pongTimer) }
+        pingTimer = nil
+        pongTimer = nil
+    }
+
+    // MARK: - wslay callbacks
+
+    private func queue(_ opcode: UInt8, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        var message = wslay_event_msg(opcode: opcode, msg: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), msg_length: bytes.count)
+        return wslay_event_queue_msg(context, &message)
+    }
+
+    /// wslay wants bytes: first those the handshake read ahead, then the transport's.
+    func wslayReceive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if pendingOffset < pendingInput.count {
+            let count = min(buffer.count, pendingInput.count - pendingOffset)
+            pendingInput.withUnsafeBytes { source in
+                buffer.baseAddress!.copyMemory(from: source.baseAddress! + pendingOffset, byteCount: count)
+            }
+            pendingOffset += count
+            if pendingOffset == pendingInput.count {
+                pendingInput = []
+                pendingOffset = 0
+            }
+            return count
+        }
+        return report(transport.receive(into: buffer))
+    }
+
+    func wslaySend(_ bytes: UnsafeRawBufferPointer, more: Bool) -> Int {
+        report(transport.send(bytes, more: more))
+    }
+
+    private func report(_ result: WebSocketTransportResult) -> Int {
+        switch result {
+        case .transferred(let count):
+            return count
+        case .wouldBlock:
+            wslay_event_set_error(context, WSLAY_ERR_WOULDBLOCK.rawValue)
+        case .endOfStream, .failed:
+            transportEnded = true
+            wslay_event_set_error(context, WSLAY_ERR_CALLBACK_FAILURE.rawValue)
+        }
+        return -1
+    }
+
+    func wslayReceived(opcode: UInt8, payload: UnsafeRawBufferPointer) {
+        switch opcode {
+        case UInt8(WSLAY_TEXT_FRAME.rawValue):
+            delegate?.webSocket(self, didReceive: .text(String(decoding: payload, as: UTF8.self)))
+        case UInt8(WSLAY_BINARY_FRAME.rawValue):
+            delegate?.webSocket(self, didReceive: .binary(Bytes(payload)))
+        case UInt8(WSLAY_CONNECTION_CLOSE.rawValue):
+            protocolFailed = payload.count == 1  // wslay echoes it as a close without code; RFC 6455 calls it an error
+            receivedCloseReason = payload.count > 2 ? String(decoding: payload[2...], as: UTF8.self) : ""
+        case UInt8(WSLAY_PONG.rawValue):
+            receivedPong()
+        default:
+            break
+        }
+    }
+
+    private static func truncatedUTF8(_ text: String, maxBytes: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        for scalar in text.unicodeScalars {
+            let encoded = Array(String(scalar).utf8)
+            guard out.count + encoded.count <= maxBytes else { break }
+            out += encoded
+        }
+        return out
+    }
+}

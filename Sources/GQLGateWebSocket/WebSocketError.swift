@@ -1,0 +1,44 @@
+import GQLGateCore
+
+/// Why a WebSocket handshake or operation failed.
+public struct WebSocketError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Kind: Sendable, Equatable {
+        /// A client's upgrade request is not a valid WebSocket handshake (answer 400).
+        case badUpgradeRequest
+        /// A client asked for a protocol version other than 13 (answer 426).
+        case unsupportedVersion
+        /// The server's answer to our upgrade request is not a valid `101` handshake.
+        case badHandshakeResponse
+        /// The connection is closing or closed; nothing more can be sent.
+        case notOpen
+        /// The bytes queued for the peer would pass the send buffer limit; the
+        /// connection is being closed with 1008.
+        case sendBufferFull
+        /// The transport failed or timed out while the handshake was in progress.
+        case transportFailed
+        /// The URL is not a `ws://` or `wss://` URL.
+        case invalidURL
+    }
+
+    public let kind: Kind
+    /// A sentence saying what exactly was wrong.
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    /// The HTTP status to answer a rejected upgrade request with.
+    public var httpStatus: Int {
+        kind == .unsupportedVersion ? 426 : 400
+    }
+
+    /// Header fields for the rejection answer (`Sec-WebSocket-Version: 13` for a version mismatch).
+    public var responseHeaders: HTTPHeaders {
+        kind == .unsupportedVersion ? ["Sec-WebSocket-Version": "13"] : HTTPHeaders()
+    }
+}

@@ -1,0 +1,30 @@
+import GQLGateCore
+
+/// A whole data message, however many frames it came in.
+public enum WebSocketMessage: Sendable, Equatable {
+    /// A text message (valid UTF-8 by construction).
+    case text(String)
+    /// A binary message.
+    case binary(Bytes)
+}
+
+/// The close codes gqlgate sends or reports (RFC 6455 §7.4).
+public enum WebSocketCloseCode {
+    /// Normal closure.
+    public static let normal: UInt16 = 1000
+    /// The endpoint is going away (shutdown).
+    public static let goingAway: UInt16 = 1001
+    /// A protocol error (bad frame, masking, reserved opcode or bits).
+    public static let protocolError: UInt16 = 1002
+    /// No close frame arrived; the connection just ended. Never sent.
+    public static let abnormal: UInt16 = 1006
+    /// A text message that is not valid UTF-8.
+    public static let invalidPayload: UInt16 = 1007
+    /// Policy violation; gqlgate sends it when a peer does not read fast
+    /// enough and its send buffer overflows.
+    public static let policyViolation: UInt16 = 1008
+    /// A message over the size limit.
+    public static let messageTooBig: UInt16 = 1009
+    /// An internal error; gqlgate sends it when keep-alive pings go unanswered.
+    public static let internalError: UInt16 = 1011
+}
