@@ -76,6 +76,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "GQLGateSubscriptions",
+            dependencies: ["GQLGateCore", "GQLGatePipeline"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "GQLGateConfig",
             dependencies: ["GQLGateCore", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
@@ -136,6 +141,7 @@ let package = Package(
         ),
         .testTarget(name: "GQLGateHTTPClientTests", dependencies: ["GQLGateHTTPClient", "GQLGateEventLoop"], swiftSettings: swiftSettings),
         .testTarget(name: "GQLGatePipelineTests", dependencies: ["GQLGatePipeline"], swiftSettings: swiftSettings),
+        .testTarget(name: "GQLGateSubscriptionsTests", dependencies: ["GQLGateSubscriptions", "GQLGatePipeline"], swiftSettings: swiftSettings),
         .testTarget(name: "GQLGateExchangesTests", dependencies: ["GQLGateExchanges", "GQLGatePipeline"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GQLGateConfigTests",

@@ -1,0 +1,115 @@
+import GQLGatePipeline
+
+/// Who listens to which upstream subscription, for one upstream connection.
+///
+/// With `dedupe`, listeners whose `SubscriptionKey`s are equal share one
+/// upstream subscription; without it every listener gets its own. Upstream
+/// ids are "1", "2", ... and never reused, so a late message for an ended
+/// subscription cannot reach a new one.
+public struct SubscriptionRegistry<Listener: Hashable & Sendable>: Sendable {
+    /// The outcome of `add`.
+    public struct Addition: Sendable, Equatable {
+        /// The upstream subscription the listener now hears.
+        public let upstreamID: String
+        /// Whether the upstream subscription is new and must be subscribed.
+        public let subscribeUpstream: Bool
+
+        public init(upstreamID: String, subscribeUpstream: Bool) {
+            self.upstreamID = upstreamID
+            self.subscribeUpstream = subscribeUpstream
+        }
+    }
+
+    /// The outcome of `remove`.
+    public struct Removal: Sendable, Equatable {
+        /// The upstream subscription the listener heard.
+        public let upstreamID: String
+        /// Whether it was the last listener, so `complete` must go upstream now.
+        public let completeUpstream: Bool
+
+        public init(upstreamID: String, completeUpstream: Bool) {
+            self.upstreamID = upstreamID
+            self.completeUpstream = completeUpstream
+        }
+    }
+
+    private struct Shared: Sendable {
+        let key: SubscriptionKey
+        let request: GraphQLRequest
+        let order: Int
+        var listeners: [Listener]
+    }
+
+    /// `subscriptions.dedupe`.
+    public let dedupe: Bool
+    private var shared: [String: Shared] = [:]
+    private var byKey: [SubscriptionKey: String] = [:]
+    private var upstreamIDOfListener: [Listener: String] = [:]
+    private var lastOrder = 0
+
+    public init(dedupe: Bool = true) {
+        self.dedupe = dedupe
+    }
+
+    /// Number of live upstream subscriptions (`gqlgate_upstream_subscriptions_active`).
+    public var upstreamCount: Int { shared.count }
+
+    /// Number of listeners (`gqlgate_subscriptions_active`).
+    public var listenerCount: Int { upstreamIDOfListener.count }
+
+    /// Adds `listener` for the subscription `key`, sent upstream as `request`
+    /// when it is the first of its key. A listener already registered keeps
+    /// its subscription and gets its current id back.
+    public mutating func add(_ listener: Listener, key: SubscriptionKey, request: GraphQLRequest) -> Addition {
+        if let current = upstreamIDOfListener[listener] {
+            return Addition(upstreamID: current, subscribeUpstream: false)
+        }
+        if dedupe, let id = byKey[key] {
+            shared[id]?.listeners.append(listener)
+            upstreamIDOfListener[listener] = id
+            return Addition(upstreamID: id, subscribeUpstream: false)
+        }
+        lastOrder += 1
+        let id = String(lastOrder)
+        shared[id] = Shared(key: key, request: request, order: lastOrder, listeners: [listener])
+        if dedupe { byKey[key] = id }
+        upstreamIDOfListener[listener] = id
+        return Addition(upstreamID: id, subscribeUpstream: true)
+    }
+
+    /// Removes `listener`; nil when it was not registered (or its subscription already ended).
+    public mutating func remove(_ listener: Listener) -> Removal? {
+        guard let id = upstreamIDOfListener.removeValue(forKey: listener), var entry = shared[id] else { return nil }
+        entry.listeners.removeAll { $0 == listener }
+        guard entry.listeners.isEmpty else {
+            shared[id] = entry
+            return Removal(upstreamID: id, completeUpstream: false)
+        }
+        forget(id, key: entry.key)
+        return Removal(upstreamID: id, completeUpstream: true)
+    }
+
+    /// The listeners an event of upstream subscription `upstreamID` fans out to, in the order they came.
+    public func listeners(of upstreamID: String) -> [Listener] {
+        shared[upstreamID]?.listeners ?? []
+    }
+
+    /// The upstream ended `upstreamID` (complete or error): removes it and returns every listener to tell.
+    public mutating func end(_ upstreamID: String) -> [Listener] {
+        guard let entry = shared[upstreamID] else { return [] }
+        for listener in entry.listeners { upstreamIDOfListener[listener] = nil }
+        forget(upstreamID, key: entry.key)
+        return entry.listeners
+    }
+
+    /// Every live upstream subscription, in the order they were made: what to
+    /// subscribe again on a new connection.
+    public var liveSubscriptions: [(upstreamID: String, request: GraphQLRequest)] {
+        shared.sorted { $0.value.order < $1.value.order }.map { ($0.key, $0.value.request) }
+    }
+
+    private mutating func forget(_ id: String, key: SubscriptionKey) {
+        shared[id] = nil
+        if byKey[key] == id { byKey[key] = nil }
+    }
+}

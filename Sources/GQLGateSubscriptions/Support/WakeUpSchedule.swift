@@ -1,0 +1,18 @@
+/// Turns a state machine's earliest deadline into `wakeUp` requests: one is
+/// asked for when that deadline changes, and again after every timer tick
+/// (so a tick that came early is followed by a new request, not by silence).
+struct WakeUpSchedule: Sendable {
+    private var requested: ContinuousClock.Instant?
+
+    /// The requested timer fired (or a tick arrived): nothing is armed any more.
+    mutating func timerFired() {
+        requested = nil
+    }
+
+    /// The instant to request, if `deadline` differs from the one armed.
+    mutating func request(_ deadline: ContinuousClock.Instant?) -> ContinuousClock.Instant? {
+        guard let deadline, deadline != requested else { return nil }
+        requested = deadline
+        return deadline
+    }
+}

@@ -1,0 +1,110 @@
+import GQLGatePipeline
+
+/// The `{type, id?, payload?}` object both GraphQL WebSocket protocols send,
+/// with typed access to its fields and the reasons for refusing them.
+struct MessageEnvelope {
+    let type: String
+    private let members: [(key: String, value: JSONValue)]
+
+    /// Reads `text` as a JSON object with a string `type`.
+    init(text: String) throws(MessageDecodingError) {
+        let value: JSONValue
+        do {
+            value = try JSONReader.read(text)
+        } catch {
+            throw MessageDecodingError("Invalid JSON at byte \(error.offset)")
+        }
+        guard case .object(let members) = value else { throw MessageDecodingError("A message must be a JSON object") }
+        self.members = members
+        guard case .string(let type)? = members.first(where: { $0.key == "type" })?.value else {
+            throw MessageDecodingError("A message needs a string 'type'")
+        }
+        self.type = type
+    }
+
+    /// An error for this message, carrying its `id` when it has one.
+    func failure(_ reason: String) -> MessageDecodingError {
+        MessageDecodingError(reason, id: idIfPresent)
+    }
+
+    private func member(_ key: String) -> JSONValue? {
+        members.first { $0.key == key }?.value
+    }
+
+    /// The non-empty string `id`.
+    func id() throws(MessageDecodingError) -> String {
+        guard case .string(let id)? = member("id"), !id.isEmpty else {
+            throw failure("'\(type)' needs a non-empty string 'id'")
+        }
+        return id
+    }
+
+    /// The `id` when it is a string, for answering a message that is otherwise bad.
+    var idIfPresent: String? {
+        if case .string(let id)? = member("id") { return id }
+        return nil
+    }
+
+    /// The `payload`, which may be absent, null or an object; null counts as absent.
+    func optionalObjectPayload() throws(MessageDecodingError) -> JSONValue? {
+        switch member("payload") {
+        case nil, .null?: return nil
+        case .object?: return member("payload")
+        default: throw failure("'\(type)' payload must be an object or null")
+        }
+    }
+
+    /// The `payload`, which must be an object.
+    func objectPayload() throws(MessageDecodingError) -> JSONValue {
+        guard let payload = member("payload"), payload.isObject else {
+            throw failure("'\(type)' needs an object 'payload'")
+        }
+        return payload
+    }
+
+    /// The `payload` as it is, any JSON value or absent.
+    var rawPayload: JSONValue? { member("payload") }
+
+    /// The `payload` as GraphQL request parameters: `query` a string, the rest optional.
+    func requestPayload() throws(MessageDecodingError) -> GraphQLRequest {
+        let payload = try objectPayload()
+        guard case .string(let query)? = payload["query"] else {
+            throw failure("'\(type)' payload needs a string 'query'")
+        }
+        var request = GraphQLRequest(query: query)
+        switch payload["operationName"] {
+        case nil, .null?: break
+        case .string(let name)?: request.operationName = name
+        default: throw failure("'\(type)' payload 'operationName' must be a string or null")
+        }
+        request.variables = try optionalObject(payload["variables"], name: "variables")
+        request.extensions = try optionalObject(payload["extensions"], name: "extensions")
+        return request
+    }
+
+    private func optionalObject(_ value: JSONValue?, name: String) throws(MessageDecodingError) -> JSONValue? {
+        switch value {
+        case nil, .null?: return nil
+        case .object?: return value
+        default: throw failure("'\(type)' payload '\(name)' must be an object or null")
+        }
+    }
+}
+
+/// Writes `{"type":...,"id":...,"payload":...}` with the members that are given.
+enum MessageWriter {
+    static func write(type: String, id: String? = nil, payload: String? = nil) -> String {
+        var out = "{\"type\":"
+        JSONValue.writeString(type, to: &out)
+        if let id {
+            out += ",\"id\":"
+            JSONValue.writeString(id, to: &out)
+        }
+        if let payload {
+            out += ",\"payload\":"
+            out += payload
+        }
+        out += "}"
+        return out
+    }
+}

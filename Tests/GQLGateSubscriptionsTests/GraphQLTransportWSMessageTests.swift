@@ -1,0 +1,80 @@
+import GQLGatePipeline
+import GQLGateSubscriptions
+import Testing
+
+@Suite struct GraphQLTransportWSMessageTests {
+    @Test func encodesEveryTypeWithTheProtocolsFieldNames() {
+        let request = GraphQLRequest(query: "subscription S { a }", operationName: "S", variables: .object([("x", .integer(1))]))
+        #expect(GraphQLTransportWSMessage.connectionInit(payload: nil).encoded() == #"{"type":"connection_init"}"#)
+        #expect(GraphQLTransportWSMessage.connectionInit(payload: .object([("k", .string("v"))])).encoded()
+            == #"{"type":"connection_init","payload":{"k":"v"}}"#)
+        #expect(GraphQLTransportWSMessage.connectionAck(payload: nil).encoded() == #"{"type":"connection_ack"}"#)
+        #expect(GraphQLTransportWSMessage.ping(payload: nil).encoded() == #"{"type":"ping"}"#)
+        #expect(GraphQLTransportWSMessage.pong(payload: .object([])).encoded() == #"{"type":"pong","payload":{}}"#)
+        #expect(GraphQLTransportWSMessage.subscribe(id: "1", payload: request).encoded()
+            == #"{"type":"subscribe","id":"1","payload":{"query":"subscription S { a }","operationName":"S","variables":{"x":1}}}"#)
+        #expect(GraphQLTransportWSMessage.next(id: "1", payload: .object([("data", .null)])).encoded()
+            == #"{"type":"next","id":"1","payload":{"data":null}}"#)
+        #expect(GraphQLTransportWSMessage.error(id: "1", payload: [graphQLError("no")]).encoded()
+            == #"{"type":"error","id":"1","payload":[{"message":"no"}]}"#)
+        #expect(GraphQLTransportWSMessage.complete(id: "1").encoded() == #"{"type":"complete","id":"1"}"#)
+    }
+
+    @Test func everyMessageRoundTrips() throws {
+        let messages: [GraphQLTransportWSMessage] = [
+            .connectionInit(payload: .object([("Authorization", .string("Bearer t"))])),
+            .connectionInit(payload: nil),
+            .connectionAck(payload: .object([("server", .string("gqlgate"))])),
+            .ping(payload: nil),
+            .pong(payload: .object([("at", .integer(1))])),
+            .subscribe(id: "a\"b", payload: GraphQLRequest(query: "subscription { t }", extensions: .object([]))),
+            .next(id: "1", payload: .object([("data", .object([("t", .integer(1))])), ("hasNext", .bool(true))])),
+            .error(id: "1", payload: [graphQLError("x"), graphQLError("y")]),
+            .complete(id: "1"),
+        ]
+        for message in messages {
+            #expect(try GraphQLTransportWSMessage.decode(message.encoded()) == message)
+        }
+    }
+
+    @Test func nextWithSerializedPayloadMatchesTheValueEncoding() {
+        let value = JSONValue.object([("data", .object([("t", .integer(1))]))])
+        #expect(GraphQLTransportWSMessage.next(id: "7", payload: SerializedJSON(value))
+            == GraphQLTransportWSMessage.next(id: "7", payload: value).encoded())
+    }
+
+    @Test func nullPayloadsAndOptionalRequestFieldsCountAsAbsent() throws {
+        #expect(try GraphQLTransportWSMessage.decode(#"{"type":"connection_init","payload":null}"#) == .connectionInit(payload: nil))
+        let subscribe = #"{"id":"1","type":"subscribe","payload":{"query":"{a}","operationName":null,"variables":null,"extensions":null}}"#
+        #expect(try GraphQLTransportWSMessage.decode(subscribe) == .subscribe(id: "1", payload: GraphQLRequest(query: "{a}")))
+    }
+
+    @Test(arguments: [
+        ("not json", "Invalid JSON at byte 0"),
+        ("[]", "A message must be a JSON object"),
+        (#"{"id":"1"}"#, "A message needs a string 'type'"),
+        (#"{"type":"start","id":"1"}"#, "Unknown message type 'start'"),
+        (#"{"type":"subscribe","payload":{"query":"{a}"}}"#, "'subscribe' needs a non-empty string 'id'"),
+        (#"{"type":"subscribe","id":"","payload":{"query":"{a}"}}"#, "'subscribe' needs a non-empty string 'id'"),
+        (#"{"type":"subscribe","id":"1"}"#, "'subscribe' needs an object 'payload'"),
+        (#"{"type":"subscribe","id":"1","payload":{}}"#, "'subscribe' payload needs a string 'query'"),
+        (#"{"type":"subscribe","id":"1","payload":{"query":"{a}","variables":[]}}"#,
+         "'subscribe' payload 'variables' must be an object or null"),
+        (#"{"type":"subscribe","id":"1","payload":{"query":"{a}","operationName":1}}"#,
+         "'subscribe' payload 'operationName' must be a string or null"),
+        (#"{"type":"connection_init","payload":"x"}"#, "'connection_init' payload must be an object or null"),
+        (#"{"type":"complete","id":7}"#, "'complete' needs a non-empty string 'id'"),
+        (#"{"type":"error","id":"1","payload":{"message":"x"}}"#, "'error' payload must be a non-empty array of GraphQL errors"),
+    ])
+    func refusesMalformedMessagesWithAReason(text: String, reason: String) {
+        let error = #expect(throws: MessageDecodingError.self) { try GraphQLTransportWSMessage.decode(text) }
+        #expect(error?.reason == reason)
+    }
+
+    @Test func aDecodingErrorCarriesTheMessagesID() {
+        let error = #expect(throws: MessageDecodingError.self) {
+            try GraphQLTransportWSMessage.decode(#"{"type":"subscribe","id":"9","payload":{}}"#)
+        }
+        #expect(error?.id == "9")
+    }
+}
