@@ -8,13 +8,16 @@ configs name them in ``headers.forward``.
 
 from __future__ import annotations
 
+import http.server
 import json
+import re
+import threading
 import time
 import typing
 import urllib.request
 import uuid
 
-from harness import post_graphql
+from harness import closed_port, curl, post_graphql, wait_until
 
 FORWARD = "headers:\n  forward: [x-fail-key, x-fail-times, x-fail-status, x-fail-retry-after]\n"
 FAST_RETRIES = FORWARD + "retry:\n  base_delay: 10ms\n  max_delay: 50ms\n"
@@ -108,3 +111,64 @@ def test_budget_limits_retries_during_an_outage(gqlgate, strawberry_upstream):
         assert post_graphql(gw.url, "{ hello }", headers=headers).status == 503
     # 4 requests with 3 attempts each would be 12; the budget allows 3 retries in 10 s.
     assert flaky_calls(strawberry_upstream, key) == 4 + 3
+
+
+class LateUpstream:
+    """A minimal GraphQL upstream started on demand on a given port: it
+    answers every POST with an ``addBook`` result and counts the requests."""
+
+    def __init__(self, port: int) -> None:
+        self.requests: list[bytes] = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                outer.requests.append(body)
+                title = json.loads(body)["variables"]["title"]
+                answer = json.dumps({"data": {"addBook": {"id": "99", "title": title}}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *args: typing.Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def retries_counted(gw, reason: str) -> float:
+    metrics = curl(gw.path("/metrics")).text
+    match = re.search(r'^gqlgate_retries_total\{reason="%s"\} (\S+)$' % reason, metrics, re.M)
+    return float(match.group(1)) if match else 0.0
+
+
+def test_mutation_to_a_closed_port_is_retried_until_the_upstream_comes_up(gqlgate):
+    port = closed_port()
+    gw = gqlgate(f"http://127.0.0.1:{port}/graphql",
+                 config="retry:\n  max_attempts: 10\n  base_delay: 1s\n  max_delay: 1s\n")
+    title = str(uuid.uuid4())
+    result: dict[str, typing.Any] = {}
+    mutation = "mutation Add($title: String!) { addBook(title: $title, author: \"Late\") { id title } }"
+    sender = threading.Thread(
+        target=lambda: result.setdefault("r", post_graphql(gw.url, mutation, {"title": title}, timeout=30)), daemon=True)
+    sender.start()
+    wait_until(lambda: retries_counted(gw, "unreachable") >= 1, timeout=10, interval=0.005,
+               what="the first refused attempt to be retried")
+    upstream = LateUpstream(port)
+    try:
+        sender.join(timeout=30)
+        r = result["r"]
+        assert r.status == 200, str(r)
+        assert r.json()["data"]["addBook"]["title"] == title
+        assert len(upstream.requests) == 1, "the mutation reached the upstream exactly once"
+    finally:
+        upstream.close()
