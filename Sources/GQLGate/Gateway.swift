@@ -75,11 +75,15 @@ public final class Gateway: Sendable {
             HTTPMethodRulesExchange(),
             QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)),
         ] + caching.afterLimits
-        let upstreamStages: [any Exchange] = [
-            UpstreamAuthExchange(config.auth, client: client, upstream: config.upstream, metrics: metrics),
-            RetryExchange(policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget),
-                          observer: { metrics.retry(reason: RetryLabel($0)) }),
-        ]
+        var upstreamStages: [any Exchange] = []
+        if config.auth.addsCredentials {
+            upstreamStages.append(UpstreamAuthExchange(config.auth, client: client, upstream: config.upstream, metrics: metrics))
+        }
+        if config.retry.maxAttempts > 1 {
+            upstreamStages.append(RetryExchange(
+                policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget),
+                observer: { metrics.retry(reason: RetryLabel($0)) }))
+        }
         let chain = ExchangeChain(exchanges: builtIn + exchanges + upstreamStages, transport: transport)
         return GatewayPipeline(config: config, chain: chain, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache)
     }

@@ -24,3 +24,10 @@ extension UpstreamAuthExchange {
                   tokens: tokens, refreshOnUnauthorized: auth.refreshOn401, onResend: { metrics.retry(reason: .unauthorized) })
     }
 }
+
+extension AuthConfig {
+    /// Whether gqlgate adds any credential to upstream requests.
+    var addsCredentials: Bool {
+        !headers.isEmpty || bearerTokenFile != nil || oauth2 != nil
+    }
+}

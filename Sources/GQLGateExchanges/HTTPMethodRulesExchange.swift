@@ -1,17 +1,18 @@
 import GQLGatePipeline
 
 /// GraphQL-over-HTTP's method rules: a mutation over GET is refused with 405
-/// and `Allow: POST` (it never runs), and a subscription over a plain JSON
-/// request gets 400 `SUBSCRIPTION_TRANSPORT_REQUIRED`. Place after
-/// `DocumentExchange`; forwards everything else.
+/// and `Allow: POST` (it never runs), and a subscription whose client takes a
+/// single answer (a plain JSON request) gets 400
+/// `SUBSCRIPTION_TRANSPORT_REQUIRED`. Place after `DocumentExchange`;
+/// forwards everything else.
 public struct HTTPMethodRulesExchange: Exchange {
     public init() {}
 
     public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
-        switch (operation.kind, operation.clientTransport) {
-        case (.mutation, .httpGet):
+        switch operation.kind {
+        case .mutation where operation.clientTransport == .httpGet:
             throw GatewayError.methodNotAllowed("Mutations are not allowed over GET; use POST.", allow: "POST")
-        case (.subscription, .httpGet), (.subscription, .httpPost):
+        case .subscription where !operation.delivery.streams:
             throw GatewayError.subscriptionTransportRequired
         default:
             return try await next(operation)

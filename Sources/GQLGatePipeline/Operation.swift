@@ -6,6 +6,23 @@ public enum ClientTransport: Sendable, Equatable {
     case httpGet
     /// `POST /graphql` with a JSON body.
     case httpPost
+    /// A message on a client WebSocket (graphql-transport-ws or graphql-ws).
+    case webSocket
+}
+
+/// How the client takes the operation's results.
+public enum ResultDelivery: Sendable, Equatable {
+    /// One HTTP answer (`application/json` or `application/graphql-response+json`).
+    case single
+    /// Server-Sent Events (`Accept: text/event-stream`, graphql-sse distinct connections mode).
+    case serverSentEvents
+    /// Apollo's multipart subscriptions (`Accept: multipart/mixed;subscriptionSpec="1.0"`).
+    case multipart
+    /// Messages on the client's WebSocket.
+    case webSocket
+
+    /// Whether many results can reach the client (what a subscription needs).
+    public var streams: Bool { self != .single }
 }
 
 /// One GraphQL operation on its way through the exchanges.
@@ -17,6 +34,8 @@ public struct Operation: Sendable {
     }
     /// How the client sent it.
     public var clientTransport: ClientTransport
+    /// How the client takes the results.
+    public var delivery: ResultDelivery
     /// The client's request headers.
     public var headers: HTTPHeaders
     /// The request id: the client's `X-Request-Id`, or a new one.
@@ -36,10 +55,11 @@ public struct Operation: Sendable {
     /// timeout to fit. `nil`: only the per-attempt timeout applies.
     public var deadline: UInt64?
 
-    public init(request: GraphQLRequest, clientTransport: ClientTransport, headers: HTTPHeaders, requestID: String,
-                originalBody: Bytes? = nil) {
+    public init(request: GraphQLRequest, clientTransport: ClientTransport, delivery: ResultDelivery = .single,
+                headers: HTTPHeaders, requestID: String, originalBody: Bytes? = nil) {
         self.request = request
         self.clientTransport = clientTransport
+        self.delivery = delivery
         self.headers = headers
         self.requestID = requestID
         self.originalBody = originalBody

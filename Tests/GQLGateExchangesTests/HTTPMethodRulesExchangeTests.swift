@@ -54,6 +54,21 @@ private func operation(kind: OperationKind?, transport: ClientTransport) throws 
         #expect(next.trace == ["next: query anonymous", "next: query anonymous", "next: mutation anonymous", "next: nil -"])
     }
 
+    @Test(arguments: [ResultDelivery.serverSentEvents, .multipart, .webSocket])
+    func subscriptionWithAStreamingDeliveryIsForwarded(delivery: ResultDelivery) async throws {
+        let next = RecordingNext()
+        var op = try operation(kind: .subscription, transport: delivery == .webSocket ? .webSocket : .httpPost)
+        op.delivery = delivery
+        #expect(await outcome(of: HTTPMethodRulesExchange(), op, next: next) == "200 upstream")
+        #expect(next.trace == ["next: subscription anonymous"])
+    }
+
+    @Test func mutationOverGETIsRefusedWhateverTheDelivery() async throws {
+        var op = try operation(kind: .mutation, transport: .httpGet)
+        op.delivery = .serverSentEvents
+        #expect(await outcome(of: HTTPMethodRulesExchange(), op, next: RecordingNext()) == "405 METHOD_NOT_ALLOWED Allow: POST")
+    }
+
     @Test func afterDocumentExchangeTheRulesApplyToTheSelectedOperation() async {
         let next = RecordingNext()
         let chain = ExchangeChain(exchanges: [DocumentExchange(cache: DocumentCache()), HTTPMethodRulesExchange()],

@@ -1,0 +1,24 @@
+import GQLGateCore
+import GQLGateExchanges
+import GQLGatePipeline
+import Testing
+
+/// A transport that answers with its own name.
+private struct NamedTransport: Transport {
+    let name: String
+
+    func send(_ operation: Operation) async throws -> ResultStream {
+        .single(GraphQLResponse(status: 200, headers: [:], body: Bytes(name), source: .upstream))
+    }
+}
+
+@Suite struct SplitTransportTests {
+    @Test func subscriptionsGoOneWayQueriesAndMutationsTheOther() async throws {
+        let split = SplitTransport(http: NamedTransport(name: "http"), subscriptions: NamedTransport(name: "websocket"))
+        var routes: [String] = []
+        for kind in [OperationKind.query, .mutation, .subscription] {
+            routes.append(try await split.send(try analysedOperation(kind)).first()?.body.string ?? "-")
+        }
+        #expect(routes == ["http", "http", "websocket"])
+    }
+}
