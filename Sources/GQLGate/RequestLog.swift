@@ -1,5 +1,6 @@
 import GQLGateEventLoop
 import GQLGateHTTPServer
+import GQLGateLogging
 import GQLGateMetrics
 import GQLGatePipeline
 import Logging
@@ -11,31 +12,38 @@ import Logging
 /// that are not known are left out). Headers, variables and bodies are never
 /// logged.
 struct RequestLog: Sendable {
+    /// Where access lines go: gqlgate's own writer (the fast path), or any swift-log logger.
+    enum Sink: Sendable {
+        case writer(AccessLogWriter)
+        case logger(Logger)
+    }
+
     let metrics: GatewayMetrics
-    let logger: Logger
+    let sink: Sink
 
     /// Records `response`, the answer to a request received at `startedAt`
     /// (monotonic nanoseconds), with what the pipeline noted in `trace`.
     func record(_ response: ServerResponse, startedAt: UInt64, trace: RequestTrace.Snapshot?) {
         let elapsed = MonotonicClock.nanoseconds() &- startedAt
         metrics.requestFinished(kind: trace?.kind, status: response.status, duration: .nanoseconds(elapsed))
-        logger.info("request", metadata: Self.accessFields(response, elapsedNanoseconds: elapsed, trace: trace))
+        let line = Self.accessLine(response, elapsedNanoseconds: elapsed, trace: trace)
+        switch sink {
+        case .writer(let writer): writer.write(line)
+        case .logger(let logger): logger.info("\(AccessLine.message)", metadata: line.metadata)
+        }
     }
 
     /// The access line's fields.
-    static func accessFields(_ response: ServerResponse, elapsedNanoseconds: UInt64, trace: RequestTrace.Snapshot?) -> Logger.Metadata {
-        var fields: Logger.Metadata = [
-            "status": .stringConvertible(response.status),
-            "duration_ms": .stringConvertible(Double(elapsedNanoseconds / 1_000) / 1_000),
-        ]
-        if let requestID = response.headers["x-request-id"] { fields["request_id"] = .string(requestID) }
-        if let cache = response.headers["x-cache"] { fields["cache"] = .string(cache) }
+    static func accessLine(_ response: ServerResponse, elapsedNanoseconds: UInt64, trace: RequestTrace.Snapshot?) -> AccessLine {
+        var line = AccessLine(status: response.status, durationMilliseconds: Double(elapsedNanoseconds / 1_000) / 1_000)
+        line.requestID = response.headers["x-request-id"]
+        line.cache = response.headers["x-cache"]
         if let trace {
-            if let kind = trace.kind { fields["operation"] = .string(kind.rawValue) }
-            if let name = trace.operationName { fields["operation_name"] = .string(name) }
-            if trace.attempts > 0 { fields["attempts"] = .stringConvertible(trace.attempts) }
-            if let status = trace.upstreamStatus { fields["upstream_status"] = .stringConvertible(status) }
+            line.operation = trace.kind?.rawValue
+            line.operationName = trace.operationName
+            if trace.attempts > 0 { line.attempts = trace.attempts }
+            line.upstreamStatus = trace.upstreamStatus
         }
-        return fields
+        return line
     }
 }

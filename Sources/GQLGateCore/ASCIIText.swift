@@ -26,23 +26,40 @@ extension StringProtocol {
 /// control characters escaped. With `escapingDelete`, DEL is escaped too,
 /// which makes them valid YAML double-quoted scalars as well.
 public enum JSONString {
-    /// Appends `value` in double quotes to `out`.
+    /// Appends `value` in double quotes to `out`. Runs of bytes that need no
+    /// escape are appended whole (the escaped characters are all ASCII, so
+    /// every cut falls on a character boundary).
     public static func append(_ value: String, to out: inout String, escapingDelete: Bool = false) {
         out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || (escapingDelete && scalar.value == 0x7F):
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+        let utf8 = value.utf8
+        var runStart = utf8.startIndex
+        var index = runStart
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C || (escapingDelete && byte == 0x7F) {
+                out += value[runStart..<index]
+                appendEscape(for: byte, to: &out)
+                index = utf8.index(after: index)
+                runStart = index
+            } else {
+                index = utf8.index(after: index)
             }
         }
+        out += value[runStart..<utf8.endIndex]
         out += "\""
+    }
+
+    private static func appendEscape(for byte: UInt8, to out: inout String) {
+        switch byte {
+        case 0x22: out += "\\\""
+        case 0x5C: out += "\\\\"
+        case 0x0A: out += "\\n"
+        case 0x0D: out += "\\r"
+        case 0x09: out += "\\t"
+        default:
+            let hex = String(byte, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        }
     }
 
     /// `value` in double quotes.

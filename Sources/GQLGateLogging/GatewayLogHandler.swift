@@ -43,9 +43,14 @@ public struct GatewayLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var fields = metadata
-        if let provided = metadataProvider?.get() { fields.merge(provided) { _, new in new } }
-        if let given = event.metadata { fields.merge(given) { _, new in new } }
+        var fields: Logger.Metadata
+        if metadata.isEmpty, metadataProvider == nil {
+            fields = event.metadata ?? [:]
+        } else {
+            fields = metadata
+            if let provided = metadataProvider?.get() { fields.merge(provided) { _, new in new } }
+            if let given = event.metadata { fields.merge(given) { _, new in new } }
+        }
         if let error = event.error { fields["error"] = .string("\(error)") }
         let message = event.message.description
         switch settings.lineFormat {

@@ -87,6 +87,10 @@ public final class LogLineWriter: Sendable {
         var batch: [UInt8] = []
         while true {
             wakeUp.wait()
+            // Gather what else comes in the next moment, so a busy gateway
+            // wakes this thread and calls write(2) at most ~50 times a second
+            // instead of once a line; a flush or a stop ends the wait early.
+            _ = wakeUp.wait(timeout: .now() + .milliseconds(20))
             let (dropped, waiters, stopping) = state.withLock { state in
                 swap(&batch, &state.pending)
                 defer {

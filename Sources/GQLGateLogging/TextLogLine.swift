@@ -17,14 +17,19 @@ public enum TextLogLine {
             out += " "
             out += key
             out += "="
-            let text = metadata[key]!.description
-            if text.isEmpty || text.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) {
-                JSONString.append(text, to: &out)
-            } else {
-                out += text
-            }
+            appendValue(metadata[key]!.description, to: &out)
         }
         out += "\n"
         return out
+    }
+
+    /// A value as it stands after `key=`: as is, or JSON-quoted when empty or
+    /// holding a space, a quote, `=` or a line break.
+    static func appendValue(_ text: String, to out: inout String) {
+        if text.isEmpty || text.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) {
+            JSONString.append(text, to: &out)
+        } else {
+            out += text
+        }
     }
 }

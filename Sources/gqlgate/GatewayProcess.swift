@@ -20,7 +20,7 @@ struct GatewayProcess {
         let logger = GatewayLogHandler.logger(settings: settings, writer: writer)
         let gateway: Gateway
         do {
-            gateway = try Gateway(config: config, logger: logger)
+            gateway = try Gateway(config: config, logger: logger, accessLog: AccessLogWriter(settings: settings, writer: writer))
         } catch {
             throw .config(error)
         }

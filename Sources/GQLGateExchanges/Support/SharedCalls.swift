@@ -1,10 +1,11 @@
+import GQLGateEventLoop
 import Synchronization
 
 /// Runs at most one call per key at a time and gives its result to every
 /// caller that asks for the same key meanwhile.
 ///
-/// The call runs in a task of its own, not in the first caller's, so a
-/// caller that is cancelled just leaves: the others keep waiting and the
+/// The call runs in a task of its own (on the first caller's loop), not in
+/// the first caller's task, so a caller that is cancelled just leaves: the others keep waiting and the
 /// call keeps running. Only when every caller has left is the call
 /// cancelled. State sits behind one `Mutex` rather than per loop because
 /// identical requests arrive on different loops (requests are spread round
@@ -69,10 +70,12 @@ public final class SharedCalls<Key: Hashable & Sendable, Value: Sendable>: Senda
         case .follower: return
         case .leader: break
         }
-        let task = Task {
+        // On the caller's loop when there is one: the upstream call then runs
+        // on the same thread as a call made inline would, with no hop.
+        let task = Task(executorPreference: EventLoop.current) {
             let result: Result<Value, any Error>
             do { result = .success(try await call()) } catch { result = .failure(error) }
-            finish(key: key, generation: id, with: result)
+            self.finish(key: key, generation: id, with: result)
         }
         let orphaned = state.withLock { state -> Bool in
             guard state.calls[key]?.generation == id else { return true }

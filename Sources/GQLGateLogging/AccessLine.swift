@@ -1,0 +1,99 @@
+import GQLGateCore
+import Logging
+
+/// One access-log record: what is known of an answered request. Fields that
+/// are not known stay `nil` and are left out of the line.
+public struct AccessLine: Sendable, Equatable {
+    public var attempts: Int?
+    public var cache: String?
+    public var durationMilliseconds: Double
+    public var operation: String?
+    public var operationName: String?
+    public var requestID: String?
+    public var status: Int
+    public var upstreamStatus: Int?
+
+    public init(status: Int, durationMilliseconds: Double) {
+        self.status = status
+        self.durationMilliseconds = durationMilliseconds
+    }
+
+    /// The record's message.
+    public static let message = "request"
+
+    /// The fields as swift-log metadata (for a logger other than gqlgate's own).
+    public var metadata: Logger.Metadata {
+        var fields: Logger.Metadata = ["status": .stringConvertible(status), "duration_ms": .stringConvertible(durationMilliseconds)]
+        if let attempts { fields["attempts"] = .stringConvertible(attempts) }
+        if let cache { fields["cache"] = .string(cache) }
+        if let operation { fields["operation"] = .string(operation) }
+        if let operationName { fields["operation_name"] = .string(operationName) }
+        if let requestID { fields["request_id"] = .string(requestID) }
+        if let upstreamStatus { fields["upstream_status"] = .stringConvertible(upstreamStatus) }
+        return fields
+    }
+
+    /// The fields in the order every line shows metadata (sorted by key), as
+    /// (key, value, whether the value is a JSON string).
+    func orderedFields(_ visit: (String, String, Bool) -> Void) {
+        if let attempts { visit("attempts", String(attempts), false) }
+        if let cache { visit("cache", cache, true) }
+        visit("duration_ms", durationMilliseconds.description, false)
+        if let operation { visit("operation", operation, true) }
+        if let operationName { visit("operation_name", operationName, true) }
+        if let requestID { visit("request_id", requestID, true) }
+        visit("status", String(status), false)
+        if let upstreamStatus { visit("upstream_status", String(upstreamStatus), false) }
+    }
+}
+
+/// Writes access lines straight to a `LogLineWriter`, in the format and at
+/// the level of the shared `LogSettings`: the same line a `GatewayLogHandler`
+/// writes for `logger.info("request", metadata: line.metadata)`, without a
+/// metadata dictionary, a merge and a sort per request.
+public struct AccessLogWriter: Sendable {
+    private let settings: LogSettings
+    private let writer: LogLineWriter
+    private let clock: @Sendable () -> String
+
+    public init(settings: LogSettings, writer: LogLineWriter, clock: @escaping @Sendable () -> String = LogTimestamp.now) {
+        self.settings = settings
+        self.writer = writer
+        self.clock = clock
+    }
+
+    /// Writes `line` at `info`, unless the level is above it.
+    public func write(_ line: AccessLine) {
+        guard settings.logLevel <= .info else { return }
+        writer.write(render(line, format: settings.lineFormat, timestamp: clock()))
+    }
+
+    func render(_ line: AccessLine, format: LogLineFormat, timestamp: String) -> String {
+        var out = ""
+        out.reserveCapacity(224)
+        switch format {
+        case .json:
+            out += "{\"ts\":"
+            JSONString.append(timestamp, to: &out)
+            out += ",\"level\":\"info\",\"msg\":\"request\""
+            line.orderedFields { key, value, isString in
+                out += ",\""
+                out += key
+                out += "\":"
+                if isString { JSONString.append(value, to: &out) } else { out += value }
+            }
+            out += "}\n"
+        case .text:
+            out += timestamp
+            out += " info request"
+            line.orderedFields { key, value, _ in
+                out += " "
+                out += key
+                out += "="
+                TextLogLine.appendValue(value, to: &out)
+            }
+            out += "\n"
+        }
+        return out
+    }
+}
