@@ -17,7 +17,7 @@ private func answer(_ body: String, tags: CacheTags = CacheTags(), ttl: Duration
         let stored = answer("0123456789", tags: CacheTags(entities: ["Review:1"], types: ["Review"], arguments: ["episode": ["JEDI"]]))
         let k = try key("{ a }")
         cache.store(stored, for: k)
-        let expected = CachedAnswer.entryOverhead + 10 + 64 + ("Content-Type".utf8.count + "application/json".utf8.count + 4)
+        let expected = CachedAnswer.entryOverhead + 10 + RequestKey.byteCount + ("Content-Type".utf8.count + "application/json".utf8.count + 4)
             + "Review:1".utf8.count + "Review".utf8.count + "episode".utf8.count + "JEDI".utf8.count
         #expect(stored.cost(key: k) == expected)
         #expect(cache.statistics.bytes == expected)

@@ -30,7 +30,7 @@ public struct CachedAnswer: Sendable {
     /// The bytes this entry holds under `key`: body, header names and values,
     /// key, tags, plus `entryOverhead`.
     public func cost(key: RequestKey) -> Int {
-        var bytes = Self.entryOverhead + body.count + key.digest.utf8.count
+        var bytes = Self.entryOverhead + body.count + RequestKey.byteCount
         for field in headers { bytes += field.name.utf8.count + field.value.utf8.count + 4 }
         bytes += tags.byteCount
         return bytes
