@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "GQLGateDemo",
             dependencies: [
-                "GQLGateCore", "GQLGateHTTPServer",
+                "GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPServer", "GQLGateWebSocket", "GQLGatePipeline", "GQLGateSubscriptions",
                 .product(name: "Graphiti", package: "Graphiti"),
                 .product(name: "GraphQL", package: "GraphQL"),
             ],
@@ -158,7 +158,10 @@ let package = Package(
         ),
         .testTarget(
             name: "GQLGateDemoTests",
-            dependencies: ["GQLGateDemo", .product(name: "GraphQL", package: "GraphQL")],
+            dependencies: [
+                "GQLGateDemo", "GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPClient", "GQLGateWebSocket", "GQLGatePipeline",
+                .product(name: "GraphQL", package: "GraphQL"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -3,19 +3,22 @@ import GQLGateHTTPServer
 import Synchronization
 
 /// The demo GraphQL API: the Star Wars schema served over HTTP at `/graphql`,
-/// with a health check at `/healthz`. Reviews are kept in memory for as long
-/// as the object lives.
+/// with a health check at `/healthz`. The same path accepts WebSocket upgrades
+/// (`graphql-transport-ws` or legacy `graphql-ws`) for the `reviewAdded`
+/// subscription, and for queries and mutations too. Reviews are kept in memory
+/// for as long as the object lives.
 ///
 /// ```swift
 /// let demo = DemoAPI(host: "127.0.0.1", port: 4000)
 /// try demo.start()
-/// // POST http://127.0.0.1:4000/graphql
+/// // POST http://127.0.0.1:4000/graphql, or a WebSocket to ws://127.0.0.1:4000/graphql
 /// demo.stop()
 /// ```
 public final class DemoAPI: Sendable {
     private struct Running {
         let server: HTTPServer
         let handler: DemoHTTPHandler
+        let webSockets: DemoWebSocketServer
     }
 
     /// The address it listens on.
@@ -40,10 +43,17 @@ public final class DemoAPI: Sendable {
     public func start() throws {
         try running.withLock { running in
             guard running == nil else { return }
-            let handler = DemoHTTPHandler(schema: try DemoSchema(reviews: reviews))
+            let schema = try DemoSchema(reviews: reviews)
+            let webSockets = DemoWebSocketServer(schema: schema)
+            let handler = DemoHTTPHandler(schema: schema, webSockets: webSockets)
             let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: requestedPort), delegate: handler)
-            try server.start()
-            running = Running(server: server, handler: handler)
+            do {
+                try server.start()
+            } catch {
+                webSockets.shutdown()
+                throw error
+            }
+            running = Running(server: server, handler: handler, webSockets: webSockets)
         }
     }
 
@@ -54,18 +64,33 @@ public final class DemoAPI: Sendable {
 
     /// The GraphQL endpoint, e.g. `http://127.0.0.1:4000/graphql`.
     public var endpoint: String {
-        let address = host.contains(":") ? "[\(host)]" : host
-        return "http://\(address):\(port)/graphql"
+        "http://\(authority)/graphql"
     }
 
-    /// Stops serving. New requests are refused at once; the calling thread
-    /// waits until those already running have been answered.
+    /// The same endpoint for WebSockets, e.g. `ws://127.0.0.1:4000/graphql`.
+    public var webSocketEndpoint: String {
+        "ws://\(authority)/graphql"
+    }
+
+    /// Connections open over WebSocket now.
+    public var openWebSocketConnections: Int {
+        running.withLock { $0?.webSockets.openConnections } ?? 0
+    }
+
+    private var authority: String {
+        "\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
+
+    /// Stops serving. New requests are refused at once; WebSocket operations
+    /// get `complete` and their sockets close with 1001; the calling thread
+    /// waits until those sockets are closed and running requests answered.
     public func stop() {
         guard let stopping = running.withLock({ running in
             defer { running = nil }
             return running
         }) else { return }
         stopping.handler.beginDraining()
+        stopping.webSockets.shutdown()
         stopping.server.quiesce()
         while stopping.handler.inFlight > 0 || stopping.server.suspendedRequests > 0 {
             Thread.sleep(forTimeInterval: 0.001)

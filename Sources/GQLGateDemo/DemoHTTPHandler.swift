@@ -9,6 +9,7 @@ import Synchronization
 /// `GET /graphql?query=…&operationName=…&variables=…` (queries only), and
 /// `GET /healthz`. Requests are answered with `application/json`: 200 once the
 /// document ran, 400 when it or the request could not be understood.
+/// A `GET /graphql` that asks for a WebSocket upgrade goes to `webSockets`.
 final class DemoHTTPHandler: HTTPServerDelegate {
     private struct Admission {
         var draining = false
@@ -21,10 +22,12 @@ final class DemoHTTPHandler: HTTPServerDelegate {
         status: 503, headers: ["Content-Type": "text/plain"], body: Bytes("shutting down\n"))
 
     private let schema: DemoSchema
+    private let webSockets: DemoWebSocketServer
     private let admission = Mutex(Admission())
 
-    init(schema: DemoSchema) {
+    init(schema: DemoSchema, webSockets: DemoWebSocketServer) {
         self.schema = schema
+        self.webSockets = webSockets
     }
 
     /// Requests taken for execution and not yet answered.
@@ -32,7 +35,7 @@ final class DemoHTTPHandler: HTTPServerDelegate {
         admission.withLock { $0.inFlight }
     }
 
-    /// From now on, GraphQL requests are answered 503 at once instead of being taken.
+    /// From now on, GraphQL requests and upgrades are answered 503 at once instead of being taken.
     func beginDraining() {
         admission.withLock { $0.draining = true }
     }
@@ -47,6 +50,9 @@ final class DemoHTTPHandler: HTTPServerDelegate {
         case "/graphql":
             guard request.method == "GET" || request.method == "POST" else {
                 return Self.methodNotAllowed(allow: "GET, POST")
+            }
+            if request.headers.contains("Upgrade") {
+                return admission.withLock { $0.draining } ? ServerResponse(Self.unavailable) : webSockets.answerUpgrade(request)
             }
             let admitted = admission.withLock { admission in
                 guard !admission.draining else { return false }

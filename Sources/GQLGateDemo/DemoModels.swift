@@ -73,8 +73,13 @@ public struct Droid: StarWarsCharacter {
     public let primaryFunction: String
 }
 
+/// The identifier of a review: the schema's `ID` scalar, as for characters.
+public typealias ReviewID = CharacterID
+
 /// A viewer's rating of a film.
 public struct Review: Codable, Sendable, Equatable {
+    /// The review's identifier, unique within its `ReviewStore` ("1", "2", ...).
+    public let id: ReviewID
     /// The film reviewed.
     public let episode: Episode?
     /// The rating, 0 to 5.
@@ -82,7 +87,8 @@ public struct Review: Codable, Sendable, Equatable {
     /// Free-text comments, if any.
     public let commentary: String?
 
-    public init(episode: Episode?, stars: Int, commentary: String?) {
+    public init(id: ReviewID, episode: Episode?, stars: Int, commentary: String?) {
+        self.id = id
         self.episode = episode
         self.stars = stars
         self.commentary = commentary

@@ -2,7 +2,7 @@ import Graphiti
 import GraphQL
 
 /// Resolves the root fields of the demo schema: the cast is fixed, the reviews
-/// live in a `ReviewStore`.
+/// live in a `ReviewStore`, which also feeds `reviewAdded`.
 struct DemoResolver: Sendable {
     /// Arguments of `hero`.
     struct HeroArguments: Codable, Sendable {
@@ -28,6 +28,12 @@ struct DemoResolver: Sendable {
         let episode: Episode
         /// The rating and comments.
         let review: ReviewInput
+    }
+
+    /// Arguments of `reviewAdded`.
+    struct ReviewAddedArguments: Codable, Sendable {
+        /// The film whose new reviews are followed; nil for every film.
+        let episode: Episode?
     }
 
     /// The ratings `createReview` accepts.
@@ -62,5 +68,11 @@ struct DemoResolver: Sendable {
             throw GraphQLError(message: "stars must be between \(Self.validStars.lowerBound) and \(Self.validStars.upperBound), got \(input.stars).")
         }
         return reviews.addReview(of: arguments.episode, stars: input.stars, commentary: input.commentary)
+    }
+
+    /// `reviewAdded(episode:)`: the source stream of the subscription, one
+    /// review per `createReview` of that film (of any film without one).
+    func reviewAdded(context _: NoContext, arguments: ReviewAddedArguments) -> AsyncStream<Review> {
+        reviews.additions(of: arguments.episode)
     }
 }

@@ -18,7 +18,7 @@ public enum DemoExecutionResult: Sendable {
 /// interface Character { id: ID!  name: String!  friends: [Character!]!  appearsIn: [Episode!]! }
 /// type Human implements Character { ... homePlanet: String }
 /// type Droid implements Character { ... primaryFunction: String! }
-/// type Review { episode: Episode  stars: Int!  commentary: String }
+/// type Review { id: ID!  episode: Episode  stars: Int!  commentary: String }
 /// input ReviewInput { stars: Int!  commentary: String }
 /// type Query {
 ///   hero(episode: Episode): Character
@@ -26,13 +26,18 @@ public enum DemoExecutionResult: Sendable {
 ///   reviews(episode: Episode!): [Review!]!
 /// }
 /// type Mutation { createReview(episode: Episode!, review: ReviewInput!): Review! }
+/// type Subscription { reviewAdded(episode: Episode): Review! }
 /// ```
+///
+/// `reviewAdded` yields every review created from then on for its episode, or
+/// for every episode when the argument is left out. Subscriptions run through
+/// `start(_:)` (the demo serves them over WebSocket); `execute(_:)` refuses them.
 public final class DemoSchema: Sendable {
     /// Where the reviews created through this schema are kept.
     public let reviews: ReviewStore
     /// The executable schema.
     public let graphQLSchema: GraphQLSchema
-    private let resolver: DemoResolver
+    let resolver: DemoResolver
 
     /// Builds the schema; it fails only if the schema definition itself is invalid.
     public init(reviews: ReviewStore = ReviewStore()) throws {
@@ -50,21 +55,44 @@ public final class DemoSchema: Sendable {
 
     /// Parses, validates and runs `request`. With `allowMutations` false (for
     /// GET requests, which must not change anything) a mutation is refused
-    /// before it runs.
+    /// before it runs. A subscription is rejected: it has no single result.
     public func execute(_ request: GraphQLRequest, allowMutations: Bool = true) async -> DemoExecutionResult {
+        let document: Document
+        switch parseAndValidate(request) {
+        case .success(let parsed): document = parsed
+        case .failure(let errors): return .rejected(errors.errors)
+        }
+        switch Self.selectedOperation(in: document, named: request.operationName)?.operation {
+        case .subscription?:
+            return .rejected([GraphQLError(message: Self.subscriptionOverHTTP)])
+        case .mutation? where !allowMutations:
+            return .mutationNotAllowed
+        default:
+            break
+        }
+        return await execute(document, request)
+    }
+
+    /// Why `execute(_:)` refuses a subscription.
+    static let subscriptionOverHTTP =
+        "Subscriptions are served over WebSocket (graphql-transport-ws or graphql-ws) at this path, not over plain HTTP."
+
+    /// Parses `request.query` and validates it against the schema.
+    func parseAndValidate(_ request: GraphQLRequest) -> Result<Document, GraphQLErrors> {
         let document: Document
         do {
             document = try parse(source: Source(body: request.query, name: "GraphQL request"))
         } catch let error as GraphQLError {
-            return .rejected([error])
+            return .failure(GraphQLErrors([error]))
         } catch {
-            return .rejected([GraphQLError(error)])
+            return .failure(GraphQLErrors([GraphQLError(error)]))
         }
         let problems = validate(schema: graphQLSchema, ast: document)
-        guard problems.isEmpty else { return .rejected(problems) }
-        if !allowMutations, Self.selectedOperation(in: document, named: request.operationName)?.operation == .mutation {
-            return .mutationNotAllowed
-        }
+        return problems.isEmpty ? .success(document) : .failure(GraphQLErrors(problems))
+    }
+
+    /// Runs a query or mutation that already passed `parseAndValidate`.
+    func execute(_ document: Document, _ request: GraphQLRequest) async -> DemoExecutionResult {
         do {
             return .executed(try await GraphQL.execute(
                 schema: graphQLSchema, documentAST: document, rootValue: resolver, context: (),
@@ -78,7 +106,7 @@ public final class DemoSchema: Sendable {
 
     /// The operation that `operationName` picks, as execution will: the one
     /// so named, or the only one when no name is given.
-    private static func selectedOperation(in document: Document, named name: String?) -> OperationDefinition? {
+    static func selectedOperation(in document: Document, named name: String?) -> OperationDefinition? {
         let operations = document.definitions.compactMap { $0 as? OperationDefinition }
         guard let name else { return operations.count == 1 ? operations.first : nil }
         return operations.first { $0.name?.value == name }
@@ -131,6 +159,7 @@ public final class DemoSchema: Sendable {
             .description("A mechanical character.")
 
             Type(Review.self) {
+                Field("id", at: \.id)
                 Field("episode", at: \.episode)
                 Field("stars", at: \.stars)
                 Field("commentary", at: \.commentary)
@@ -166,6 +195,13 @@ public final class DemoSchema: Sendable {
                     Argument("review", at: \.review)
                 }
                 .description("Records a review (stars 0 to 5) and returns it.")
+            }
+
+            Subscription {
+                SubscriptionField("reviewAdded", as: Review.self, atSub: DemoResolver.reviewAdded) {
+                    Argument("episode", at: \.episode)
+                }
+                .description("Every review created from now on for this film, or for every film when none is given.")
             }
         }
     }

@@ -1,12 +1,18 @@
 import Synchronization
 
 /// The reviews submitted so far, kept in memory and shared by all requests.
-/// Anyone may also follow new reviews as they arrive (`additions()`), which is
-/// what a `reviewAdded` subscription needs.
+/// Anyone may also follow new reviews as they arrive (`additions(of:)`), which
+/// is what the `reviewAdded` subscription does.
 public final class ReviewStore: Sendable {
+    private struct Observer {
+        let episode: Episode?
+        let continuation: AsyncStream<Review>.Continuation
+    }
+
     private struct State {
         var reviews: [Episode: [Review]] = [:]
-        var observers: [Int: AsyncStream<Review>.Continuation] = [:]
+        var reviewCount = 0
+        var observers: [Int: Observer] = [:]
         var nextObserverID = 0
     }
 
@@ -19,27 +25,30 @@ public final class ReviewStore: Sendable {
         state.withLock { $0.reviews[episode] ?? [] }
     }
 
-    /// Records a review of `episode`, hands it to every observer and returns it.
+    /// Records a review of `episode` with the next identifier ("1", "2", ...),
+    /// hands it to every observer following that episode and returns it.
     @discardableResult
     public func addReview(of episode: Episode, stars: Int, commentary: String?) -> Review {
-        let review = Review(episode: episode, stars: stars, commentary: commentary)
-        let observers = state.withLock { state in
+        let (review, observers) = state.withLock { state in
+            state.reviewCount += 1
+            let review = Review(id: ReviewID(String(state.reviewCount)), episode: episode, stars: stars, commentary: commentary)
             state.reviews[episode, default: []].append(review)
-            return Array(state.observers.values)
+            return (review, state.observers.values.filter { $0.episode == nil || $0.episode == episode })
         }
         for observer in observers {
-            observer.yield(review)
+            observer.continuation.yield(review)
         }
         return review
     }
 
-    /// The reviews added from now on, until the consumer stops iterating.
-    /// A slow consumer keeps the newest `bufferLimit` reviews and drops older ones.
-    public func additions(bufferLimit: Int = 64) -> AsyncStream<Review> {
+    /// The reviews of `episode` (of every episode when nil) added from now on,
+    /// until the consumer stops iterating or drops the stream. A slow consumer
+    /// keeps the newest `bufferLimit` reviews and drops older ones.
+    public func additions(of episode: Episode? = nil, bufferLimit: Int = 64) -> AsyncStream<Review> {
         let (stream, continuation) = AsyncStream.makeStream(of: Review.self, bufferingPolicy: .bufferingNewest(bufferLimit))
         let id = state.withLock { state in
             defer { state.nextObserverID += 1 }
-            state.observers[state.nextObserverID] = continuation
+            state.observers[state.nextObserverID] = Observer(episode: episode, continuation: continuation)
             return state.nextObserverID
         }
         continuation.onTermination = { [weak self] _ in
@@ -48,7 +57,7 @@ public final class ReviewStore: Sendable {
         return stream
     }
 
-    /// How many consumers are following `additions()`.
+    /// How many consumers are following `additions(of:)`.
     public var observerCount: Int {
         state.withLock { $0.observers.count }
     }

@@ -35,9 +35,11 @@ struct DemoCommand: ParsableCommand {
         config.upstream.url = demo.endpoint
         FileHandleOutput.standardError("gqlgate: demo API listening on \(demo.endpoint)")
         try GatewayProcess(config: config, reloadSource: nil).runUntilTerminated {
-            let examples = DemoAPI.sampleQueries(endpoint: "http://\(gatewayAddress)/graphql")
+            let endpoint = "http://\(gatewayAddress)/graphql"
             print("gqlgate is in front of the demo API. Try:\n")
-            for example in examples { print("# \(example.title)\n\(example.curl)\n") }
+            for example in DemoAPI.sampleQueries(endpoint: endpoint) { print("# \(example.title)\n\(example.curl)\n") }
+            print("Subscriptions: follow reviewAdded, then create a review.\n")
+            for example in DemoAPI.subscriptionExamples(endpoint: endpoint) { print("# \(example.title)\n\(example.command)\n") }
             fflush(nil)
         }
         demo.stop()

@@ -116,7 +116,29 @@ import Testing
                 #expect(printed.hasPrefix(#"{"data":{"#), "\(sample.title): \(printed)")
                 #expect(!printed.contains("errors"), "\(sample.title): \(printed)")
             }
-            #expect(demo.reviews.reviews(of: .jedi) == [Review(episode: .jedi, stars: 5, commentary: "This is a great movie.")])
+            #expect(demo.reviews.reviews(of: .jedi) == [Review(id: "1", episode: .jedi, stars: 5, commentary: "This is a great movie.")])
+        }
+    }
+
+    @Test func subscriptionExamplesFollowReviewAddedAndTheMutationTriggersIt() async throws {
+        let examples = DemoAPI.subscriptionExamples(endpoint: "http://127.0.0.1:8080/graphql")
+        #expect(examples.count == 3)
+        #expect(examples[0].command.hasPrefix(
+            "curl -N -sS -X POST 'http://127.0.0.1:8080/graphql' -H 'Accept: text/event-stream' -H 'Content-Type: application/json' -d '{"))
+        #expect(examples[1].command.hasPrefix("python3 - <<'EOF'\n"))
+        #expect(examples[1].command.hasSuffix("\nEOF"))
+        #expect(examples[1].command.contains(#"connect("ws://127.0.0.1:8080/graphql", subprotocols=["graphql-transport-ws"])"#))
+        for example in examples.prefix(2) {
+            #expect(example.command.contains("reviewAdded(episode: $episode)"))
+            #expect(example.command.contains(#""variables":{"episode":"JEDI"}"#))
+        }
+        #expect(DemoAPI.subscriptionExamples(endpoint: "https://api.example/graphql")[1].command.contains(#"connect("wss://api.example/graphql""#))
+
+        try await Self.withRunningDemo { demo in
+            let trigger = DemoAPI.subscriptionExamples(endpoint: demo.endpoint)[2].command
+            let printed = try await Self.shell(trigger)
+            #expect(printed.hasPrefix(#"{"data":{"createReview":{"id":"1","episode":"JEDI""#), "\(printed)")
+            #expect(demo.reviews.reviews(of: .jedi).count == 1)
         }
     }
 

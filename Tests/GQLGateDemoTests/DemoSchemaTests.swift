@@ -31,6 +31,8 @@ import Testing
             "  character(id: ID!): Character",
             "  reviews(episode: Episode!): [Review!]!",
             "  createReview(episode: Episode!, review: ReviewInput!): Review!",
+            "type Subscription {",
+            "  reviewAdded(episode: Episode): Review!",
             "input ReviewInput {",
             "  stars: Int!",
             "  commentary: String",

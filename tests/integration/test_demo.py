@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
+import pytest
 from harness import NotReady, post_graphql, wait_until
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
 
 HERO = "query Hero($episode: Episode) { hero(episode: $episode) { id name friends { id name } } }"
 REVIEWS = "query Reviews($episode: Episode!) { reviews(episode: $episode) { stars commentary } }"
 CREATE_REVIEW = (
     "mutation Create($episode: Episode!, $review: ReviewInput!) "
     "{ createReview(episode: $episode, review: $review) { stars commentary } }"
+)
+CREATE_REVIEW_WITH_ID = (
+    "mutation Create($episode: Episode!, $review: ReviewInput!) "
+    "{ createReview(episode: $episode, review: $review) { id episode stars commentary } }"
+)
+REVIEW_ADDED = (
+    "subscription OnReview($episode: Episode) { reviewAdded(episode: $episode) { id episode stars commentary } }"
 )
 
 
@@ -77,3 +88,81 @@ def test_demo_prints_curl_lines(demo):
             f"within 5s, `gqlgate demo` with its output going to a file printed no curl line naming {address} "
             "(a line printed but not flushed counts as not printed)"
         ) from None
+
+
+def test_demo_prints_subscription_examples(demo):
+    def printed() -> bool:
+        out = demo.proc.stdout()
+        return all(word in out for word in ("reviewAdded", "text/event-stream", "graphql-transport-ws", "createReview"))
+
+    try:
+        wait_until(printed, timeout=5, what="the subscription examples")
+    except NotReady:
+        raise AssertionError("`gqlgate demo` printed no SSE, WebSocket and createReview lines for reviewAdded") from None
+    out = demo.proc.stdout()
+    assert f"curl -N -sS -X POST 'http://127.0.0.1:{demo.port}/graphql' -H 'Accept: text/event-stream'" in out
+    assert f'connect("ws://127.0.0.1:{demo.port}/graphql", subprotocols=["graphql-transport-ws"])' in out
+    snippet = out.split("python3 - <<'EOF'\n", 1)[1].split("\nEOF\n", 1)[0]
+    compile(snippet, "printed WebSocket example", "exec")
+
+
+def _ws_url(demo) -> str:
+    return demo.api_url.replace("http://", "ws://", 1)
+
+
+def _receive(ws) -> dict:
+    """The next message, leaving out legacy keep-alives."""
+    while True:
+        message = json.loads(ws.recv(timeout=10))
+        if message.get("type") != "ka":
+            return message
+
+
+def _create_jedi_review(demo, stars: int) -> dict:
+    review = {"stars": stars, "commentary": f"ws {uuid.uuid4()}"}
+    return data_of(post_graphql(demo.api_url, CREATE_REVIEW_WITH_ID, {"episode": "JEDI", "review": review}))["createReview"]
+
+
+def test_review_added_over_graphql_transport_ws(demo):
+    with connect(_ws_url(demo), subprotocols=["graphql-transport-ws"], open_timeout=10) as ws:
+        assert ws.subprotocol == "graphql-transport-ws"
+        ws.send(json.dumps({"type": "connection_init"}))
+        assert _receive(ws)["type"] == "connection_ack"
+        subscribe = {"query": REVIEW_ADDED, "variables": {"episode": "JEDI"}}
+        ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": subscribe}))
+        # Operations of one socket start in order: once this query answers, the subscription listens.
+        ws.send(json.dumps({"id": "2", "type": "subscribe", "payload": {"query": "{ hero { name } }"}}))
+        assert _receive(ws) == {"id": "2", "type": "next", "payload": {"data": {"hero": {"name": "R2-D2"}}}}
+        assert _receive(ws) == {"id": "2", "type": "complete"}
+
+        data_of(post_graphql(demo.api_url, CREATE_REVIEW, {"episode": "EMPIRE", "review": {"stars": 1}}))
+        created = _create_jedi_review(demo, 4)
+        assert _receive(ws) == {"id": "1", "type": "next", "payload": {"data": {"reviewAdded": created}}}
+
+        ws.send(json.dumps({"id": "1", "type": "complete"}))
+        ws.send(json.dumps({"type": "ping"}))
+        assert _receive(ws) == {"type": "pong"}
+
+
+def test_review_added_over_legacy_graphql_ws(demo):
+    with connect(_ws_url(demo), subprotocols=["graphql-ws"], open_timeout=10) as ws:
+        assert ws.subprotocol == "graphql-ws"
+        ws.send(json.dumps({"type": "connection_init", "payload": {}}))
+        ws.send(json.dumps({"id": "a", "type": "start", "payload": {"query": REVIEW_ADDED}}))
+        ws.send(json.dumps({"id": "b", "type": "start", "payload": {"query": "{ hero(episode: EMPIRE) { name } }"}}))
+        assert _receive(ws)["type"] == "connection_ack"
+        assert _receive(ws) == {"id": "b", "type": "data", "payload": {"data": {"hero": {"name": "Luke Skywalker"}}}}
+        assert _receive(ws) == {"id": "b", "type": "complete"}
+
+        created = _create_jedi_review(demo, 2)
+        assert _receive(ws) == {"id": "a", "type": "data", "payload": {"data": {"reviewAdded": created}}}
+
+        ws.send(json.dumps({"id": "a", "type": "stop"}))
+        assert _receive(ws) == {"id": "a", "type": "complete"}
+
+
+def test_websocket_needs_a_graphql_subprotocol(demo):
+    with pytest.raises(InvalidStatus) as refused:
+        with connect(_ws_url(demo), subprotocols=["chat"], open_timeout=10):
+            pass
+    assert refused.value.response.status_code == 400
