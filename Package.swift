@@ -108,6 +108,7 @@ let package = Package(
             dependencies: [
                 "GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPServer", "GQLGateHTTPClient",
                 "GQLGatePipeline", "GQLGateExchanges", "GQLGateConfig", "GQLGateMetrics", "GQLGateLogging",
+                "GQLGateSubscriptions", "GQLGateWebSocket",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

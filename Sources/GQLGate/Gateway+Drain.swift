@@ -23,6 +23,8 @@ extension Gateway {
     /// 3. requests in flight finish, for up to `drainTimeout`;
     /// 4. those still unanswered get 503 `SHUTTING_DOWN` and their work is cancelled
     ///    (as does any request arriving on an open connection from then on);
+    ///    client WebSockets get `complete` for every operation and close 1001
+    ///    (each client has 2 s to answer the close), then the upstream WebSockets close;
     /// 5. once no connection is suspended, the server stops, then the loops.
     ///
     /// Streaming clients (subscriptions) are completed between steps 4 and 5,
@@ -34,6 +36,7 @@ extension Gateway {
         server.quiesce()
         _ = Self.wait(upTo: drainTimeout) { inFlight.count == 0 }
         let cutShort = endpoint.closeInFlight()
+        drainSubscriptions()
         guard Self.wait(upTo: .seconds(2), until: { server.suspendedRequests == 0 }) else {
             return DrainOutcome(cutShort: cutShort, stopped: false)
         }
@@ -43,7 +46,7 @@ extension Gateway {
     }
 
     /// Polls `condition` every 5 ms until it holds (true) or `timeout` passes (false).
-    private static func wait(upTo timeout: Duration, until condition: () -> Bool) -> Bool {
+    static func wait(upTo timeout: Duration, until condition: () -> Bool) -> Bool {
         let deadline = MonotonicClock.nanoseconds() + timeout.nanoseconds
         while !condition() {
             if MonotonicClock.nanoseconds() >= deadline { return false }

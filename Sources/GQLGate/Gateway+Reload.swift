@@ -6,6 +6,9 @@ extension Gateway {
     /// requests in flight finish on the old one. Settings that take effect
     /// only at start keep their running values (see `ConfigReload`).
     /// The response cache and upstream tokens start afresh with the new pipeline.
+    /// Live subscriptions keep their upstream connections unless an `upstream`,
+    /// `auth`, `subscriptions` or `cache.vary_headers` key changed; then they
+    /// get `complete` and their connections close.
     /// - Parameter proposed: a loaded and validated configuration.
     /// - Returns: what was applied, with the keys that wait for a restart.
     /// - Throws: `ConfigError` when the configuration that would run is invalid
@@ -13,12 +16,15 @@ extension Gateway {
     ///   be used; the running pipeline stays.
     @discardableResult
     public func reload(_ proposed: GatewayConfig) throws(ConfigError) -> ConfigReload {
-        let running = config
+        let previous = pipelines.current
+        let running = previous.config
         let reload = ConfigReload(running: running, proposed: proposed)
         try reload.effective.validate()
-        pipelines.replace(
-            with: try Self.makePipeline(
-                config: reload.effective, client: client, exchanges: exchanges, metrics: metrics, readiness: readiness))
+        let pipeline = try Self.makePipeline(
+            config: reload.effective, client: client, exchanges: exchanges, metrics: metrics, readiness: readiness,
+            subscriptions: SubscriptionContext(loops: loops, logger: logger, previous: previous))
+        pipelines.replace(with: pipeline)
+        if pipeline.subscriptions !== previous.subscriptions { previous.subscriptions.shutdown() }
         if reload.effective.upstream != running.upstream { readiness.reset() }
         return reload
     }

@@ -51,11 +51,14 @@ public final class Gateway: Sendable {
         client = HTTPClient(group: loops)
         readiness = Readiness(client: client)
         pipelines = PipelineSlot(
-            try Self.makePipeline(config: config, client: client, exchanges: exchanges, metrics: metrics, readiness: readiness))
+            try Self.makePipeline(
+                config: config, client: client, exchanges: exchanges, metrics: metrics, readiness: readiness,
+                subscriptions: SubscriptionContext(loops: loops, logger: logger, previous: nil)))
         endpoint = GraphQLEndpoint(
             pipelines: pipelines, loops: loops, maxBodyBytes: config.server.maxBodyBytes,
-            operations: OperationsEndpoints(readiness: readiness, metrics: metrics), requestLog: RequestLog(metrics: metrics, sink: accessLog.map { .writer($0) } ?? .logger(logger)),
-            inFlight: inFlight)
+            operations: OperationsEndpoints(readiness: readiness, metrics: metrics),
+            requestLog: RequestLog(metrics: metrics, sink: accessLog.map { .writer($0) } ?? .logger(logger)),
+            inFlight: inFlight, metrics: metrics)
         server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.server.listen.host, port: config.server.listen.port, threads: config.server.httpThreadCount,
@@ -65,7 +68,7 @@ public final class Gateway: Sendable {
 
     /// The exchange chain and settings for `config`: built at start and again on every reload.
     static func makePipeline(config: GatewayConfig, client: HTTPClient, exchanges: [any Exchange], metrics: GatewayMetrics,
-                             readiness: Readiness) throws(ConfigError) -> GatewayPipeline {
+                             readiness: Readiness, subscriptions context: SubscriptionContext) throws(ConfigError) -> GatewayPipeline {
         let forwarded = config.headers.forward + (config.headers.forwardClientAuthorization ? ["authorization"] : [])
         let transport = MeasuredHTTPTransport(
             base: HTTPTransport(client: client, settings: HTTPTransport.Settings(
@@ -80,16 +83,23 @@ public final class Gateway: Sendable {
             QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)),
         ] + caching.afterLimits
         var upstreamStages: [any Exchange] = []
+        var credentials: UpstreamAuthExchange?
         if config.auth.addsCredentials {
-            upstreamStages.append(UpstreamAuthExchange(config.auth, client: client, upstream: config.upstream, metrics: metrics))
+            let exchange = UpstreamAuthExchange(config.auth, client: client, upstream: config.upstream, metrics: metrics)
+            credentials = exchange
+            upstreamStages.append(exchange)
         }
         if config.retry.maxAttempts > 1 {
             upstreamStages.append(RetryExchange(
                 policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget),
                 observer: { metrics.retry(reason: RetryLabel($0)) }))
         }
-        let chain = ExchangeChain(exchanges: builtIn + exchanges + upstreamStages, transport: transport)
-        return GatewayPipeline(config: config, chain: chain, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache)
+        let subscriptions = context.transport(config: config, client: client, metrics: metrics, credentials: credentials)
+        let chain = ExchangeChain(
+            exchanges: builtIn + exchanges + upstreamStages, transport: SplitTransport(http: transport, subscriptions: subscriptions))
+        return GatewayPipeline(
+            config: config, chain: chain, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
+            subscriptions: subscriptions)
     }
 
     private static func clientAuthenticator(_ clients: ClientsConfig) throws(ConfigError) -> ClientAuthenticator? {

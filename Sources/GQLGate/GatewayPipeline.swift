@@ -16,12 +16,16 @@ final class GatewayPipeline: Sendable {
     let clientAuth: ClientAuthenticator?
     /// The response cache, when `cache.enabled`.
     let cache: MemoryResponseCache?
+    /// The upstream WebSockets subscriptions run on; shared with the previous pipeline when they carry over a reload.
+    let subscriptions: UpstreamSubscriptions
 
-    init(config: GatewayConfig, chain: ExchangeChain, clientAuth: ClientAuthenticator?, cache: MemoryResponseCache?) {
+    init(config: GatewayConfig, chain: ExchangeChain, clientAuth: ClientAuthenticator?, cache: MemoryResponseCache?,
+         subscriptions: UpstreamSubscriptions) {
         self.config = config
         self.chain = chain
         self.clientAuth = clientAuth
         self.cache = cache
+        self.subscriptions = subscriptions
     }
 
     /// The GraphQL endpoint's path.

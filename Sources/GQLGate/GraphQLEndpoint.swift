@@ -2,6 +2,7 @@ import GQLGateCore
 import GQLGateEventLoop
 import GQLGateExchanges
 import GQLGateHTTPServer
+import GQLGateMetrics
 import GQLGatePipeline
 
 /// The server's delegate: answers bad methods and the operator endpoints on
@@ -15,15 +16,18 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     private let operations: OperationsEndpoints
     private let requestLog: RequestLog
     private let inFlight: InFlightRequests
+    /// Client WebSockets (subscriptions and any operation) on the GraphQL path.
+    let webSockets: WebSocketEndpoint
 
     init(pipelines: PipelineSlot, loops: EventLoopGroup, maxBodyBytes: Int, operations: OperationsEndpoints, requestLog: RequestLog,
-         inFlight: InFlightRequests) {
+         inFlight: InFlightRequests, metrics: GatewayMetrics) {
         self.pipelines = pipelines
         self.loops = loops
         self.maxBodyBytes = maxBodyBytes
         self.operations = operations
         self.requestLog = requestLog
         self.inFlight = inFlight
+        webSockets = WebSocketEndpoint(pipelines: pipelines, loops: loops, metrics: metrics, requestIDs: requestIDs)
     }
 
     /// The chain of the current pipeline; a request reads it once and keeps it.
@@ -35,6 +39,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             if let name = request.headers.firstFieldWithUnsafeValue {
                 return logged(gatewayAnswer(.badRequest("Header \(name) has a CR, LF or NUL in its value."), for: request))
             }
+            if WebSocketEndpoint.isUpgrade(request) { return logged(webSockets.answer(request, pipeline: pipeline)) }
             if let clientAuth = pipeline.clientAuth, !clientAuth.authenticate(request.headers) {
                 return logged(gatewayAnswer(ClientAuthenticator.rejection, for: request))
             }

@@ -2,7 +2,7 @@ extension GatewayConfig {
     /// The keys whose features are not built yet: they are parsed and validated, but have no effect.
     /// Remove a prefix here when its feature lands.
     static let inactiveKeyPrefixes = [
-        "auth.ws_init_payload", "cache.backend", "cache.redis_url", "apq.upstream", "subscriptions",
+        "cache.backend", "cache.redis_url", "apq.upstream",
     ]
 
     /// The keys set to something other than their default whose features are not built yet, as

@@ -55,6 +55,8 @@ public final class WebSocketConnection: FileDescriptorHandler, @unchecked Sendab
     private var protocolFailed = false
     private var registered = false
     private var requestedClose: (code: UInt16, reason: String)?
+    /// `close` was asked for while messages were queued: the close frame follows once they are written.
+    private var closeFrameDeferred = false
     private var receivedCloseReason = ""
     private var closeTimer: EventLoopTimerID?
     private var pingTimer: EventLoopTimerID?
@@ -115,7 +117,7 @@ public final class WebSocketConnection: FileDescriptorHandler, @unchecked Sendab
         case .binary(let bytes): (UInt8(WSLAY_BINARY_FRAME.rawValue), bytes.count)
         }
         guard bufferedBytes + count <= configuration.maxSendBufferBytes else {
-            close(code: WebSocketCloseCode.policyViolation, reason: "send buffer overflow")
+            close(code: WebSocketCloseCode.policyViolation, reason: "send buffer overflow", afterQueuedMessages: false)
             throw WebSocketError(.sendBufferFull, "the peer does not read fast enough: over \(configuration.maxSendBufferBytes) bytes queued")
         }
         let rc: Int32 = switch message {
@@ -127,19 +129,36 @@ public final class WebSocketConnection: FileDescriptorHandler, @unchecked Sendab
     }
 
     /// Starts the close handshake with `code` and `reason` (at most 123 bytes
-    /// of UTF-8 are sent). If the peer does not answer within `closeTimeout`
-    /// the transport is closed anyway. Does nothing once closing.
+    /// of UTF-8 are sent) once the messages queued so far are written. If the
+    /// peer does not answer within `closeTimeout` the transport is closed
+    /// anyway. Does nothing once closing.
     public func close(code: UInt16 = WebSocketCloseCode.normal, reason: String = "") {
+        close(code: code, reason: reason, afterQueuedMessages: true)
+    }
+
+    /// `afterQueuedMessages: false` sends the close frame ahead of them (wslay
+    /// writes control frames before data) and drops them.
+    private func close(code: UInt16, reason: String, afterQueuedMessages: Bool) {
         assert(loop.inLoop)
         guard state == .open || state == .idle, let context else { return }
         requestedClose = (code, reason)
-        let bytes = Self.truncatedUTF8(reason, maxBytes: 123)
-        _ = bytes.withUnsafeBufferPointer { wslay_event_queue_close(context, code, $0.baseAddress, $0.count) }
+        if afterQueuedMessages, wslay_event_get_queued_msg_count(context) > 0 {
+            closeFrameDeferred = true
+        } else {
+            queueCloseFrame()
+        }
         if state == .idle {
             state = .open
         }
         enterClosing()
         if !processing { drive(read: false) }
+    }
+
+    private func queueCloseFrame() {
+        guard let context, let requestedClose else { return }
+        closeFrameDeferred = false
+        let bytes = Self.truncatedUTF8(requestedClose.reason, maxBytes: 123)
+        _ = bytes.withUnsafeBufferPointer { wslay_event_queue_close(context, requestedClose.code, $0.baseAddress, $0.count) }
     }
 
     // MARK: - Readiness
@@ -161,6 +180,10 @@ public final class WebSocketConnection: FileDescriptorHandler, @unchecked Sendab
         }
         if !transportFailed, wslay_event_want_write(context) != 0, wslay_event_send(context) != 0 {
             transportFailed = true
+        }
+        if closeFrameDeferred, !transportFailed, wslay_event_get_queued_msg_count(context) == 0 {
+            queueCloseFrame()
+            if wslay_event_send(context) != 0 { transportFailed = true }
         }
         processing = false
         settle()

@@ -34,7 +34,7 @@ import Testing
             metrics: {enabled: false}
             """)
         #expect(config.inactiveKeys() == [
-            "apq.upstream", "subscriptions.keepalive",
+            "apq.upstream",
         ])
     }
 

@@ -143,6 +143,21 @@ import Glibc
         #expect(ws.readsEndOfStream())
     }
 
+    @Test func aCloseAskedForWhileMessagesAreQueuedFollowsThem() async {
+        let ws = SocketPairHarness(role: .server, loop: loop)
+        let delegate = AnswerThenClose(recorder: ws.recorder)
+        await ws.onLoop { connection in
+            connection.delegate = delegate
+            connection.start()
+        }
+        ws.write(frame(1, Array("init".utf8)))
+        #expect(ws.readFrame() == Frame(fin: true, opcode: 1, masked: false, payload: Array("refused".utf8)))
+        #expect(ws.readFrame() == Frame(fin: true, opcode: 8, masked: false, payload: closePayload(4403, "Forbidden")))
+        ws.write(frame(8, closePayload(4403)))
+        #expect(await ws.recorder.next() == .closed(code: 4403, reason: ""))
+        withExtendedLifetime(delegate) {}
+    }
+
     @Test func closeHandshakeHasADeadline() async {
         let ws = await server(WebSocketConfiguration(closeTimeout: .milliseconds(100)))
         await ws.onLoop { $0.close(code: 1000) }
@@ -222,5 +237,24 @@ import Glibc
         var events = recorder.events.makeAsyncIterator()
         #expect(await events.next() == .message(.text("early")))
         #expect(await events.next() == .message(.text("bird")))
+    }
+}
+
+/// Answers the first message with "refused" and closes 4403 from inside the
+/// callback, while the connection is still processing what it read.
+private final class AnswerThenClose: WebSocketConnectionDelegate, Sendable {
+    let recorder: EventRecorder
+
+    init(recorder: EventRecorder) {
+        self.recorder = recorder
+    }
+
+    func webSocket(_ connection: WebSocketConnection, didReceive message: WebSocketMessage) {
+        try? connection.send(.text("refused"))
+        connection.close(code: 4403, reason: "Forbidden")
+    }
+
+    func webSocket(_ connection: WebSocketConnection, didCloseWith code: UInt16, reason: String) {
+        recorder.webSocket(connection, didCloseWith: code, reason: reason)
     }
 }

@@ -14,8 +14,15 @@ see what gqlgate sends upstream and control what the upstream answers:
 * ``/flaky/calls``   per-key request counts of the failure injection in ``flaky.py``
 * ``/counters``       how many requests each path has received so far (requests
                       with an ``X-Test-Probe`` header, the tests' own, are not counted)
+* ``/subscriptions``  ``{"active": n, "started": n, "connections": n}``: subscriptions
+                      running now and started so far, WebSocket connections open now
 
-Run: ``python upstream_app.py --port 4001`` (binds 127.0.0.1).
+Subscriptions: ``countdown(from)`` (finite), ``ticks(intervalMs)`` (endless),
+``bookAdded`` (fed by ``addBook``), ``connectionParams`` (the ``connection_init``
+payload as JSON text, once).
+
+Run: ``python upstream_app.py --port 4001`` (binds 127.0.0.1); ``--ws-protocols graphql-ws``
+serves only the legacy subprotocol.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import contextlib
 import enum
 import json
 import typing
@@ -33,6 +41,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route, WebSocketRoute
 from strawberry.asgi import GraphQL
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
 
 from flaky import FlakyRequests
 from token_auth import RequireToken
@@ -120,12 +129,43 @@ class Query:
         raise ValueError("fail resolver always fails")
 
 
+class SubscriptionStats:
+    """Subscriptions running now and started so far (``/subscriptions``)."""
+
+    active = 0
+    started = 0
+    connections = 0
+
+    @classmethod
+    @contextlib.contextmanager
+    def running(cls) -> typing.Iterator[None]:
+        """Counts the subscription whose generator runs inside as active until it ends or is stopped."""
+        cls.active += 1
+        cls.started += 1
+        try:
+            yield
+        finally:
+            cls.active -= 1
+
+
+class BookFeed:
+    """Every ``bookAdded`` subscriber's queue; ``addBook`` puts the new book in each."""
+
+    queues: set[asyncio.Queue[Book]] = set()
+
+    @classmethod
+    def publish(cls, book: Book) -> None:
+        for queue in cls.queues:
+            queue.put_nowait(book)
+
+
 @strawberry.type
 class Mutation:
     @strawberry.mutation
     def add_book(self, title: str, author: str) -> Book:
         book = Book(id=strawberry.ID(str(len(BOOKS) + 1)), title=title, author=author)
         BOOKS.append(book)
+        BookFeed.publish(book)
         return book
 
     @strawberry.mutation
@@ -143,9 +183,34 @@ class Subscription:
     async def countdown(
         self, from_: typing.Annotated[int, strawberry.argument(name="from")]
     ) -> typing.AsyncGenerator[int, None]:
-        for i in range(from_, -1, -1):
-            yield i
-            await asyncio.sleep(0.05)
+        with SubscriptionStats.running():
+            for i in range(from_, -1, -1):
+                yield i
+                await asyncio.sleep(0.05)
+
+    @strawberry.subscription
+    async def ticks(self, interval_ms: int = 100) -> typing.AsyncGenerator[int, None]:
+        with SubscriptionStats.running():
+            n = 0
+            while True:
+                yield n
+                n += 1
+                await asyncio.sleep(interval_ms / 1000)
+
+    @strawberry.subscription
+    async def book_added(self) -> typing.AsyncGenerator[Book, None]:
+        queue: asyncio.Queue[Book] = asyncio.Queue()
+        BookFeed.queues.add(queue)
+        try:
+            with SubscriptionStats.running():
+                while True:
+                    yield await queue.get()
+        finally:
+            BookFeed.queues.discard(queue)
+
+    @strawberry.subscription
+    async def connection_params(self, info: strawberry.Info) -> typing.AsyncGenerator[str, None]:
+        yield json.dumps(info.context.get("connection_params"), sort_keys=True)
 
 
 class QuietSchema(strawberry.Schema):
@@ -157,7 +222,14 @@ class QuietSchema(strawberry.Schema):
 
 schema = QuietSchema(query=Query, mutation=Mutation, subscription=Subscription)
 
-graphql_app = GraphQL(schema, graphql_ide=None)
+SUBSCRIPTION_PROTOCOLS = {"graphql-transport-ws": GRAPHQL_TRANSPORT_WS_PROTOCOL, "graphql-ws": GRAPHQL_WS_PROTOCOL}
+
+
+def make_graphql_app(protocols: typing.Sequence[str] = tuple(SUBSCRIPTION_PROTOCOLS)) -> GraphQL:
+    return GraphQL(schema, graphql_ide=None, subscription_protocols=[SUBSCRIPTION_PROTOCOLS[p] for p in protocols])
+
+
+graphql_app = make_graphql_app()
 
 # ---------------------------------------------------------------------------
 # Plain routes
@@ -240,32 +312,52 @@ async def counters(request: Request) -> Response:
     return Response(json.dumps(dict(COUNTERS)), media_type="application/json")
 
 
+async def subscription_stats(request: Request) -> Response:
+    stats = SubscriptionStats
+    body = {"active": stats.active, "started": stats.started, "connections": stats.connections}
+    return Response(json.dumps(body), media_type="application/json")
+
+
 class CountRequests:
-    """Counts every HTTP request and WebSocket connection by path."""
+    """Counts every HTTP request and WebSocket connection by path, and the WebSockets open now."""
 
     def __init__(self, app: typing.Any) -> None:
         self.app = app
 
     async def __call__(self, scope: dict, receive: typing.Any, send: typing.Any) -> None:
         probe = any(k == b"x-test-probe" for k, _ in scope.get("headers", []))
-        if scope["type"] in ("http", "websocket") and scope["path"] != "/counters" and not probe:
+        if scope["type"] in ("http", "websocket") and scope["path"] not in ("/counters", "/subscriptions") and not probe:
             COUNTERS[scope["path"]] += 1
-        await self.app(scope, receive, send)
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+        SubscriptionStats.connections += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            SubscriptionStats.connections -= 1
 
 
-routes = [
-    Route("/graphql", graphql_app),
-    Route("/auth/graphql", RequireToken(graphql_app), methods=["GET", "POST"]),
-    WebSocketRoute("/graphql", graphql_app),
-    Route("/status/{code:int}", status_route, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
-    Route("/echo-headers", echo_headers, methods=["GET", "POST"]),
-    Route("/hop-headers", hop_headers, methods=["GET", "POST"]),
-    Route("/conn-close", conn_close, methods=["GET", "POST"]),
-    Route("/chunked", chunked, methods=["GET", "POST"]),
-    Route("/counters", counters, methods=["GET"]),
-]
+def make_routes(ws_app: GraphQL) -> list[typing.Any]:
+    return [
+        Route("/graphql", graphql_app),
+        Route("/auth/graphql", RequireToken(graphql_app), methods=["GET", "POST"]),
+        WebSocketRoute("/graphql", ws_app),
+        Route("/status/{code:int}", status_route, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+        Route("/echo-headers", echo_headers, methods=["GET", "POST"]),
+        Route("/hop-headers", hop_headers, methods=["GET", "POST"]),
+        Route("/conn-close", conn_close, methods=["GET", "POST"]),
+        Route("/chunked", chunked, methods=["GET", "POST"]),
+        Route("/counters", counters, methods=["GET"]),
+        Route("/subscriptions", subscription_stats, methods=["GET"]),
+    ]
 
-app = CountRequests(FlakyRequests(Starlette(routes=routes)))
+
+def make_app(ws_protocols: typing.Sequence[str] = tuple(SUBSCRIPTION_PROTOCOLS)) -> typing.Any:
+    return CountRequests(FlakyRequests(Starlette(routes=make_routes(make_graphql_app(ws_protocols)))))
+
+
+app = make_app()
 
 
 def main() -> None:
@@ -274,9 +366,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument(
+        "--ws-protocols", default=",".join(SUBSCRIPTION_PROTOCOLS), help="comma-separated WebSocket subprotocols to serve"
+    )
     args = parser.parse_args()
     uvicorn.run(
-        app,
+        make_app(args.ws_protocols.split(",")),
         host=args.host,
         port=args.port,
         log_level="warning",

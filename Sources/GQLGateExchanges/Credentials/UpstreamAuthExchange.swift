@@ -42,4 +42,20 @@ public struct UpstreamAuthExchange: Exchange {
         return try await next(operation)
     }
 
+    /// The credential headers to send instead of `refused` (which the upstream
+    /// refused, say by closing a WebSocket with 4401 or 4403): the static
+    /// headers, and a fresh token when `refused` carried the current one.
+    /// Keeps `refused`'s token when no other can be had.
+    public func freshCredentials(replacing refused: HTTPHeaders) async -> HTTPHeaders {
+        var headers = refused
+        for field in staticHeaders {
+            headers.replaceOrAdd(name: field.name, value: field.value)
+        }
+        guard let tokens, let current = try? await tokens.token() else { return headers }
+        if refused["authorization"] == "Bearer " + current.value { tokens.rejected(current) }
+        if let fresh = try? await tokens.token() {
+            headers.replaceOrAdd(name: "Authorization", value: "Bearer " + fresh.value)
+        }
+        return headers
+    }
 }

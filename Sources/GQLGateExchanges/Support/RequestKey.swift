@@ -40,6 +40,18 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The scope as text: each vary header present, as `name:value[,value]`
+    /// lines in the configured order; empty when none is present.
+    public static func scope(of headers: HTTPHeaders, varyHeaders: [String]) -> String {
+        var scope = ""
+        for name in varyHeaders {
+            let values = headers.values(for: name)
+            guard !values.isEmpty else { continue }
+            scope += name.lowercased() + ":" + values.joined(separator: ",") + "\n"
+        }
+        return scope
+    }
+
     /// One part and a NUL after it (parts are text, so NUL cannot occur inside one).
     private static func feed(_ part: String, to hasher: inout SHA256) {
         var part = part

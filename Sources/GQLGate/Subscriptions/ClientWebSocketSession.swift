@@ -1,0 +1,169 @@
+import GQLGateCore
+import GQLGateEventLoop
+import GQLGateExchanges
+import GQLGateMetrics
+import GQLGatePipeline
+import GQLGateSubscriptions
+import GQLGateWebSocket
+
+/// One client WebSocket: the I/O shell around the protocol state machine
+/// the client's subprotocol chose. Messages become machine events; the
+/// machine's operations run through the current pipeline's chain as tasks
+/// on this loop, their results fed back as events.
+///
+/// `@unchecked Sendable`: every mutable property is read and written on
+/// `loop`'s thread only; operation tasks prefer `loop` and still hop with
+/// `onLoop` before touching state, and other threads use `loop.execute`.
+final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Sendable {
+    /// Everything a session needs from the gateway.
+    struct Context: Sendable {
+        let pipelines: PipelineSlot
+        let metrics: GatewayMetrics
+        let requestIDs: RequestIDGenerator
+        let sessions: ClientWebSocketSessions
+    }
+
+    private struct RunningOperation {
+        let run: UInt64
+        let task: Task<Void, Never>
+    }
+
+    let loop: EventLoop
+    private let connection: WebSocketConnection
+    private let context: Context
+    private let upgradeHeaders: HTTPHeaders
+    private let clientAuth: ClientAuthenticator?
+    private var machine: any ClientProtocolStateMachine
+    private var events: [ClientConnectionEvent] = []
+    private var handling = false
+    private var operations: [String: RunningOperation] = [:]
+    private var nextRun: UInt64 = 0
+    private var timer: EventLoopTimerID?
+    private var finished = false
+
+    /// - Parameters:
+    ///   - clientAuth: checks the key of `connection_init` when the upgrade request carried no valid one.
+    init(connection: WebSocketConnection, subprotocol: WebSocketSubprotocol, settings: ClientProtocolSettings,
+         upgradeHeaders: HTTPHeaders, clientAuth: ClientAuthenticator?, context: Context) {
+        loop = connection.loop
+        self.connection = connection
+        self.upgradeHeaders = upgradeHeaders
+        self.clientAuth = clientAuth
+        self.context = context
+        machine = makeClientProtocolStateMachine(for: subprotocol, settings: settings)
+    }
+
+    /// Starts the protocol (loop thread).
+    func start() {
+        assert(loop.inLoop)
+        context.metrics.websocketOpened()
+        connection.delegate = self
+        handle(.opened)
+        connection.start()  // frames what the client sent with its upgrade request at once
+    }
+
+    /// Completes every operation and closes with 1001 (loop thread).
+    func shutdown() {
+        handle(.shutdown)
+    }
+
+    // MARK: - Events
+
+    private func handle(_ event: ClientConnectionEvent) {
+        assert(loop.inLoop)
+        events.append(event)
+        guard !handling else { return }
+        handling = true
+        while !events.isEmpty {
+            let next = events.removeFirst()
+            for action in machine.handle(next, now: .now) { perform(action) }
+        }
+        handling = false
+    }
+
+    private func perform(_ action: ClientConnectionAction) {
+        switch action {
+        case .send(let text):
+            try? connection.send(.text(text))  // a full send buffer closes the connection with 1008
+        case .close(let close):
+            connection.close(code: close.code, reason: close.reason)
+        case .authenticate(let payload):
+            if clientAuth?.authenticate(InitPayloadCredentials.headers(in: payload)) == false {
+                handle(.initRejected(message: ClientAuthenticator.webSocketRejection))
+            } else {
+                handle(.initAccepted(ackPayload: nil))
+            }
+        case .startOperation(let id, let request):
+            start(id, request)
+        case .stopOperation(let id):
+            operations.removeValue(forKey: id)?.task.cancel()
+        case .wakeUp(let instant):
+            if let timer { loop.cancel(timer) }
+            timer = loop.schedule(after: max(.zero, instant - .now)) { [weak self] in
+                self?.timer = nil
+                self?.handle(.timer)
+            }
+        }
+    }
+
+    // MARK: - Operations
+
+    private func start(_ id: String, _ request: GraphQLRequest) {
+        nextRun &+= 1
+        let run = nextRun
+        let operation = Operation(
+            request: request, clientTransport: .webSocket, delivery: .webSocket, headers: upgradeHeaders,
+            requestID: context.requestIDs.next())
+        let chain = context.pipelines.current.chain
+        let task = Task(executorPreference: loop) { [self] in
+            do {
+                for try await response in try await chain.run(operation) {
+                    onLoop { self.deliver(WebSocketResult.event(for: response, id: id), run: run) }
+                }
+                onLoop { self.deliver(.completed(id: id), run: run) }
+            } catch is CancellationError {
+                return
+            } catch {
+                onLoop { self.deliver(WebSocketResult.event(for: error, id: id), run: run) }
+            }
+        }
+        operations[id] = RunningOperation(run: run, task: task)
+    }
+
+    private func deliver(_ event: ClientConnectionEvent, run: UInt64) {
+        let id: String
+        switch event {
+        case .result(let resultID, _): id = resultID
+        case .failed(let failedID, _), .completed(let failedID): id = failedID
+        default: return
+        }
+        guard operations[id]?.run == run else { return }
+        if case .result = event {} else { operations[id] = nil }
+        handle(event)
+    }
+
+    private func onLoop(_ work: @escaping @Sendable () -> Void) {
+        if loop.inLoop { work() } else { loop.execute(work) }
+    }
+
+    // MARK: - WebSocketConnectionDelegate
+
+    func webSocket(_ connection: WebSocketConnection, didReceive message: WebSocketMessage) {
+        switch message {
+        case .text(let text): handle(.message(text))
+        case .binary(let bytes): handle(.message(bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }))
+        }
+    }
+
+    func webSocket(_ connection: WebSocketConnection, didCloseWith code: UInt16, reason: String) {
+        handle(.closed)
+        guard !finished else { return }
+        finished = true
+        for operation in operations.values { operation.task.cancel() }
+        operations.removeAll()
+        if let timer { loop.cancel(timer) }
+        timer = nil
+        context.metrics.websocketClosed()
+        context.sessions.remove(self)
+    }
+}

@@ -1,0 +1,39 @@
+import Synchronization
+
+/// The client WebSocket sessions open now, so a drain can end them all.
+final class ClientWebSocketSessions: Sendable {
+    private struct State {
+        var open: [ObjectIdentifier: ClientWebSocketSession] = [:]
+        var closing = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Sessions open now.
+    var count: Int {
+        state.withLock { $0.open.count }
+    }
+
+    /// Keeps `session` until it closes; false once `shutdownAll` ran (the session must close at once).
+    func admit(_ session: ClientWebSocketSession) -> Bool {
+        state.withLock { state in
+            guard !state.closing else { return false }
+            state.open[ObjectIdentifier(session)] = session
+            return true
+        }
+    }
+
+    /// Forgets a closed session.
+    func remove(_ session: ClientWebSocketSession) {
+        _ = state.withLock { $0.open.removeValue(forKey: ObjectIdentifier(session)) }
+    }
+
+    /// Sends every open session's operations `complete` and closes them with 1001; refuses later ones.
+    func shutdownAll() {
+        let open = state.withLock { state in
+            state.closing = true
+            return Array(state.open.values)
+        }
+        for session in open { session.loop.execute { session.shutdown() } }
+    }
+}

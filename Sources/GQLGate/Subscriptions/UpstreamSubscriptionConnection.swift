@@ -1,0 +1,211 @@
+import GQLGateCore
+import GQLGateEventLoop
+import GQLGateHTTPClient
+import GQLGateMetrics
+import GQLGatePipeline
+import GQLGateSubscriptions
+import GQLGateWebSocket
+import Logging
+
+/// One upstream WebSocket for one credential set, carrying every
+/// subscription made with those credentials: the I/O shell around an
+/// `UpstreamMultiplexer`. Listeners are the result streams handed to
+/// clients, by a gateway-wide id.
+///
+/// `@unchecked Sendable`: every mutable property is read and written on
+/// `loop`'s thread only; callers on other threads hop there with
+/// `loop.execute` (`add`, `remove`, `shutdown`), and the connect task runs
+/// on `loop` (it prefers it as its executor).
+final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchecked Sendable {
+    typealias Listener = AsyncThrowingStream<GraphQLResponse, any Error>.Continuation
+    /// Gets the credentials to use instead of ones the upstream refused (closed 4401/4403).
+    typealias CredentialRefresh = @Sendable (HTTPHeaders) async -> HTTPHeaders
+    /// Told when the connection closed for want of listeners, so its owner can forget it.
+    typealias Retire = @Sendable (UpstreamSubscriptionConnection) -> Void
+
+    let loop: EventLoop
+    private let settings: UpstreamSubscriptionSettings
+    private let client: HTTPClient
+    private let metrics: GatewayMetrics
+    private let logger: Logger
+    private let refreshCredentials: CredentialRefresh?
+    private let retire: Retire
+    private var credentials: HTTPHeaders
+    private var multiplexer: UpstreamMultiplexer<UInt64>
+    private var listeners: [UInt64: Listener] = [:]
+    private var socket: WebSocketConnection?
+    /// Bumped whenever a connect attempt or socket is abandoned, so a late one is dropped.
+    private var attempt: UInt64 = 0
+    private var timer: EventLoopTimerID?
+    private var credentialsRefused = false
+    private var stopped = false
+
+    init(loop: EventLoop, credentials: HTTPHeaders, settings: UpstreamSubscriptionSettings, client: HTTPClient,
+         metrics: GatewayMetrics, logger: Logger, refreshCredentials: CredentialRefresh?, retire: @escaping Retire) {
+        self.loop = loop
+        self.credentials = credentials
+        self.settings = settings
+        self.client = client
+        self.metrics = metrics
+        self.logger = logger
+        self.refreshCredentials = refreshCredentials
+        self.retire = retire
+        multiplexer = UpstreamMultiplexer(settings: settings.session, dedupe: settings.dedupe)
+    }
+
+    // MARK: - Listeners (loop thread)
+
+    /// Starts delivering the subscription `key` to `listener`.
+    func add(_ id: UInt64, key: SubscriptionKey, request: GraphQLRequest, listener: Listener) {
+        assert(loop.inLoop)
+        guard !stopped else {
+            listener.finish(throwing: GraphQLErrorsFailure(errors: [UpstreamSession.shuttingDownError]))
+            return
+        }
+        listeners[id] = listener
+        metrics.subscriptionStarted()
+        perform(multiplexer.add(id, key: key, request: request, now: .now))
+    }
+
+    /// The listener stopped listening (its stream terminated); unsubscribes upstream if it was the last.
+    func remove(_ id: UInt64) {
+        assert(loop.inLoop)
+        guard listeners.removeValue(forKey: id) != nil else { return }
+        metrics.subscriptionEnded()
+        perform(multiplexer.remove(id, now: .now))
+    }
+
+    /// Completes every listener and closes the connection for good.
+    func shutdown() {
+        assert(loop.inLoop)
+        guard !stopped else { return }
+        perform(multiplexer.handle(.shutdown, now: .now))
+        stopped = true
+        if let timer { loop.cancel(timer) }
+        timer = nil
+    }
+
+    // MARK: - Actions
+
+    private func perform(_ actions: [UpstreamMultiplexer<UInt64>.Action]) {
+        for action in actions {
+            switch action {
+            case .connect:
+                connect()
+            case .send(let text):
+                do {
+                    try socket?.send(.text(text))
+                } catch {
+                    logger.warning("upstream websocket send failed", metadata: ["error": "\(error)"])
+                }
+            case .close(let close):
+                attempt &+= 1
+                if let socket {
+                    self.socket = nil
+                    socket.delegate = nil
+                    socket.close(code: close.code, reason: close.reason)
+                }
+                if listeners.isEmpty { retire(self) }
+            case .wakeUp(let instant):
+                if let timer { loop.cancel(timer) }
+                timer = loop.schedule(after: max(.zero, instant - .now)) { [weak self] in
+                    guard let self else { return }
+                    timer = nil
+                    perform(multiplexer.handle(.timer, now: .now))
+                }
+            case .deliver(let id, let delivery):
+                deliver(delivery, to: id)
+            case .upstreamSubscriptionStarted:
+                metrics.upstreamSubscriptionStarted()
+            case .upstreamSubscriptionEnded:
+                metrics.upstreamSubscriptionEnded()
+            case .connectionLost(let resubscribing):
+                logger.warning("upstream websocket lost; reconnecting", metadata: ["subscriptions": "\(resubscribing)"])
+            }
+        }
+    }
+
+    private func deliver(_ delivery: UpstreamMultiplexer<UInt64>.Delivery, to id: UInt64) {
+        guard let listener = listeners[id] else { return }
+        switch delivery {
+        case .result(let payload):
+            let response = GraphQLResponse(
+                status: 200, headers: ["Content-Type": "application/json"], body: Bytes(payload.text), source: .upstream)
+            if case .dropped = listener.yield(response) {
+                listener.finish(throwing: GraphQLErrorsFailure(errors: [Self.tooSlowError]))
+                remove(id)
+            }
+        case .failed(let errors):
+            listeners[id] = nil
+            metrics.subscriptionEnded()
+            listener.finish(throwing: GraphQLErrorsFailure(errors: errors))
+        case .completed:
+            listeners[id] = nil
+            metrics.subscriptionEnded()
+            listener.finish()
+        }
+    }
+
+    // MARK: - The socket
+
+    private func connect() {
+        attempt &+= 1
+        let current = attempt
+        Task(executorPreference: loop) { [self] in
+            if credentialsRefused, let refreshCredentials {
+                credentials = await refreshCredentials(credentials)
+            }
+            credentialsRefused = false
+            let opened: WebSocketConnection
+            do {
+                opened = try await client.openWebSocket(
+                    url: settings.url, subprotocols: [settings.session.subprotocol.rawValue], headers: credentials,
+                    configuration: Self.socketConfiguration, connectTimeout: settings.connectTimeout)
+            } catch {
+                let reason = "\(error)"
+                loop.execute { [self] in
+                    guard current == attempt, !stopped else { return }
+                    logger.warning("upstream websocket connect failed", metadata: ["url": "\(settings.url)", "error": "\(reason)"])
+                    perform(multiplexer.handle(.disconnected, now: .now))
+                }
+                return
+            }
+            assert(opened.loop === loop, "the upstream WebSocket opened on another loop")
+            loop.execute { [self] in
+                guard current == attempt, !stopped else {
+                    opened.close()
+                    return
+                }
+                socket = opened
+                opened.delegate = self
+                opened.start()
+                let payload = UpstreamInitPayload.make(credentialHeaders: credentials, configured: settings.initPayload)
+                perform(multiplexer.handle(.connected(initPayload: payload), now: .now))
+            }
+        }
+    }
+
+    func webSocket(_ connection: WebSocketConnection, didReceive message: WebSocketMessage) {
+        guard connection === socket, case .text(let text) = message else { return }
+        perform(multiplexer.handle(.message(text), now: .now))
+    }
+
+    func webSocket(_ connection: WebSocketConnection, didCloseWith code: UInt16, reason: String) {
+        loop.execute { [self] in
+            guard connection === socket else { return }
+            socket = nil
+            if code == WebSocketClose.unauthorized.code || code == WebSocketClose.forbidden.code { credentialsRefused = true }
+            logger.warning("upstream websocket closed", metadata: ["code": "\(code)", "reason": "\(reason)"])
+            perform(multiplexer.handle(.disconnected, now: .now))
+        }
+    }
+
+    /// Upstream events may be large; keep-alive is the protocol's (`ping`/`ka`), not WebSocket pings.
+    static let socketConfiguration = WebSocketConfiguration(maxMessageBytes: 16 << 20, maxSendBufferBytes: 16 << 20)
+
+    /// The error a listener gets when it did not take its results fast enough.
+    static let tooSlowError = JSONValue.object([
+        ("message", .string("The client did not keep up with the subscription's results.")),
+        ("extensions", .object([("code", .string("SUBSCRIPTION_TOO_SLOW"))])),
+    ])
+}

@@ -1,0 +1,99 @@
+import GQLGateCore
+import GQLGateEventLoop
+import GQLGateExchanges
+import GQLGateHTTPClient
+import GQLGateMetrics
+import GQLGatePipeline
+import GQLGateSubscriptions
+import Logging
+import Synchronization
+
+/// The transport for subscriptions: one upstream WebSocket per credential
+/// set (the credential headers on `operation.upstreamHeaders`), each
+/// multiplexing every subscription made with those credentials, identical
+/// ones shared (`subscriptions.dedupe`).
+///
+/// `send` returns a stream of the upstream's events (status 200, the
+/// execution result as body) that finishes on `complete`, throws
+/// `GraphQLErrorsFailure` on `error`, and unsubscribes upstream when its
+/// consumer stops iterating. Each connection lives on one gateway loop;
+/// consumers may be anywhere. A connection that closes for want of
+/// subscriptions (after the session's idle timeout) is forgotten, so
+/// credential sets that are no longer used (rotated tokens) leave nothing behind.
+final class UpstreamSubscriptions: Transport {
+    private struct State {
+        var connections: [String: UpstreamSubscriptionConnection] = [:]
+        var stopped = false
+    }
+
+    private let settings: UpstreamSubscriptionSettings
+    private let client: HTTPClient
+    private let loops: EventLoopGroup
+    private let metrics: GatewayMetrics
+    private let logger: Logger
+    private let refreshCredentials: UpstreamSubscriptionConnection.CredentialRefresh?
+    private let state = Mutex(State())
+    private let nextListener = Atomic<UInt64>(0)
+
+    /// - Parameter refreshCredentials: fresh credentials for a connection the upstream closed with 4401/4403.
+    init(settings: UpstreamSubscriptionSettings, client: HTTPClient, loops: EventLoopGroup, metrics: GatewayMetrics,
+         logger: Logger, refreshCredentials: UpstreamSubscriptionConnection.CredentialRefresh?) {
+        self.settings = settings
+        self.client = client
+        self.loops = loops
+        self.metrics = metrics
+        self.logger = logger
+        self.refreshCredentials = refreshCredentials
+    }
+
+    func send(_ operation: Operation) async throws -> ResultStream {
+        let credentials = operation.upstreamHeaders
+        let scope = Self.credentialKey(credentials)
+        guard let connection = connection(for: credentials, key: scope) else { throw GatewayError.shuttingDown }
+        let key = SubscriptionKey(
+            document: operation.document?.normalisedDigest ?? operation.request.query ?? "",
+            operationName: operation.request.operationName, variables: operation.request.variables,
+            scope: scope + "\u{0}" + RequestKey.scope(of: operation.headers, varyHeaders: settings.varyHeaders))
+        let id = nextListener.add(1, ordering: .relaxed).newValue
+        let (stream, listener) = AsyncThrowingStream<GraphQLResponse, any Error>.makeStream(
+            bufferingPolicy: .bufferingOldest(settings.maxQueuedResults))
+        let request = operation.request
+        connection.loop.execute { connection.add(id, key: key, request: request, listener: listener) }
+        listener.onTermination = { _ in connection.loop.execute { connection.remove(id) } }
+        return ResultStream(stream)
+    }
+
+    /// Completes every subscription and closes every upstream connection; later subscriptions fail with `SHUTTING_DOWN`.
+    func shutdown() {
+        let connections = state.withLock { state in
+            state.stopped = true
+            return Array(state.connections.values)
+        }
+        for connection in connections { connection.loop.execute { connection.shutdown() } }
+    }
+
+    private func connection(for credentials: HTTPHeaders, key: String) -> UpstreamSubscriptionConnection? {
+        state.withLock { state in
+            guard !state.stopped else { return nil }
+            if let existing = state.connections[key] { return existing }
+            let created = UpstreamSubscriptionConnection(
+                loop: loops.next(), credentials: credentials, settings: settings, client: client, metrics: metrics,
+                logger: logger, refreshCredentials: refreshCredentials, retire: { [weak self] idle in self?.forget(idle, key: key) })
+            state.connections[key] = created
+            return created
+        }
+    }
+
+    /// Drops a connection that closed for want of subscriptions; one still
+    /// handed out meanwhile keeps working, and a later subscription opens a new one.
+    private func forget(_ connection: UpstreamSubscriptionConnection, key: String) {
+        state.withLock { state in
+            if state.connections[key] === connection { state.connections[key] = nil }
+        }
+    }
+
+    /// The credential set as text: `name:value` lines, names lowercased, in order.
+    static func credentialKey(_ credentials: HTTPHeaders) -> String {
+        credentials.map { $0.name.lowercased() + ":" + $0.value + "\n" }.joined()
+    }
+}

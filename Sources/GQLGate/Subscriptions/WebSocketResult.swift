@@ -1,0 +1,36 @@
+import GQLGateCore
+import GQLGatePipeline
+import GQLGateSubscriptions
+
+/// Turns an operation's outcome into the event a client protocol machine takes.
+enum WebSocketResult {
+    /// A result: its body when it is a GraphQL response (an object with
+    /// `data` or `errors`), else a failure saying what the upstream answered.
+    static func event(for response: GraphQLResponse, id: String) -> ClientConnectionEvent {
+        let text = response.body.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        if case .object(let members)? = try? JSONReader.read(text),
+           members.contains(where: { $0.key == "data" || $0.key == "errors" }) {
+            return .result(id: id, payload: SerializedJSON(trusted: text))
+        }
+        let error = GatewayError.upstreamUnavailable("The upstream answered \(response.status) without a GraphQL response.")
+        return .failed(id: id, errors: [errorObject(error)])
+    }
+
+    /// A failure: the GraphQL errors of a stream that ended with them, the
+    /// gateway error otherwise.
+    static func event(for error: any Error, id: String) -> ClientConnectionEvent {
+        switch error {
+        case let failure as GraphQLErrorsFailure:
+            return .failed(id: id, errors: failure.errors)
+        case let convertible as any GatewayErrorConvertible:
+            return .failed(id: id, errors: [errorObject(convertible.gatewayError)])
+        default:
+            return .failed(id: id, errors: [errorObject(.internalError("The gateway failed: \(error)"))])
+        }
+    }
+
+    /// `{"message":...,"extensions":{"code":...}}`
+    static func errorObject(_ error: GatewayError) -> JSONValue {
+        .object([("message", .string(error.message)), ("extensions", .object([("code", .string(error.code))]))])
+    }
+}
