@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // MARK: - C libraries and shims
@@ -40,7 +41,10 @@ let package = Package(
         .target(name: "GQLGateEventLoop", dependencies: ["GQLGateCore", "CGQLGateShims"], swiftSettings: swiftSettings),
         .target(
             name: "GQLGateHTTPServer",
-            dependencies: ["GQLGateCore", "CMicroHTTPD", "CGQLGateShims"],
+            dependencies: [
+                "GQLGateCore", "CMicroHTTPD", "CGQLGateShims",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(

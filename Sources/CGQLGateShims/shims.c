@@ -118,6 +118,11 @@ enum MHD_Result gqlgate_mhd_upgrade_close(struct MHD_UpgradeResponseHandle *urh)
     return MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
 }
 
+int gqlgate_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
 void gqlgate_set_thread_name(const char *name) {
     prctl(PR_SET_NAME, name, 0, 0, 0);
 }

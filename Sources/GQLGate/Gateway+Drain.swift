@@ -29,7 +29,8 @@ extension Gateway {
     ///
     /// Streaming clients (subscriptions) are completed between steps 4 and 5,
     /// before the server stops: libmicrohttpd aborts when stopped with a
-    /// connection suspended.
+    /// connection suspended. Streamed answers (SSE, multipart) get their end
+    /// and up to 2 s to send it.
     @discardableResult
     public func shutdown(drainTimeout: Duration) -> DrainOutcome {
         readiness.startDraining()
@@ -37,6 +38,7 @@ extension Gateway {
         _ = Self.wait(upTo: drainTimeout) { inFlight.count == 0 }
         let cutShort = endpoint.closeInFlight()
         drainSubscriptions()
+        _ = Self.wait(upTo: .seconds(2)) { endpoint.streams.count == 0 }
         guard Self.wait(upTo: .seconds(2), until: { server.suspendedRequests == 0 }) else {
             return DrainOutcome(cutShort: cutShort, stopped: false)
         }

@@ -10,7 +10,7 @@ import GQLGatePipeline
 /// pipeline as tasks on the gateway loops.
 final class GraphQLEndpoint: HTTPServerDelegate {
     private let pipelines: PipelineSlot
-    private let loops: EventLoopGroup
+    let loops: EventLoopGroup
     private let maxBodyBytes: Int
     private let requestIDs = RequestIDGenerator()
     private let operations: OperationsEndpoints
@@ -18,6 +18,8 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     private let inFlight: InFlightRequests
     /// Client WebSockets (subscriptions and any operation) on the GraphQL path.
     let webSockets: WebSocketEndpoint
+    /// Streamed answers (SSE, multipart) still being written.
+    let streams = OpenStreams()
 
     init(pipelines: PipelineSlot, loops: EventLoopGroup, maxBodyBytes: Int, operations: OperationsEndpoints, requestLog: RequestLog,
          inFlight: InFlightRequests, metrics: GatewayMetrics) {
@@ -29,9 +31,6 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         self.inFlight = inFlight
         webSockets = WebSocketEndpoint(pipelines: pipelines, loops: loops, metrics: metrics, requestIDs: requestIDs)
     }
-
-    /// The chain of the current pipeline; a request reads it once and keeps it.
-    private var chain: ExchangeChain { pipelines.current.chain }
 
     func answer(_ request: ServerRequest) -> ServerResponse? {
         let pipeline = pipelines.current
@@ -73,22 +72,31 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     }
 
     /// Answers every request still in flight with 503 `SHUTTING_DOWN`, and any
-    /// that arrives later too. Returns how many were in flight.
+    /// that arrives later too; ends every streamed answer. Returns how many
+    /// requests were in flight.
     func closeInFlight() -> Int {
-        inFlight.closeAll { [self] request in gatewayAnswer(.shuttingDown, for: request) }
+        let cutShort = inFlight.closeAll { [self] request in gatewayAnswer(.shuttingDown, for: request) }
+        streams.completeAll()
+        return cutShort
     }
 
-    /// Decodes, runs the pipeline, and turns the first result (or the error) into the answer.
+    /// Decodes, runs the pipeline, and turns the first result (or the error)
+    /// into the answer, or streams the results when `Accept` asks for SSE or multipart.
     func process(_ request: ServerRequest) async -> ServerResponse {
         let requestID = clientRequestID(request) ?? requestIDs.next()
         do {
             let (graphQLRequest, transport) = try GraphQLHTTPDecoder.decode(
                 method: request.method, contentType: request.headers["content-type"], queryItems: request.queryItems,
                 body: request.body)
+            let pipeline = pipelines.current
+            let delivery = ResultDelivery.requested(byAccept: request.headers["accept"])
             let operation = Operation(
-                request: graphQLRequest, clientTransport: transport, headers: request.headers, requestID: requestID,
+                request: graphQLRequest, clientTransport: transport, delivery: delivery, headers: request.headers, requestID: requestID,
                 originalBody: transport == .httpPost ? request.body : nil)
-            guard let result = try await chain.run(operation).first() else {
+            if let format = HTTPStreamFormat(delivery, keepAlive: pipeline.config.subscriptions.keepalive) {
+                return try await streamedAnswer(operation, format: format, chain: pipeline.chain)
+            }
+            guard let result = try await pipeline.chain.run(operation).first() else {
                 return serverResponse(GatewayError.upstreamUnavailable("The upstream sent no result.").response(), requestID: requestID)
             }
             return serverResponse(result, requestID: requestID)

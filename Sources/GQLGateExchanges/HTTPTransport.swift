@@ -54,7 +54,9 @@ public struct HTTPTransport: Transport {
         var fields: [HTTPHeaders.Field] = []
         fields.reserveCapacity(4 + settings.forwardedHeaders.count)
         fields.append(HTTPHeaders.Field(name: "Content-Type", value: "application/json"))
-        fields.append(HTTPHeaders.Field(name: "Accept", value: operation.headers["accept"] ?? Self.defaultAccept))
+        // A streamed delivery's Accept (SSE, multipart) is the gateway's to answer; the upstream sends one JSON result.
+        let accept = operation.delivery == .single ? operation.headers["accept"] : nil
+        fields.append(HTTPHeaders.Field(name: "Accept", value: accept ?? Self.defaultAccept))
         fields.append(HTTPHeaders.Field(name: "X-Request-Id", value: operation.requestID))
         for field in operation.headers where isForwarded(field.name) {
             fields.append(field)

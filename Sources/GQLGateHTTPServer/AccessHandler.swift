@@ -62,16 +62,26 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
 }
 
 /// Called once per request when libmicrohttpd is done with it (sent, or the
-/// client left): drops the server's reference to the request.
-let completedHandler: MHD_RequestCompletedCallback = { _, _, requestSlot, _ in
+/// client left): ends a streamed body, drops the server's reference to the request.
+let completedHandler: MHD_RequestCompletedCallback = { _, _, requestSlot, termination in
     guard let requestSlot, let existing = requestSlot.pointee else { return }
     requestSlot.pointee = nil
-    Unmanaged<ServerRequest>.fromOpaque(existing).release()
+    let request = Unmanaged<ServerRequest>.fromOpaque(existing)
+    request.takeUnretainedValue().streamingBody?.connectionEnded(completedNormally: termination == .REQUEST_TERMINATED_COMPLETED_OK)
+    request.release()
 }
 
 private func queue(_ response: ServerResponse, on connection: OpaquePointer, for request: ServerRequest) -> MHD_Result {
     if let prebuilt = response.prebuilt {
         return MHD_queue_response(connection, UInt32(prebuilt.status), prebuilt.handle)
+    }
+    if let body = response.streamingBody {
+        request.streamingBody = body
+        body.attach(to: connection, server: request.server)
+        guard let handle = ResponseBuilder.makeStreaming(response, body: body) else { return .NO }
+        let result = MHD_queue_response(connection, UInt32(response.status), handle)
+        MHD_destroy_response(handle)
+        return result
     }
     if let upgradeHandler = response.upgradeHandler {
         request.upgradeHandler = upgradeHandler

@@ -43,7 +43,8 @@ public struct HTTPServerConfiguration: Sendable {
 }
 
 /// The embedded HTTP server: libmicrohttpd with its own epoll thread(s),
-/// suspend/resume around work done elsewhere, and zero-copy answers.
+/// suspend/resume around work done elsewhere, zero-copy answers, and
+/// answers streamed over time (`StreamingBody`).
 ///
 /// `@unchecked Sendable`: `daemon` is set in `start` before any callback can
 /// run and cleared in `stop`; counters are atomics; the delegate is Sendable.
@@ -91,7 +92,8 @@ public final class HTTPServer: @unchecked Sendable {
         return gqlgate_mhd_bound_port(daemon)
     }
 
-    /// Requests currently suspended while their answer is prepared elsewhere.
+    /// Connections currently suspended: requests whose answer is prepared
+    /// elsewhere, and streamed answers waiting for their next write.
     public var suspendedRequests: Int { suspended.load(ordering: .acquiring) }
 
     /// Stops accepting new connections; open ones are served on.

@@ -33,9 +33,11 @@ public final class ServerRequest: @unchecked Sendable {
     var collected = ByteAccumulator()
     /// Set when the answer is an upgrade; taken by the upgrade handler on the server thread.
     var upgradeHandler: (@Sendable (UpgradedSocket) -> Void)?
+    /// Set when the answer is streamed; told on the server thread when the request is over.
+    var streamingBody: StreamingBody?
     private let pending = Mutex<ServerResponse?>(nil)
     /// The server outlives its requests: it is stopped only once none is suspended.
-    private unowned let server: HTTPServer
+    unowned let server: HTTPServer
 
     init(connection: OpaquePointer, method: String, path: String, server: HTTPServer) {
         self.connection = connection

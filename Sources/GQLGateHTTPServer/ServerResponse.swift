@@ -2,7 +2,8 @@ import CMicroHTTPD
 import GQLGateCore
 
 /// An answer for libmicrohttpd to send: status, headers and a body handed over
-/// without a copy, or a `StaticResponse` built once and sent many times.
+/// without a copy, a `StaticResponse` built once and sent many times, or a
+/// body written over time (`streaming`).
 public struct ServerResponse: Sendable {
     /// HTTP status code.
     public var status: Int
@@ -13,6 +14,8 @@ public struct ServerResponse: Sendable {
     public var body: Bytes
     let prebuilt: StaticResponse?
     let upgradeHandler: (@Sendable (UpgradedSocket) -> Void)?
+    /// The body written over time, for a streamed answer.
+    let streamingBody: StreamingBody?
 
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Bytes = .empty) {
         self.status = status
@@ -20,6 +23,22 @@ public struct ServerResponse: Sendable {
         self.body = body
         prebuilt = nil
         upgradeHandler = nil
+        streamingBody = nil
+    }
+
+    /// Answers with `status` and `headers` at once and a body written over
+    /// time: chunked (HTTP/1.1), each write sent as soon as the client takes it.
+    public static func streaming(status: Int = 200, headers: HTTPHeaders, body: StreamingBody) -> ServerResponse {
+        ServerResponse(status: status, headers: headers, streamingBody: body)
+    }
+
+    private init(status: Int, headers: HTTPHeaders, streamingBody: StreamingBody) {
+        self.status = status
+        self.headers = headers
+        body = .empty
+        prebuilt = nil
+        upgradeHandler = nil
+        self.streamingBody = streamingBody
     }
 
     /// Switches the connection to another protocol (a WebSocket): answers
@@ -37,6 +56,7 @@ public struct ServerResponse: Sendable {
         body = .empty
         prebuilt = nil
         self.upgradeHandler = upgradeHandler
+        streamingBody = nil
     }
 
     /// Sends a prebuilt answer.
@@ -46,6 +66,7 @@ public struct ServerResponse: Sendable {
         body = .empty
         self.prebuilt = prebuilt
         upgradeHandler = nil
+        streamingBody = nil
     }
 }
 
@@ -81,6 +102,21 @@ enum ResponseBuilder {
         if let handle { addHeaders(response.headers, to: handle) }
         return handle
     }
+
+    /// Creates an MHD response of unknown length (sent chunked) that reads `body` as it is written.
+    static func makeStreaming(_ response: ServerResponse, body: StreamingBody) -> OpaquePointer? {
+        let retained = Unmanaged.passRetained(body).toOpaque()  // released by releaseStreamingBody with the response
+        let handle = MHD_create_response_from_callback(UInt64.max, streamBlockSize, readStreamingBody, retained, releaseStreamingBody)
+        guard let handle else {
+            Unmanaged<StreamingBody>.fromOpaque(retained).release()
+            return nil
+        }
+        addHeaders(response.headers, to: handle)
+        return handle
+    }
+
+    /// The response's own buffer, used only when the body cannot be chunked (HTTP/1.0).
+    private static let streamBlockSize = 16 * 1024
 
     /// Creates an MHD response that borrows `response.body` until MHD is done with it.
     static func make(_ response: ServerResponse) -> OpaquePointer? {

@@ -11,12 +11,12 @@ private let client = HTTPClient(group: EventLoopGroup(count: 1))
 
 /// The headers `HTTPTransport` sends upstream for a client request with `headers`.
 private func upstreamLines(clientHeaders: HTTPHeaders, requestID: String = "req-42",
-                           forwarded: [String]? = nil) -> [String] {
+                           forwarded: [String]? = nil, delivery: ResultDelivery = .single) -> [String] {
     let settings = forwarded.map { HTTPTransport.Settings(url: "http://127.0.0.1:1/graphql", forwardedHeaders: $0) }
         ?? HTTPTransport.Settings(url: "http://127.0.0.1:1/graphql")
     let transport = HTTPTransport(client: client, settings: settings)
-    let operation = Operation(request: GraphQLRequest(query: "{ a }"), clientTransport: .httpPost, headers: clientHeaders,
-                              requestID: requestID)
+    let operation = Operation(request: GraphQLRequest(query: "{ a }"), clientTransport: .httpPost, delivery: delivery,
+                              headers: clientHeaders, requestID: requestID)
     return transport.upstreamHeaders(for: operation).map { "\($0.name): \($0.value)" }
 }
 
@@ -32,6 +32,16 @@ private func upstreamLines(clientHeaders: HTTPHeaders, requestID: String = "req-
         #expect(upstreamLines(clientHeaders: ["accept": "application/json"]) == [
             "Content-Type: application/json", "Accept: application/json", "X-Request-Id: req-42",
         ])
+    }
+
+    @Test func streamedDeliveriesAskTheUpstreamForOneJSONAnswer() {
+        for (delivery, accept) in [(ResultDelivery.serverSentEvents, "text/event-stream"),
+                                   (.multipart, "multipart/mixed;subscriptionSpec=\"1.0\", application/json")] {
+            #expect(upstreamLines(clientHeaders: ["Accept": accept], delivery: delivery) == [
+                "Content-Type: application/json", "Accept: application/graphql-response+json, application/json;q=0.9",
+                "X-Request-Id: req-42",
+            ])
+        }
     }
 
     @Test func passesTheDefaultForwardListWhateverTheCase() {

@@ -77,6 +77,8 @@ uint16_t gqlgate_mhd_bound_port(struct MHD_Daemon *daemon);
 unsigned int gqlgate_mhd_current_connections(struct MHD_Daemon *daemon);
 /// `MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE)`.
 enum MHD_Result gqlgate_mhd_upgrade_close(struct MHD_UpgradeResponseHandle *urh);
+/// The connection's socket (`MHD_CONNECTION_INFO_CONNECTION_FD`), or -1.
+int gqlgate_mhd_connection_fd(struct MHD_Connection *connection);
 
 // MARK: - Linux
 

@@ -1,0 +1,24 @@
+import GQLGateEventLoop
+import GQLGateHTTPServer
+import GQLGatePipeline
+
+extension GraphQLEndpoint {
+    /// The most bytes a streamed answer may queue for a client that does
+    /// not read; past it the client is dropped.
+    static let streamBufferLimit = 1 << 20
+
+    /// Runs `operation` (its delivery SSE or multipart) through `chain` and
+    /// answers with its results as a stream. The chain's errors are thrown,
+    /// so they become ordinary JSON answers; once it returns results, what
+    /// goes wrong goes in the stream. The client leaving cancels the writer,
+    /// which ends the results (and the upstream subscription).
+    func streamedAnswer(_ operation: Operation, format: HTTPStreamFormat, chain: ExchangeChain) async throws -> ServerResponse {
+        let results = try await chain.run(operation)
+        let body = StreamingBody(bufferLimit: Self.streamBufferLimit)
+        let writer = ResultStreamWriter(format: format, sink: body)
+        streams.start(writing: body, on: EventLoop.current ?? loops.next()) { await writer.run(results) }
+        var headers = format.headers
+        headers.add(name: "X-Request-Id", value: operation.requestID)
+        return .streaming(status: 200, headers: headers, body: body)
+    }
+}

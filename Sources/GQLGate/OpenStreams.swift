@@ -1,0 +1,52 @@
+import GQLGateEventLoop
+import GQLGateHTTPServer
+import Synchronization
+
+/// The streamed answers (SSE, multipart) still open, each with the task
+/// writing it. A stream is open until its connection is done with the body
+/// (sent to the end, or the client gone), which also cancels its task.
+/// `completeAll()` (the drain) cancels every task, which ends its stream with
+/// the format's end, and cancels tasks started later at once.
+final class OpenStreams: Sendable {
+    private struct State {
+        var nextID: UInt64 = 0
+        var open: [UInt64: Task<Void, Never>?] = [:]
+        var completing = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Streams whose body has not ended yet.
+    var count: Int {
+        state.withLock { $0.open.count }
+    }
+
+    /// Runs `work`, which writes `body`, as a task preferring `loop`; the
+    /// stream stays open until `body` ended.
+    func start(writing body: StreamingBody, on loop: EventLoop, _ work: @escaping @Sendable () async -> Void) {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID &+= 1
+            state.open[state.nextID] = .some(nil)
+            return state.nextID
+        }
+        let task = Task(executorPreference: loop) { await work() }
+        let completing = state.withLock { state -> Bool in
+            if state.open.keys.contains(id) { state.open[id] = task }
+            return state.completing
+        }
+        if completing { task.cancel() }
+        body.onTermination { _ in
+            task.cancel()
+            _ = self.state.withLock { $0.open.removeValue(forKey: id) }
+        }
+    }
+
+    /// Cancels every stream's task (each writes its end) and every later one.
+    func completeAll() {
+        let tasks = state.withLock { state -> [Task<Void, Never>] in
+            state.completing = true
+            return state.open.values.compactMap { $0 }
+        }
+        for task in tasks { task.cancel() }
+    }
+}

@@ -1,0 +1,14 @@
+import GQLGatePipeline
+import GQLGateSubscriptions
+
+extension ResultDelivery {
+    /// The delivery a request's `Accept` header asks for: Apollo multipart
+    /// (`multipart/mixed` with `subscriptionSpec=1.0`), else Server-Sent
+    /// Events (`text/event-stream`), else one answer.
+    static func requested(byAccept accept: String?) -> ResultDelivery {
+        guard let accept else { return .single }
+        if MultipartSubscription.isAccepted(by: accept) { return .multipart }
+        if ServerSentEvents.isAccepted(by: accept) { return .serverSentEvents }
+        return .single
+    }
+}

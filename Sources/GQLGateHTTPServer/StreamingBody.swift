@@ -1,0 +1,242 @@
+import CGQLGateShims
+import CMicroHTTPD
+import DequeModule
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a streamed response body ended.
+public enum StreamTermination: Sendable, Equatable {
+    /// `finish()` was called and every byte was handed to the connection.
+    case finished
+    /// The client closed the connection, or it broke, before the end.
+    case disconnected
+    /// More than the buffer limit waited unsent: the client did not read
+    /// fast enough, so its connection was closed and the queue freed.
+    case tooSlow
+}
+
+/// A response body written over time from any thread: each `write` leaves
+/// as soon as the client can take it (as HTTP/1.1 chunks), `finish()` ends
+/// it. At most `bufferLimit` bytes wait unsent; past that the client is
+/// dropped (`tooSlow`) and the queue freed, so a client that stops reading
+/// costs bounded memory.
+///
+/// Answer with `ServerResponse.streaming(status:headers:body:)`. While
+/// nothing is queued the server suspends the connection (it counts in
+/// `HTTPServer.suspendedRequests`) and the next write or `finish()` resumes
+/// it. A suspended connection does not notice a client that left: that
+/// shows at the next write, so send keep-alives.
+public final class StreamingBody: Sendable {
+    /// The most bytes that may wait unsent.
+    public let bufferLimit: Int
+    private let state = Mutex(State())
+
+    /// A body that drops its client once more than `bufferLimit` bytes wait unsent.
+    public init(bufferLimit: Int = 1 << 20) {
+        self.bufferLimit = bufferLimit
+    }
+
+    /// Queues `bytes` to send. Returns false, queueing nothing, once the
+    /// body ended, was finished, or its client was dropped: stop producing.
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> Bool {
+        let (accepted, wake) = state.withLock { state -> (Bool, Wake?) in
+            guard case .open = state.phase else { return (false, nil) }
+            guard !bytes.isEmpty else { return (true, nil) }
+            state.queue.append(bytes)
+            state.queuedBytes += bytes.count
+            guard state.queuedBytes > bufferLimit else { return (true, state.takeWake()) }
+            state.phase = .dropped
+            state.discardQueue()
+            if !state.suspended, state.socket >= 0 {
+                // The connection is waiting for the client to read: break it so the server closes it now.
+                _ = shutdown(state.socket, Int32(SHUT_RDWR))
+            }
+            return (false, state.takeWake())
+        }
+        wake?.resume()
+        return accepted
+    }
+
+    /// Queues the UTF-8 bytes of `text`; see `write(_:)`.
+    @discardableResult
+    public func write(_ text: String) -> Bool {
+        write(Array(text.utf8))
+    }
+
+    /// Ends the body once what is queued was sent. Later calls do nothing.
+    public func finish() {
+        let wake = state.withLock { state -> Wake? in
+            guard case .open = state.phase else { return nil }
+            state.phase = .finishing
+            return state.takeWake()
+        }
+        wake?.resume()
+    }
+
+    /// Calls `handler` once, when the connection is done with the body (on a
+    /// server thread: it must not block), or at once if it already is.
+    public func onTermination(_ handler: @escaping @Sendable (StreamTermination) -> Void) {
+        let ended = state.withLock { state -> StreamTermination? in
+            if case .ended(let termination) = state.phase { return termination }
+            state.terminationHandler = handler
+            return nil
+        }
+        if let ended { handler(ended) }
+    }
+
+    // MARK: - Server side (server threads)
+
+    /// Binds the body to the connection it is sent on, before the response is queued.
+    func attach(to connection: OpaquePointer, server: HTTPServer) {
+        let socket = gqlgate_mhd_connection_fd(connection)
+        state.withLock { state in
+            state.connection = ConnectionHandle(pointer: connection, server: server)
+            state.socket = socket
+        }
+    }
+
+    /// libmicrohttpd's content reader: copies what is queued, or ends the
+    /// body, or suspends the connection until the next write (returns 0).
+    func read(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int {
+        state.withLock { state in
+            state.noteResumed()
+            if state.queuedBytes > 0 { return state.take(into: buffer, capacity: capacity) }
+            switch state.phase {
+            case .open:
+                guard let connection = state.connection else { return Self.endWithError }
+                MHD_suspend_connection(connection.pointer)
+                state.suspended = true
+                connection.server.suspended.add(1, ordering: .relaxed)
+                return 0
+            case .finishing:
+                return Self.endOfStream
+            case .dropped, .ended:
+                return Self.endWithError
+            }
+        }
+    }
+
+    /// The request is over (libmicrohttpd's completed callback): records how
+    /// it ended and tells the producer.
+    func connectionEnded(completedNormally: Bool) {
+        let ending = state.withLock { state -> (StreamTermination, (@Sendable (StreamTermination) -> Void)?)? in
+            let termination: StreamTermination
+            switch state.phase {
+            case .ended: return nil
+            case .dropped: termination = .tooSlow
+            case .finishing where completedNormally && state.queuedBytes == 0: termination = .finished
+            case .open, .finishing: termination = .disconnected
+            }
+            state.noteResumed()
+            state.phase = .ended(termination)
+            state.discardQueue()
+            state.connection = nil
+            state.socket = -1
+            defer { state.terminationHandler = nil }
+            return (termination, state.terminationHandler)
+        }
+        guard let (termination, handler) = ending else { return }
+        handler?(termination)
+    }
+
+    /// `MHD_CONTENT_READER_END_OF_STREAM` (a cast macro Swift does not import).
+    private static let endOfStream = -1
+    /// `MHD_CONTENT_READER_END_WITH_ERROR`: the server closes the connection.
+    private static let endWithError = -2
+
+    private enum Phase {
+        case open
+        case finishing
+        case dropped
+        case ended(StreamTermination)
+    }
+
+    private struct State {
+        var phase = Phase.open
+        var queue = Deque<[UInt8]>()
+        var headOffset = 0
+        var queuedBytes = 0
+        var connection: ConnectionHandle?
+        var socket: Int32 = -1
+        /// The reader suspended the connection and the server has not called it again yet.
+        var suspended = false
+        var resumeRequested = false
+        var terminationHandler: (@Sendable (StreamTermination) -> Void)?
+
+        mutating func take(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int {
+            var copied = 0
+            while copied < capacity, let head = queue.first {
+                let count = min(head.count - headOffset, capacity - copied)
+                head.withUnsafeBytes { source in
+                    (buffer + copied).copyMemory(from: source.baseAddress! + headOffset, byteCount: count)
+                }
+                copied += count
+                headOffset += count
+                if headOffset == head.count {
+                    queue.removeFirst()
+                    headOffset = 0
+                }
+            }
+            queuedBytes -= copied
+            return copied
+        }
+
+        mutating func discardQueue() {
+            queue = Deque()
+            headOffset = 0
+            queuedBytes = 0
+        }
+
+        /// The resume a suspended connection needs, once.
+        mutating func takeWake() -> Wake? {
+            guard suspended, !resumeRequested, let connection else { return nil }
+            resumeRequested = true
+            return Wake(connection: connection)
+        }
+
+        /// The server runs the connection again (server thread): it no longer
+        /// counts as suspended. Counted here, not at the resume call, so that
+        /// `suspendedRequests` reaches 0 only once the server really resumed it.
+        mutating func noteResumed() {
+            guard suspended else { return }
+            suspended = false
+            resumeRequested = false
+            connection?.server.suspended.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Resumes a connection the reader suspended; run outside the lock.
+    private struct Wake {
+        let connection: ConnectionHandle
+
+        func resume() {
+            connection.server.resume(connection.pointer)
+        }
+    }
+}
+
+/// A libmicrohttpd connection and its server.
+///
+/// `@unchecked Sendable`: the pointer is only handed to
+/// `MHD_resume_connection` (thread-safe) off the server threads, and only
+/// while the connection is suspended, so it cannot be freed meanwhile.
+private struct ConnectionHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+    let server: HTTPServer
+}
+
+/// libmicrohttpd's content reader for a `StreamingBody` (its `cls`).
+let readStreamingBody: MHD_ContentReaderCallback = { cls, _, buffer, capacity in
+    guard let cls, let buffer else { return -2 }
+    return Unmanaged<StreamingBody>.fromOpaque(cls).takeUnretainedValue().read(into: UnsafeMutableRawPointer(buffer), capacity: capacity)
+}
+
+/// Drops the response's reference to its `StreamingBody`.
+let releaseStreamingBody: MHD_ContentReaderFreeCallback = { cls in
+    guard let cls else { return }
+    Unmanaged<StreamingBody>.fromOpaque(cls).release()
+}
