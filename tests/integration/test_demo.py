@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import threading
 import uuid
 
 import pytest
@@ -166,3 +169,48 @@ def test_websocket_needs_a_graphql_subprotocol(demo):
         with connect(_ws_url(demo), subprotocols=["chat"], open_timeout=10):
             pass
     assert refused.value.response.status_code == 400
+
+
+def _printed_block(out: str, title: str) -> str:
+    """The command printed under the comment line ``# <title>...``."""
+    after = out.split(f"# {title}", 1)[1].split("\n", 1)[1]
+    return after.split("\n\n", 1)[0]
+
+
+def test_printed_subscription_examples_work_through_the_gateway(demo):
+    """`make demo`'s subscription lines, run as printed: curl -N (SSE) and the
+    WebSocket snippet follow reviewAdded through gqlgate, and the printed
+    createReview makes both print the new review."""
+    wait_until(lambda: "# Then, in another terminal" in demo.proc.stdout(), timeout=5, what="the printed examples")
+    out = demo.proc.stdout()
+    sse_line = _printed_block(out, "Follow new reviews of JEDI as server-sent events")
+    ws_snippet = _printed_block(out, "The same over a WebSocket")
+    create_line = _printed_block(out, "Then, in another terminal, create a review")
+    followers = [
+        subprocess.Popen(["bash", "-c", command], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for command in (sse_line, ws_snippet.replace("python3", sys.executable, 1))
+    ]
+    outputs = ["", ""]
+    readers = []
+    for i, proc in enumerate(followers):
+        def read(i=i, proc=proc):
+            for chunk in iter(lambda: proc.stdout.readline(), ""):
+                outputs[i] += chunk
+        readers.append(threading.Thread(target=read, daemon=True))
+        readers[-1].start()
+    try:
+        def both_got_the_review() -> bool:
+            # Creating reviews until both followers print one: the first ones may
+            # come before a follower's subscription reached the demo API.
+            subprocess.run(["bash", "-c", create_line], capture_output=True, check=True, timeout=10)
+            return "great movie" in outputs[0] and "great movie" in outputs[1]
+
+        wait_until(both_got_the_review, timeout=15, interval=0.3, what="both followers to print the new review")
+        event = outputs[0].split("event: next\n", 1)[1].split("\n", 1)[0]
+        assert event.startswith("data: "), outputs[0]
+        assert json.loads(event[len("data: "):])["data"]["reviewAdded"]["episode"] == "JEDI"
+        assert '"type":"next"' in outputs[1].replace(" ", "") or '"type": "next"' in outputs[1], outputs[1]
+    finally:
+        for proc in followers:
+            proc.kill()
+            proc.wait(timeout=5)
