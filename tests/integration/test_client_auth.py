@@ -135,3 +135,14 @@ def test_client_authorization_is_forwarded_only_when_configured(gqlgate, strawbe
     forwarding = gqlgate(echo, config="headers:\n  forward_client_authorization: true\n")
     seen = post_graphql(forwarding.url, "{ x }", headers=headers).json()["data"]["headers"]
     assert seen.get("authorization") == "Bearer user-token", seen
+
+
+def test_client_keys_guard_server_sent_events(gqlgate, tmp_path):
+    gw, _ = keyed_gateway(gqlgate, tmp_path, "sse-key")
+    sse = {"Accept": "text/event-stream"}
+    refused = post_graphql(gw.url, "{ hello }", headers=sse)
+    assert_gateway_error(refused, 401, "UNAUTHENTICATED")
+    answered = post_graphql(gw.url, "{ hello }", headers={**sse, "X-Api-Key": "sse-key"})
+    assert answered.status == 200, str(answered)
+    assert (answered.header("Content-Type") or "").startswith("text/event-stream"), str(answered)
+    assert "event: next" in answered.text and "event: complete" in answered.text, answered.text
