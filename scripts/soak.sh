@@ -19,7 +19,10 @@
 #   SOAK_SUBSCRIBER_CMD  command run alongside the load for the whole soak (for
 #                        long-lived subscription clients); gets GQLGATE_URL and
 #                        SOAK_DURATION in its environment, and its exit status
-#                        is part of the result. Default: none.
+#                        is part of the result. Default: scripts/soak_subscribers.py
+#                        (SOAK_SUBSCRIBERS graphql-transport-ws clients on the
+#                        endless `ticks` subscription, which must keep their
+#                        streams across the upstream restarts); "" for none.
 #   KEEP_TMP             1 to keep the temp dir (logs, wrk output)
 #
 # Exit status: 0 when every check passed, 1 when one failed, 2 when it cannot run.
@@ -37,7 +40,7 @@ SOAK_RESTART_EVERY=${SOAK_RESTART_EVERY:-60}
 SOAK_DOWNTIME=${SOAK_DOWNTIME:-2}
 SOAK_CONNECTIONS=${SOAK_CONNECTIONS:-20}
 SOAK_RSS_TOLERANCE=${SOAK_RSS_TOLERANCE:-10}
-SOAK_SUBSCRIBER_CMD=${SOAK_SUBSCRIBER_CMD:-}
+SOAK_SUBSCRIBER_CMD=${SOAK_SUBSCRIBER_CMD-"$PYTHON $SCRIPT_DIR/soak_subscribers.py"}
 KEEP_TMP=${KEEP_TMP:-0}
 WRK=${WRK:-wrk}
 
@@ -175,8 +178,9 @@ if ! kill -0 "$gateway_pid" 2>/dev/null; then
 fi
 if [[ -n $subscriber_pid ]]; then
     if wait "$subscriber_pid"; then
-        printf 'subscribers       exited 0\n'
+        cat "$TMP/subscribers.log"
     else
+        cat "$TMP/subscribers.log"
         printf 'FAIL: subscriber command exited non-zero (log: %s)\n' "$TMP/subscribers.log"; failed=1; KEEP_TMP=1
     fi
     subscriber_pid=
