@@ -62,7 +62,7 @@ public final class Gateway: Sendable {
         server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.server.listen.host, port: config.server.listen.port, threads: config.server.httpThreadCount,
-                maxBodyBytes: config.server.maxBodyBytes),
+                maxBodyBytes: config.server.maxBodyBytes, connectionLimit: config.server.maxConnections),
             delegate: endpoint)
     }
 

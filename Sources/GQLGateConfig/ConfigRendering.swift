@@ -24,6 +24,7 @@ extension GatewayConfig {
                 .init("threads", .plain(server.threads.description)),
                 .init("loops", .plain(server.loops.description)),
                 .init("drain_timeout", .duration(server.drainTimeout)),
+                .init("max_connections", .plain(String(server.maxConnections))),
             ]),
             .init("upstream", [
                 .init("url", .optional(upstream.url)),

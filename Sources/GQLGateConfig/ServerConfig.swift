@@ -16,6 +16,9 @@ public struct ServerConfig: Sendable, Equatable {
     public var loops = ThreadCount.auto
     /// `server.drain_timeout`: how long in-flight requests may finish after SIGTERM. Default 10s.
     public var drainTimeout = Duration.seconds(10)
+    /// `server.max_connections`: client connections open at once (WebSockets and streams
+    /// included); past it new connections are refused. Default 16384.
+    public var maxConnections = 16_384
 
     /// The defaults.
     public init() {}
@@ -33,7 +36,7 @@ public struct ServerConfig: Sendable, Equatable {
 }
 
 extension ServerConfig {
-    static let keys = ["listen", "path", "max_body_bytes", "threads", "loops", "drain_timeout"]
+    static let keys = ["listen", "path", "max_body_bytes", "threads", "loops", "drain_timeout", "max_connections"]
 
     /// The paths that gqlgate serves itself, which `server.path` cannot take.
     static let reservedPaths = ["/healthz", "/readyz", "/metrics"]
@@ -55,5 +58,6 @@ extension ServerConfig {
         threads = try map["threads"]?.threadCount() ?? threads
         loops = try map["loops"]?.threadCount() ?? loops
         drainTimeout = try map["drain_timeout"]?.duration() ?? drainTimeout
+        maxConnections = try map["max_connections"]?.int(1...1_000_000) ?? maxConnections
     }
 }

@@ -15,6 +15,14 @@ public final class HTTPClient: Sendable {
         multis = group.loops.map { CurlMulti(loop: $0, maxConnections: maxConnectionsPerLoop) }
     }
 
+    /// Each loop closes its multi handle: transfers still running end as
+    /// cancelled, and no timer or socket watcher is left pointing at it.
+    deinit {
+        for multi in multis {
+            multi.loop.execute { multi.shutDown() }
+        }
+    }
+
     /// Sends `request` and returns the upstream's answer, whatever its status.
     /// Throws `HTTPClientError` when there is no answer.
     public func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {

@@ -66,6 +66,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Binds and starts serving.
     public func start() throws(HTTPServerError) {
+        if configuration.connectionLimit > 0 {
+            // Each client connection may come with an upstream one, plus the loops' own descriptors.
+            OpenFileLimit.raise(toFit: configuration.connectionLimit * 2 + 256)
+        }
         let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_ALLOW_UPGRADE.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()  // the server outlives its daemon (stop() in deinit)
         var error = [CChar](repeating: 0, count: 256)

@@ -16,7 +16,8 @@ final class CurlMulti: @unchecked Sendable {
     private var watchers: [Int32: SocketWatcher] = [:]
     private var timer: EventLoopTimerID?
     private var kickPending = false
-    private var active: Set<ObjectIdentifier> = []
+    /// Transfers in flight and their easy handles.
+    private var active: [ObjectIdentifier: UnsafeMutableRawPointer] = [:]
     /// Set only on a multi made for one CONNECT_ONLY connection (`CurlConnectionTransport`).
     private var connectOnly: CurlConnectionTransport?
 
@@ -50,7 +51,7 @@ final class CurlMulti: @unchecked Sendable {
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, retained)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, retained)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, retained)
-        active.insert(ObjectIdentifier(transfer))
+        active[ObjectIdentifier(transfer)] = easy
         let added = curl_multi_add_handle(multi, easy)
         if added != CURLM_OK {
             complete(easy, code: CURLE_FAILED_INIT)
@@ -60,11 +61,27 @@ final class CurlMulti: @unchecked Sendable {
     /// Cancels `transfer`: in flight, it ends now; not started yet, `start` ends it.
     func cancel(_ transfer: CurlTransfer) {
         transfer.cancelled = true
-        guard let easy = transfer.easy, active.contains(ObjectIdentifier(transfer)) else {
+        guard let easy = transfer.easy, active[ObjectIdentifier(transfer)] != nil else {
             transfer.finish(.failure(HTTPClientError.cancelled))
             return
         }
         complete(easy, code: nil)
+    }
+
+    /// Ends every transfer (as cancelled), closes every connection and frees
+    /// libcurl's handles; after it, nothing on the loop refers to this multi.
+    /// Loop only; for a client that is going away.
+    func shutDown() {
+        for easy in Array(active.values) { complete(easy, code: nil) }
+        if let timer { loop.cancel(timer) }
+        timer = nil
+        for easy in idleHandles {
+            curl_multi_remove_handle(multi, easy)
+            curl_easy_cleanup(easy)
+        }
+        idleHandles.removeAll()
+        curl_multi_cleanup(multi)
+        for fd in Array(watchers.keys) { dropIdle(fd) }
     }
 
     private func makeHandle() -> UnsafeMutableRawPointer {
@@ -108,7 +125,7 @@ final class CurlMulti: @unchecked Sendable {
         curl_multi_remove_handle(multi, easy)
         guard let pointer else { return }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(pointer).takeRetainedValue()  // balances start(_:)
-        active.remove(ObjectIdentifier(transfer))
+        active.removeValue(forKey: ObjectIdentifier(transfer))
         let result = outcome(of: transfer, easy: easy, code: code)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, nil)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, nil)
