@@ -5,7 +5,8 @@ extension Gateway {
     /// transport, settings) and swaps it in, so new requests use it while
     /// requests in flight finish on the old one. Settings that take effect
     /// only at start keep their running values (see `ConfigReload`).
-    /// The response cache and upstream tokens start afresh with the new pipeline.
+    /// The response cache and upstream tokens start afresh with the new
+    /// pipeline, and the upstream schema is learned again.
     /// - Parameter proposed: a loaded and validated configuration.
     /// - Returns: what was applied, with the keys that wait for a restart.
     /// - Throws: `ConfigError` when the configuration that would run is invalid
@@ -16,9 +17,12 @@ extension Gateway {
         let running = config
         let reload = ConfigReload(running: running, proposed: proposed)
         try reload.effective.validate()
-        pipelines.replace(
-            with: try Self.makePipeline(
-                config: reload.effective, client: client, exchanges: exchanges, metrics: metrics, readiness: readiness))
+        let pipeline = try Self.makePipeline(
+            config: reload.effective, client: client, exchanges: exchanges, metrics: metrics, readiness: readiness)
+        let replaced = pipelines.current
+        pipelines.replace(with: pipeline)
+        replaced.schemaLearning?.stop()
+        pipeline.schemaLearning?.start(logger: logger)
         if reload.effective.upstream != running.upstream { readiness.reset() }
         return reload
     }

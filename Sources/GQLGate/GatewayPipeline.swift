@@ -16,12 +16,19 @@ final class GatewayPipeline: Sendable {
     let clientAuth: ClientAuthenticator?
     /// The response cache, when `cache.enabled`.
     let cache: MemoryResponseCache?
+    /// Learns the upstream schema for the cache's entity tags, when it tags entities.
+    let schemaLearning: SchemaLearning?
+    /// Answers fresh cache hits on the server thread, when `cache.enabled`.
+    let cacheHits: CacheHitShortcut?
 
-    init(config: GatewayConfig, chain: ExchangeChain, clientAuth: ClientAuthenticator?, cache: MemoryResponseCache?) {
+    init(config: GatewayConfig, chain: ExchangeChain, clientAuth: ClientAuthenticator?, cache: MemoryResponseCache?,
+         schemaLearning: SchemaLearning?, cacheHits: CacheHitShortcut?) {
         self.config = config
         self.chain = chain
         self.clientAuth = clientAuth
         self.cache = cache
+        self.schemaLearning = schemaLearning
+        self.cacheHits = cacheHits
     }
 
     /// The GraphQL endpoint's path.
