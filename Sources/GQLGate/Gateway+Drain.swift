@@ -34,6 +34,7 @@ extension Gateway {
     @discardableResult
     public func shutdown(drainTimeout: Duration) -> DrainOutcome {
         readiness.startDraining()
+        pipelines.current.schemaLearning?.stop()
         server.quiesce()
         _ = Self.wait(upTo: drainTimeout) { inFlight.count == 0 }
         let cutShort = endpoint.closeInFlight()

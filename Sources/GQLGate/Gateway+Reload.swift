@@ -5,10 +5,11 @@ extension Gateway {
     /// transport, settings) and swaps it in, so new requests use it while
     /// requests in flight finish on the old one. Settings that take effect
     /// only at start keep their running values (see `ConfigReload`).
-    /// The response cache and upstream tokens start afresh with the new pipeline.
-    /// Live subscriptions keep their upstream connections unless an `upstream`,
-    /// `auth`, `subscriptions` or `cache.vary_headers` key changed; then they
-    /// get `complete` and their connections close.
+    /// The response cache and upstream tokens start afresh with the new
+    /// pipeline, and the upstream schema is learned again. Live subscriptions
+    /// keep their upstream connections unless an `upstream`, `auth`,
+    /// `subscriptions` or `cache.vary_headers` key changed; then they get
+    /// `complete` and their connections close.
     /// - Parameter proposed: a loaded and validated configuration.
     /// - Returns: what was applied, with the keys that wait for a restart.
     /// - Throws: `ConfigError` when the configuration that would run is invalid
@@ -25,6 +26,8 @@ extension Gateway {
             subscriptions: SubscriptionContext(loops: loops, logger: logger, previous: previous))
         pipelines.replace(with: pipeline)
         if pipeline.subscriptions !== previous.subscriptions { previous.subscriptions.shutdown() }
+        previous.schemaLearning?.stop()
+        pipeline.schemaLearning?.start(logger: logger)
         if reload.effective.upstream != running.upstream { readiness.reset() }
         return reload
     }

@@ -76,12 +76,10 @@ public final class Gateway: Sendable {
                 forwardedHeaders: forwarded)),
             metrics: metrics, readiness: readiness)
         let caching = CachingStages(config: config, metrics: metrics)
-        let builtIn: [any Exchange] = caching.beforeDocument + [
-            DocumentExchange(cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes),
-            RequestTraceExchange(),
-            HTTPMethodRulesExchange(),
-            QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)),
-        ] + caching.afterLimits
+        let documents = DocumentExchange(cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes)
+        let limits = QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases))
+        let builtIn: [any Exchange] = caching.beforeDocument + [documents, RequestTraceExchange(), HTTPMethodRulesExchange(), limits]
+            + caching.afterLimits
         var upstreamStages: [any Exchange] = []
         var credentials: UpstreamAuthExchange?
         if config.auth.addsCredentials {
@@ -94,12 +92,20 @@ public final class Gateway: Sendable {
                 policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget),
                 observer: { metrics.retry(reason: RetryLabel($0)) }))
         }
+        let persisted: [any Exchange] = config.apq.upstream ? [UpstreamAPQExchange()] : []
         let subscriptions = context.transport(config: config, client: client, metrics: metrics, credentials: credentials)
         let chain = ExchangeChain(
-            exchanges: builtIn + exchanges + upstreamStages, transport: SplitTransport(http: transport, subscriptions: subscriptions))
+            exchanges: builtIn + exchanges + persisted + upstreamStages,
+            transport: SplitTransport(http: transport, subscriptions: subscriptions))
+        let schemaLearning = caching.schema.map { source in
+            SchemaLearning(
+                chain: ExchangeChain(exchanges: [DocumentExchange(cache: DocumentCache(capacity: 1))] + upstreamStages, transport: transport),
+                source: source)
+        }
+        let cacheHits = caching.cacheExchange.map { CacheHitShortcut(apq: caching.apq, documents: documents, limits: limits, cache: $0) }
         return GatewayPipeline(
             config: config, chain: chain, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
-            subscriptions: subscriptions)
+            subscriptions: subscriptions, schemaLearning: schemaLearning, cacheHits: cacheHits)
     }
 
     private static func clientAuthenticator(_ clients: ClientsConfig) throws(ConfigError) -> ClientAuthenticator? {
@@ -114,9 +120,11 @@ public final class Gateway: Sendable {
     /// The configuration it runs with (the last one applied by `reload`).
     public var config: GatewayConfig { pipelines.current.config }
 
-    /// Binds the listen address and starts serving.
+    /// Binds the listen address and starts serving; with the cache tagging
+    /// entities, starts learning the upstream schema.
     public func start() throws(HTTPServerError) {
         try server.start()
+        pipelines.current.schemaLearning?.start(logger: logger)
     }
 
     /// The port the server listens on.

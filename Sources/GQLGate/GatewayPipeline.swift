@@ -18,14 +18,20 @@ final class GatewayPipeline: Sendable {
     let cache: MemoryResponseCache?
     /// The upstream WebSockets subscriptions run on; shared with the previous pipeline when they carry over a reload.
     let subscriptions: UpstreamSubscriptions
+    /// Learns the upstream schema for the cache's entity tags, when it tags entities.
+    let schemaLearning: SchemaLearning?
+    /// Answers fresh cache hits on the server thread, when `cache.enabled`.
+    let cacheHits: CacheHitShortcut?
 
     init(config: GatewayConfig, chain: ExchangeChain, clientAuth: ClientAuthenticator?, cache: MemoryResponseCache?,
-         subscriptions: UpstreamSubscriptions) {
+         subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?, cacheHits: CacheHitShortcut?) {
         self.config = config
         self.chain = chain
         self.clientAuth = clientAuth
         self.cache = cache
         self.subscriptions = subscriptions
+        self.schemaLearning = schemaLearning
+        self.cacheHits = cacheHits
     }
 
     /// The GraphQL endpoint's path.

@@ -12,10 +12,10 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     private let pipelines: PipelineSlot
     let loops: EventLoopGroup
     private let maxBodyBytes: Int
-    private let requestIDs = RequestIDGenerator()
+    let requestIDs = RequestIDGenerator()
     private let operations: OperationsEndpoints
-    private let requestLog: RequestLog
-    private let inFlight: InFlightRequests
+    let requestLog: RequestLog
+    let inFlight: InFlightRequests
     /// Client WebSockets (subscriptions and any operation) on the GraphQL path.
     let webSockets: WebSocketEndpoint
     /// Streamed answers (SSE, multipart) still being written.
@@ -42,7 +42,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             if let clientAuth = pipeline.clientAuth, !clientAuth.authenticate(request.headers) {
                 return logged(gatewayAnswer(ClientAuthenticator.rejection, for: request))
             }
-            if request.method == "GET" || request.method == "POST" { return nil }
+            if request.method == "GET" || request.method == "POST" { return cacheHit(request, pipeline: pipeline) }
             return logged(gatewayAnswer(.methodNotAllowed("Method \(request.method) is not supported; use GET or POST.", allow: "GET, POST"), for: request))
         }
         switch operations.route(request, metricsEnabled: pipeline.config.metrics.enabled) {
@@ -107,7 +107,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         }
     }
 
-    private func serverResponse(_ result: GraphQLResponse, requestID: String) -> ServerResponse {
+    func serverResponse(_ result: GraphQLResponse, requestID: String) -> ServerResponse {
         var headers = result.headers
         if !headers.contains("x-request-id") { headers.add(name: "X-Request-Id", value: requestID) }
         return ServerResponse(status: result.status, headers: headers, body: result.body)
@@ -118,7 +118,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     }
 
     /// The client's `X-Request-Id`, when it is safe to echo.
-    private func clientRequestID(_ request: ServerRequest) -> String? {
+    func clientRequestID(_ request: ServerRequest) -> String? {
         guard let id = request.headers["x-request-id"], id.isSafeHeaderValue else { return nil }
         return id
     }

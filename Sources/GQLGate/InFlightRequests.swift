@@ -30,6 +30,11 @@ final class InFlightRequests: Sendable {
         state.withLock { $0.open.count }
     }
 
+    /// Whether `closeAll` was called: every request is answered its way from now on.
+    var isClosed: Bool {
+        state.withLock { $0.closingAnswer != nil }
+    }
+
     /// Runs `work` as a task preferring `loop` and answers `request` with its
     /// result; then calls `answered` with whatever answer was sent.
     func start(

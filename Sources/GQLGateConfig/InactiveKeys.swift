@@ -2,7 +2,7 @@ extension GatewayConfig {
     /// The keys whose features are not built yet: they are parsed and validated, but have no effect.
     /// Remove a prefix here when its feature lands.
     static let inactiveKeyPrefixes = [
-        "cache.backend", "cache.redis_url", "apq.upstream",
+        "cache.backend", "cache.redis_url",
     ]
 
     /// The keys set to something other than their default whose features are not built yet, as

@@ -21,18 +21,28 @@ public struct APQExchange: Exchange {
     }
 
     public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
-        guard let persisted = operation.request.extensions?["persistedQuery"] else { return try await next(operation) }
-        let hash = try Self.hash(in: persisted)
+        guard operation.request.extensions?["persistedQuery"] != nil else { return try await next(operation) }
         var operation = operation
-        if let query = operation.request.query {
-            guard DocumentCache.digest(of: query).hexString == hash else { throw GatewayError.persistedQueryHashMismatch }
+        operation.request = try resolved(operation.request)
+        return try await next(operation)
+    }
+
+    /// `request` as `handle` passes it on: with the registered query filled
+    /// in (or the sent one registered) and `persistedQuery` removed; the
+    /// request itself when it has no `persistedQuery`.
+    public func resolved(_ request: GraphQLRequest) throws(GatewayError) -> GraphQLRequest {
+        guard let persisted = request.extensions?["persistedQuery"] else { return request }
+        let hash = try Self.hash(in: persisted)
+        var request = request
+        if let query = request.query {
+            guard DocumentCache.digest(of: query).hexString == hash else { throw .persistedQueryHashMismatch }
             store.register(query, hash: hash)
         } else {
-            guard let query = store.query(for: hash) else { throw GatewayError.persistedQueryNotFound }
-            operation.request.query = query
+            guard let query = store.query(for: hash) else { throw .persistedQueryNotFound }
+            request.query = query
         }
-        operation.request.extensions = Self.removingPersistedQuery(from: operation.request.extensions)
-        return try await next(operation)
+        request.extensions = Self.removingPersistedQuery(from: request.extensions)
+        return request
     }
 
     /// The lower-case hash of a version 1 `persistedQuery` object.

@@ -4,7 +4,8 @@ import GQLGatePipeline
 /// The response cache (`cache.enabled`). Queries are answered from
 /// `MemoryResponseCache` when it holds a fresh answer for their `RequestKey`
 /// (`X-Cache: HIT` and `Age`), else fetched with `__typename` added to every
-/// selection set, stripped of it again, and stored when cacheable
+/// selection set (and `id` where the learned `EntitySchema` gives the type
+/// one), stripped of them again, and stored when cacheable
 /// (`X-Cache: MISS`) or not (`X-Cache: BYPASS`: errors, no `data`, a status
 /// other than 200, upstream `no-store`/`no-cache`, `private` with an empty
 /// scope, a TTL of zero, or a client's `Cache-Control: no-cache`). The TTL
@@ -13,7 +14,7 @@ import GQLGatePipeline
 /// `stale_if_error`, instead of an upstream failure (a 5xx answer or no answer).
 ///
 /// While `invalidate_on_mutation` is on, mutations are sent with
-/// `__typename` too, and their answers purge what they may have changed (see
+/// `__typename` (and `id`) too, and their answers purge what they may have changed (see
 /// `MemoryResponseCache.purge`). Subscriptions pass untouched. Place after
 /// the query limits, before dedupe.
 public struct CacheExchange: Exchange {
@@ -25,11 +26,18 @@ public struct CacheExchange: Exchange {
         public var ttl: CacheTTLPolicy
         /// `cache.invalidate_on_mutation`.
         public var invalidateOnMutation: Bool
+        /// The upstream schema, once learned: where it gives a type an `id`,
+        /// answers are tagged with that entity even when the client did not
+        /// select `id`. Without one (or before it is learned) only the ids
+        /// clients select tag entities.
+        public var schema: EntitySchemaSource?
 
-        public init(varyHeaders: [String] = ["authorization"], ttl: CacheTTLPolicy = CacheTTLPolicy(), invalidateOnMutation: Bool = true) {
+        public init(varyHeaders: [String] = ["authorization"], ttl: CacheTTLPolicy = CacheTTLPolicy(), invalidateOnMutation: Bool = true,
+                    schema: EntitySchemaSource? = nil) {
             self.varyHeaders = varyHeaders
             self.ttl = ttl
             self.invalidateOnMutation = invalidateOnMutation
+            self.schema = schema
         }
     }
 
@@ -49,6 +57,22 @@ public struct CacheExchange: Exchange {
         case .mutation where settings.invalidateOnMutation: return .single(try await mutation(operation, next: next))
         default: return try await next(operation)
         }
+    }
+
+    /// The answer to a query when the cache holds a fresh one for it, as
+    /// `handle` would give it (`X-Cache: HIT`, `Age`, the hit counted); nil
+    /// for anything else, which `handle` decides. Synchronous, for answering
+    /// on a server thread.
+    public func freshHit(_ operation: Operation) -> GraphQLResponse? {
+        guard operation.kind == .query else { return nil }
+        let client = CacheControlDirectives(operation.headers)
+        guard !client.noCache, !client.noStore,
+              let found = cache.freshAnswer(for: RequestKey(operation: operation, varyHeaders: settings.varyHeaders), now: clock.now())
+        else { return nil }
+        cache.record(.hit)
+        var response = served(found.answer, age: found.age)
+        response.headers.replaceOrAdd(name: "X-Cache", value: CacheOutcome.hit.rawValue)
+        return response
     }
 
     // MARK: - Queries
@@ -133,16 +157,16 @@ public struct CacheExchange: Exchange {
     // MARK: - Upstream
 
     /// Sends `operation` with the typenamed document; returns the answer with
-    /// the added `__typename`s stripped, and what its body holds (nil when
-    /// the body is not a JSON object).
+    /// the added `__typename`s and `id`s stripped, and what its body holds
+    /// (nil when the body is not a JSON object).
     private func send(_ operation: Operation, next: ExchangeNext) async throws -> (GraphQLResponse, AnswerInspection?) {
         var upstream = operation
-        let typenamed = operation.document?.typenamed
+        let typenamed = operation.document?.typenamed(schema: settings.schema?.current)
         if let typenamed { upstream.request.query = typenamed.query }
         guard var response = try await next(upstream).first() else {
             throw GatewayError.upstreamUnavailable("The upstream sent no result.")
         }
-        let inspection = AnswerInspection(body: response.body, alias: typenamed?.alias)
+        let inspection = AnswerInspection(body: response.body, alias: typenamed?.alias, idAlias: typenamed?.idAlias)
         if let inspection { response.body = inspection.body }
         return (response, inspection)
     }

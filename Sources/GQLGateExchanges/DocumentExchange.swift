@@ -33,4 +33,18 @@ public struct DocumentExchange: Exchange {
         operation.document = document
         return try await next(operation)
     }
+
+    /// `operation` as `handle` passes it on, when its query text was analysed
+    /// already and the operation it names exists; nil for anything else,
+    /// which `handle` decides. Never parses.
+    public func analysedFromCache(_ operation: Operation) -> Operation? {
+        guard let query = operation.request.query, !query.isEmpty, query.utf8.count <= maxDocumentBytes,
+              let document = cache.cachedDocument(for: query),
+              let selected = try? document.selectOperation(named: operation.request.operationName)
+        else { return nil }
+        var operation = operation
+        operation.selected = selected
+        operation.document = document
+        return operation
+    }
 }

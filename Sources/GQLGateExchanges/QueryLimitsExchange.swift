@@ -26,16 +26,18 @@ public struct QueryLimitsExchange: Exchange {
     }
 
     public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
-        if let shape = operation.selected?.shape {
-            if shape.depth > limits.maxDepth {
-                throw GatewayError.queryTooComplex(
-                    "The operation is \(shape.depth) levels deep; limits.max_depth allows \(limits.maxDepth).")
-            }
-            if shape.aliases > limits.maxAliases {
-                throw GatewayError.queryTooComplex(
-                    "The operation has \(shape.aliases) aliased fields (fragments expanded); limits.max_aliases allows \(limits.maxAliases).")
-            }
-        }
+        if let shape = operation.selected?.shape { try check(shape) }
         return try await next(operation)
+    }
+
+    /// Throws `QUERY_TOO_COMPLEX` when `shape` is over a limit.
+    public func check(_ shape: OperationShape) throws(GatewayError) {
+        if shape.depth > limits.maxDepth {
+            throw .queryTooComplex("The operation is \(shape.depth) levels deep; limits.max_depth allows \(limits.maxDepth).")
+        }
+        if shape.aliases > limits.maxAliases {
+            throw .queryTooComplex(
+                "The operation has \(shape.aliases) aliased fields (fragments expanded); limits.max_aliases allows \(limits.maxAliases).")
+        }
     }
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from harness import assert_gateway_error, curl
+from harness import assert_gateway_error, curl, post_graphql
 
 QUERY = 'query APQ { hello(name: "persisted") }'
 HASH = hashlib.sha256(QUERY.encode()).hexdigest()
@@ -40,3 +40,21 @@ def test_hash_that_does_not_match_the_query_is_refused(gateway, strawberry_upstr
 def test_unsupported_version_is_a_bad_request(gateway):
     r = curl(gateway.url, json_body={"query": QUERY, "extensions": extensions(version=2)})
     assert_gateway_error(r, 400, "BAD_REQUEST")
+
+
+def test_apq_upstream_sends_the_hash_first_and_the_query_only_when_asked(gqlgate, strawberry_upstream):
+    gw = gqlgate(strawberry_upstream.path("/apq/graphql"), config="apq: {upstream: true}\n")
+
+    def seen() -> list[str]:
+        return curl(strawberry_upstream.path("/apq/seen")).json()
+
+    query = 'query Upstream { hello(name: "upstream apq") }'
+    before = len(seen())
+    for _ in range(2):
+        r = post_graphql(gw.url, query)
+        assert r.status == 200 and r.json() == {"data": {"hello": "Hello, upstream apq!"}}, str(r)
+    assert seen()[before:] == ["hash", "hash+query", "hash"]
+
+    updated = post_graphql(gw.url, 'mutation { updateReview(id: "1", stars: 5) { review { stars } } }')
+    assert updated.json() == {"data": {"updateReview": {"review": {"stars": 5}}}}, str(updated)
+    assert seen()[before + 3:] == ["hash", "hash+query"]

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import signal
 import time
+import typing
+import uuid
 
 import pytest
 
-from harness import post_graphql, wait_until
+from harness import assert_gateway_error, curl, get_graphql, post_graphql, wait_until
 
 CACHE_CONFIG = """
 cache:
@@ -22,9 +27,18 @@ mutation Create($episode: Episode!) { createReview(episode: $episode, review: {s
 """
 
 
+UPDATE_REVIEW = "mutation Update($id: ID!, $stars: Int!) { updateReview(id: $id, stars: $stars) { review { stars } } }"
+
+
+def logged(gw, message: str) -> bool:
+    return any(f'"msg":"{message}"' in line for line in gw.proc.stderr().splitlines())
+
+
 @pytest.fixture
 def cached(gqlgate):
-    return gqlgate(config=CACHE_CONFIG)
+    gw = gqlgate(config=CACHE_CONFIG)
+    wait_until(lambda: logged(gw, "upstream schema learned"), timeout=10, what="the upstream schema", alive=gw.proc)
+    return gw
 
 
 def test_second_identical_query_is_a_hit_without_upstream_request(cached, strawberry_upstream):
@@ -103,6 +117,86 @@ def test_create_review_purges_that_episodes_reviews_and_nothing_else(cached, str
     assert created.json()["data"]["createReview"]["id"] in [r["id"] for r in jedi.json()["data"]["reviews"]]
     assert post_graphql(cached.url, REVIEWS, {"episode": "EMPIRE"}).header("X-Cache") == "HIT"
     assert post_graphql(cached.url, "{ hello }").header("X-Cache") == "HIT"
+
+
+def test_entity_tags_from_the_schema_purge_answers_neither_client_selected_id_in(cached, strawberry_upstream):
+    jedi_stars = "query JediStars { reviews(episode: JEDI) { stars } }"
+    empire_stars = "query EmpireStars { reviews(episode: EMPIRE) { stars } }"
+    for query in (jedi_stars, empire_stars):
+        assert post_graphql(cached.url, query).header("X-Cache") == "MISS"
+        hit = post_graphql(cached.url, query)
+        assert hit.header("X-Cache") == "HIT", str(hit)
+        assert all(set(review) == {"stars"} for review in hit.json()["data"]["reviews"]), str(hit)
+
+    # Review 3 is a JEDI review; the mutation's root field returns a ReviewPayload, so only its entity tag can purge.
+    updated = post_graphql(cached.url, UPDATE_REVIEW, {"id": "3", "stars": 2})
+    assert updated.json() == {"data": {"updateReview": {"review": {"stars": 2}}}}, str(updated)
+
+    jedi = post_graphql(cached.url, jedi_stars)
+    assert jedi.header("X-Cache") == "MISS", str(jedi)
+    assert {"stars": 2} in jedi.json()["data"]["reviews"], str(jedi)
+    assert "_gqlgate" not in jedi.text
+    assert post_graphql(cached.url, empire_stars).header("X-Cache") == "HIT"
+
+
+def test_without_introspection_the_cache_falls_back_to_client_ids(gqlgate, strawberry_upstream):
+    gw = gqlgate(strawberry_upstream.path("/echo-headers"), config=CACHE_CONFIG)
+    wait_until(lambda: logged(gw, "upstream schema unknown"), timeout=10, what="the introspection refusal", alive=gw.proc)
+    assert post_graphql(gw.url, "{ headers }").header("X-Cache") == "MISS"
+    assert post_graphql(gw.url, "{ headers }").header("X-Cache") == "HIT"
+    assert len([line for line in gw.proc.stderr().splitlines() if "upstream schema" in line]) == 1, gw.proc.stderr()
+
+
+def access_record(gw, request_id: str) -> dict:
+    def find() -> dict | None:
+        for line in gw.proc.stderr().splitlines():
+            if line.startswith("{") and f'"request_id":"{request_id}"' in line:
+                return json.loads(line)
+        return None
+
+    wait_until(lambda: find() is not None, timeout=10, what=f"the access line of {request_id}", alive=gw.proc)
+    return typing.cast(dict, find())
+
+
+def hits_counted(gw) -> float:
+    for line in curl(gw.path("/metrics")).text.splitlines():
+        if line.startswith("gqlgate_cache_hits_total"):
+            return float(line.split()[-1])
+    return 0.0
+
+
+def test_hits_keep_every_check_header_metric_and_log_line_of_the_pipeline(cached, strawberry_upstream):
+    query = 'query Greeting { hello(name: "hit") }'
+    sha = hashlib.sha256(query.encode()).hexdigest()
+    persisted = {"persistedQuery": {"version": 1, "sha256Hash": sha}}
+    assert curl(cached.url, json_body={"query": query, "extensions": persisted}).header("X-Cache") == "MISS"
+    before, hits_before = strawberry_upstream.count(), hits_counted(cached)
+
+    request_id = f"hit-{uuid.uuid4()}"
+    by_hash = curl(cached.url, json_body={"extensions": persisted}, headers={"X-Request-Id": request_id})
+    assert by_hash.json() == {"data": {"hello": "Hello, hit!"}}, str(by_hash)
+    assert by_hash.header("X-Cache") == "HIT" and by_hash.header("Age") is not None, str(by_hash)
+    assert by_hash.header("X-Request-Id") == request_id
+    by_get = get_graphql(cached.url, query)
+    assert by_get.header("X-Cache") == "HIT" and len(by_get.header("X-Request-Id") or "") == 32, str(by_get)
+    assert strawberry_upstream.count() == before
+    assert hits_counted(cached) == hits_before + 2
+    record = access_record(cached, request_id)
+    assert (record["status"], record["cache"], record["operation"], record["operation_name"]) == (200, "HIT", "query", "Greeting")
+    assert "attempts" not in record, record
+
+    assert_gateway_error(curl(cached.url, json_body={"query": "{ hello }", "extensions": persisted}), 400, "PERSISTED_QUERY_HASH_MISMATCH")
+    assert_gateway_error(post_graphql(cached.url, query, operation_name="Other"), 400, "BAD_REQUEST")
+    assert_gateway_error(curl(cached.url, json_body={"query": query}, content_type="text/plain"), 415, "UNSUPPORTED_MEDIA_TYPE")
+    assert post_graphql(cached.url, query, headers={"Cache-Control": "no-cache"}).header("X-Cache") == "BYPASS"
+
+
+def test_a_reload_learns_the_schema_again(cached):
+    cached.proc.popen.send_signal(signal.SIGHUP)
+    wait_until(
+        lambda: sum(1 for line in cached.proc.stderr().splitlines() if '"msg":"upstream schema learned"' in line) == 2,
+        timeout=10, what="the schema learned again after the reload", alive=cached.proc,
+    )
 
 
 def test_cache_headers_are_absent_while_the_cache_is_off(gateway):

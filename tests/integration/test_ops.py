@@ -268,6 +268,17 @@ def test_readyz_follows_the_upstream(gqlgate, restartable_upstream):
     wait_until(lambda: readyz(gw)[0] == 200, timeout=20, what="/readyz 200 with the upstream back", alive=gw.proc)
 
 
+def test_the_cache_learns_the_upstream_schema_once_the_upstream_comes_up(gqlgate, restartable_upstream):
+    restartable_upstream.stop()
+    gw = gqlgate(restartable_upstream.url, config="cache: {enabled: true}\n")
+    waiting = wait_for_record(gw.proc, msg="upstream schema not learned yet")
+    assert waiting["level"] == "warning" and waiting["detail"] == "asking again", waiting
+    restartable_upstream.start()
+    learned = wait_for_record(gw.proc, timeout=20, msg="upstream schema learned")
+    assert int(learned["types_with_id"]) >= 2, learned  # Book and Review
+    assert [r["msg"] for r in log_records(gw.proc)].count("upstream schema not learned yet") == 1
+
+
 # ---------------------------------------------------------------------------
 # Drain on SIGTERM
 

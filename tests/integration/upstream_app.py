@@ -4,7 +4,7 @@ A Strawberry schema served by uvicorn, plus a few plain routes that let a test
 see what gqlgate sends upstream and control what the upstream answers:
 
 * ``/graphql``        the GraphQL API (HTTP and WebSocket): books, Star Wars
-                      reviews (``reviews(episode)``, ``createReview``), ``slow``, ``fail``
+                      reviews (``reviews(episode)``, ``createReview``, ``updateReview``), ``slow``, ``fail``
 * ``/status/{code}``  answers ``code`` with a fixed JSON body and ``X-Upstream-Marker: yes``
 * ``/echo-headers``   answers ``{"data": {"headers": {...request headers...}}}``
 * ``/hop-headers``    a GraphQL-shaped answer carrying hop-by-hop response headers
@@ -12,6 +12,8 @@ see what gqlgate sends upstream and control what the upstream answers:
 * ``/chunked``        a GraphQL-shaped answer sent with ``Transfer-Encoding: chunked``
 * ``/auth/graphql``  the GraphQL API behind bearer tokens from ``token_auth.py`` (401 otherwise)
 * ``/flaky/calls``   per-key request counts of the failure injection in ``flaky.py``
+* ``/apq/graphql``    the same schema with automatic persisted queries (Strawberry has none of its own)
+* ``/apq/seen``       what ``/apq/graphql`` was sent, in order: ``hash``, ``hash+query`` or ``query``
 * ``/counters``       how many requests each path has received so far (requests
                       with an ``X-Test-Probe`` header, the tests' own, are not counted)
 * ``/subscriptions``  ``{"active": n, "started": n, "connections": n}``: subscriptions
@@ -32,6 +34,7 @@ import asyncio
 import collections
 import contextlib
 import enum
+import hashlib
 import json
 import typing
 
@@ -92,6 +95,11 @@ REVIEWS: list[Review] = [
     Review(id=strawberry.ID("2"), episode=Episode.EMPIRE, stars=5, commentary="The best one"),
     Review(id=strawberry.ID("3"), episode=Episode.JEDI, stars=4, commentary="Ewoks!"),
 ]
+
+
+@strawberry.type
+class ReviewPayload:
+    review: Review
 
 
 @strawberry.type
@@ -175,6 +183,12 @@ class Mutation:
         )
         REVIEWS.append(created)
         return created
+
+    @strawberry.mutation
+    def update_review(self, id: strawberry.ID, stars: int) -> ReviewPayload:
+        review = next(r for r in REVIEWS if r.id == id)
+        review.stars = stars
+        return ReviewPayload(review=review)
 
 
 @strawberry.type
@@ -308,6 +322,38 @@ async def chunked(request: Request) -> Response:
     return StreamingResponse(parts(), media_type="application/json", headers={"X-Upstream-Marker": "yes"})
 
 
+PERSISTED: dict[str, str] = {}
+APQ_SEEN: list[str] = []
+APQ_NOT_FOUND = {"errors": [{"message": "PersistedQueryNotFound", "extensions": {"code": "PERSISTED_QUERY_NOT_FOUND"}}]}
+
+
+async def apq_graphql(request: Request) -> Response:
+    """APQ as Apollo Server does it: a known hash runs its query, an unknown one is 200 PERSISTED_QUERY_NOT_FOUND."""
+    body = await request.json()
+    persisted = (body.get("extensions") or {}).get("persistedQuery")
+    query = body.get("query")
+    APQ_SEEN.append(("hash+query" if query is not None else "hash") if persisted else "query")
+    if persisted:
+        sha = persisted["sha256Hash"]
+        if query is None:
+            if sha not in PERSISTED:
+                return Response(json.dumps(APQ_NOT_FOUND), media_type="application/json")
+            query = PERSISTED[sha]
+        elif hashlib.sha256(query.encode()).hexdigest() != sha:
+            return Response(status_body(400), status_code=400, media_type="application/json")
+        else:
+            PERSISTED[sha] = query
+    result = await schema.execute(query, variable_values=body.get("variables"), operation_name=body.get("operationName"))
+    answer: dict[str, typing.Any] = {"data": result.data}
+    if result.errors:
+        answer["errors"] = [error.formatted for error in result.errors]
+    return Response(json.dumps(answer), media_type="application/json")
+
+
+async def apq_seen(request: Request) -> Response:
+    return Response(json.dumps(APQ_SEEN), media_type="application/json")
+
+
 async def counters(request: Request) -> Response:
     return Response(json.dumps(dict(COUNTERS)), media_type="application/json")
 
@@ -348,6 +394,8 @@ def make_routes(ws_app: GraphQL) -> list[typing.Any]:
         Route("/hop-headers", hop_headers, methods=["GET", "POST"]),
         Route("/conn-close", conn_close, methods=["GET", "POST"]),
         Route("/chunked", chunked, methods=["GET", "POST"]),
+        Route("/apq/graphql", apq_graphql, methods=["POST"]),
+        Route("/apq/seen", apq_seen, methods=["GET"]),
         Route("/counters", counters, methods=["GET"]),
         Route("/subscriptions", subscription_stats, methods=["GET"]),
     ]

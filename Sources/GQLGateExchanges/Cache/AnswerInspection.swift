@@ -2,10 +2,10 @@ import GQLGateCore
 import GQLGatePipeline
 
 /// What the response cache learns from a GraphQL answer body, and the body
-/// the client gets: every `__typename` the gateway added (the alias of
-/// `TypenamedDocument`) removed at any depth — in nested objects, lists,
+/// the client gets: every `__typename` and `id` the gateway added (the
+/// aliases of `TypenamedDocument`) removed at any depth — in nested objects, lists,
 /// fragments' and aliased fields' objects alike, since they all come back as
-/// plain JSON objects — while the client's own `__typename`s stay.
+/// plain JSON objects — while the client's own `__typename`s and `id`s stay.
 public struct AnswerInspection: Sendable {
     /// The body to send: the original bytes when nothing was removed.
     public let body: Bytes
@@ -17,16 +17,19 @@ public struct AnswerInspection: Sendable {
     public let types: Set<String>
     /// The types of the objects the root fields returned (list items included).
     public let rootFieldTypes: Set<String>
-    /// The entities held, as `Typename:id`, for objects with an `id` (string or integer).
+    /// The entities held, as `Typename:id`, for objects with an `id` (string
+    /// or integer), the client's or the one the gateway added.
     public let entities: Set<String>
 
     /// Reads `body`; nil when it is not a JSON object.
-    /// - Parameter alias: the response key of the added `__typename`, to strip; nil when none was added.
-    public init?(body: Bytes, alias: String?) {
+    /// - Parameters:
+    ///   - alias: the response key of the added `__typename`, to strip; nil when none was added.
+    ///   - idAlias: the response key of the added `id`, to strip; nil when none was added.
+    public init?(body: Bytes, alias: String?, idAlias: String? = nil) {
         guard let root = try? body.withUnsafeBytes({ try JSONReader.read($0) }), case .object(var members) = root else {
             return nil
         }
-        var walker = Walker(alias: alias)
+        var walker = Walker(alias: alias, idAlias: idAlias)
         var hasData = false
         var hasErrors = false
         for i in members.indices {
@@ -52,6 +55,7 @@ public struct AnswerInspection: Sendable {
 
     private struct Walker {
         let alias: String?
+        let idAlias: String?
         var removedAny = false
         var types: Set<String> = []
         var rootFieldTypes: Set<String> = []
@@ -60,7 +64,7 @@ public struct AnswerInspection: Sendable {
         mutating func root(_ fields: [(key: String, value: JSONValue)]) -> [(key: String, value: JSONValue)] {
             var kept: [(key: String, value: JSONValue)] = []
             for field in fields {
-                if field.key == alias {
+                if field.key == alias || field.key == idAlias {
                     removedAny = true
                     continue
                 }
@@ -89,14 +93,14 @@ public struct AnswerInspection: Sendable {
                 switch (field.key, field.value) {
                 case (alias, .string(let name)), ("__typename", .string(let name)):
                     typename = name
-                case ("id", .string(let text)):
+                case ("id", .string(let text)), (idAlias, .string(let text)):
                     id = text
-                case ("id", .integer(let number)):
+                case ("id", .integer(let number)), (idAlias, .integer(let number)):
                     id = String(number)
                 default:
                     break
                 }
-                if field.key == alias {
+                if field.key == alias || field.key == idAlias {
                     removedAny = true
                     continue
                 }

@@ -67,6 +67,16 @@ public final class MemoryResponseCache: Sendable {
         }
     }
 
+    /// The answer for `key` when it is fresh at time `now`; unlike `lookup`,
+    /// an expired answer is left as it is (no refresh claimed, nothing dropped).
+    public func freshAnswer(for key: RequestKey, now: Duration) -> (answer: CachedAnswer, age: Duration)? {
+        state.withLock { state in
+            guard let entry = state.entries.value(for: key) else { return nil }
+            let age = now - entry.answer.storedAt
+            return age < entry.answer.ttl ? (entry.answer, age) : nil
+        }
+    }
+
     /// Stores `answer` under `key`, replacing what was there.
     public func store(_ answer: CachedAnswer, for key: RequestKey) {
         state.withLock { state in

@@ -32,6 +32,7 @@ public final class AnalysedDocument: @unchecked Sendable {
     private struct DerivedForms {
         var normalisedDigest: String?
         var typenamed: TypenamedDocument?
+        var withIDs: (schema: EntitySchema, document: TypenamedDocument)?
     }
 
     /// Analyses `document`; throws `QUERY_TOO_COMPLEX` when its fragments spread each other in a cycle.
@@ -64,6 +65,17 @@ public final class AnalysedDocument: @unchecked Sendable {
         if let known = derived.withLock({ $0.typenamed }) { return known }
         let rewritten = TypenameRewriter.rewrite(document, query: queryText)
         derived.withLock { $0.typenamed = rewritten }
+        return rewritten
+    }
+
+    /// `typenamed` with `id` added too where `schema` gives the type one;
+    /// `typenamed` itself without a schema. Rewritten once per document and
+    /// schema (a new schema, learned on reload, rewrites again).
+    public func typenamed(schema: EntitySchema?) -> TypenamedDocument {
+        guard let schema else { return typenamed }
+        if let known = derived.withLock({ $0.withIDs }), known.schema === schema { return known.document }
+        let rewritten = TypenameRewriter.rewrite(document, query: queryText, schema: schema)
+        derived.withLock { $0.withIDs = (schema, rewritten) }
         return rewritten
     }
 

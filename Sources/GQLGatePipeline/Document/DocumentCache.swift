@@ -33,6 +33,12 @@ public final class DocumentCache: Sendable {
         return analysed
     }
 
+    /// The analysed document for `query` when it is held already; never parses.
+    public func cachedDocument(for query: String) -> AnalysedDocument? {
+        let key = DigestKey(Self.digest(of: query))
+        return entries.withLock { $0.value(for: key) }
+    }
+
     /// Documents held.
     public var count: Int { entries.withLock { $0.count } }
 

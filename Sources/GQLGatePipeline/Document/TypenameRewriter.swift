@@ -1,79 +1,119 @@
 import GraphQL
 
-/// A document rewritten so that every object in its answers names its type:
+/// A document rewritten so that every object in its answers names its type
+/// and, where the upstream schema gives its type an `id: ID!`, its id:
 /// `alias: __typename` is added to every selection set but the operations'
-/// root ones. The alias is one the client's text never uses, so the gateway
-/// can strip exactly what it added from the answer, whatever the client
-/// selected itself (its own `__typename`s, aliases, fragments).
+/// root ones, and `idAlias: id` to those on identified types (in inline
+/// fragments on each identified possible type of an interface or union
+/// without an `id` of its own). The aliases are ones the client's text never
+/// uses, so the gateway can strip exactly what it added from the answer,
+/// whatever the client selected itself (its own `__typename`s and `id`s,
+/// aliases, fragments).
 public struct TypenamedDocument: Sendable, Equatable {
     /// The rewritten document text, to send upstream instead of the client's.
     public let query: String
     /// The response key under which the added `__typename` comes back.
     public let alias: String
+    /// The response key under which the added `id` comes back; nil when the
+    /// document was rewritten without a schema.
+    public let idAlias: String?
 }
 
-/// Adds the aliased `__typename` through GraphQLSwift's public
-/// `set(value:key:)`, since its node initialisers are internal: the field
-/// node is taken from a parsed template and the tree is rebuilt bottom-up.
+/// Adds the aliased `__typename` (and `id`) through GraphQLSwift's public
+/// `set(value:key:)`, since its node initialisers are internal: the added
+/// selections are taken from parsed templates and the tree is rebuilt bottom-up.
 enum TypenameRewriter {
     /// The alias used when the client's text does not contain it already.
     static let baseAlias = "_gqlgate_typename"
+    /// The `id` alias used when the client's text does not contain it already.
+    static let baseIDAlias = "_gqlgate_id"
 
-    static func rewrite(_ document: Document, query: String) -> TypenamedDocument {
+    static func rewrite(_ document: Document, query: String, schema: EntitySchema? = nil) -> TypenamedDocument {
         let alias = alias(avoiding: query)
-        let field = typenameField(alias: alias)
+        let idAlias = schema.map { _ in Self.alias(avoiding: query, base: baseIDAlias) }
+        let additions = Additions(typename: typenameField(alias: alias), idAlias: idAlias, schema: schema)
         let definitions: [any Node] = document.definitions.map { definition in
             switch definition {
             case let operation as OperationDefinition:
-                return operation.set(value: .node(rewrite(operation.selectionSet, addsTypename: false, field: field)), key: "selectionSet")
+                let root = schema?.rootTypes[OperationKind(operation.operation)]
+                return operation.set(value: .node(additions.rewrite(operation.selectionSet, type: root, addsFields: false)), key: "selectionSet")
             case let fragment as FragmentDefinition:
-                return fragment.set(value: .node(rewrite(fragment.selectionSet, addsTypename: true, field: field)), key: "selectionSet")
+                let type = fragment.typeCondition.name.value
+                return fragment.set(value: .node(additions.rewrite(fragment.selectionSet, type: type, addsFields: true)), key: "selectionSet")
             default:
                 return definition
             }
         }
         let rewritten = document.set(value: .array(definitions), key: "definitions")
-        return TypenamedDocument(query: print(ast: rewritten), alias: alias)
+        return TypenamedDocument(query: print(ast: rewritten), alias: alias, idAlias: idAlias)
     }
 
-    /// `baseAlias`, or `baseAlias` with a number when the text already holds it.
-    static func alias(avoiding query: String) -> String {
-        var candidate = baseAlias
+    /// `base`, or `base` with a number when the text already holds it.
+    static func alias(avoiding query: String, base: String = baseAlias) -> String {
+        var candidate = base
         var suffix = 1
         while query.contains(candidate) {
-            candidate = baseAlias + String(suffix)
+            candidate = base + String(suffix)
             suffix += 1
         }
         return candidate
     }
 
-    /// `set` with its fields' sub-selections rewritten, plus the typename field
-    /// when `addsTypename` (not for root selection sets). Inline fragments
-    /// share their enclosing set's object, so they get none of their own.
-    private static func rewrite(_ set: SelectionSet, addsTypename: Bool, field: Field) -> SelectionSet {
-        var selections: [any Selection] = set.selections.map { selection in
-            switch selection {
-            case let child as Field:
-                guard let sub = child.selectionSet else { return child }
-                return child.set(value: .node(rewrite(sub, addsTypename: true, field: field)), key: "selectionSet")
-            case let inline as InlineFragment:
-                return inline.set(value: .node(rewrite(inline.selectionSet, addsTypename: false, field: field)), key: "selectionSet")
-            default:
-                return selection
+    /// What is added to each selection set, and where.
+    private struct Additions {
+        let typename: any Selection
+        let idAlias: String?
+        let schema: EntitySchema?
+
+        /// `set` (selecting from `type`, nil when unknown) with its fields'
+        /// sub-selections rewritten, plus the typename and id selections when
+        /// `addsFields` (not for root sets). Inline fragments share their
+        /// enclosing set's object, so they get none of their own.
+        func rewrite(_ set: SelectionSet, type: String?, addsFields: Bool) -> SelectionSet {
+            var selections: [any Selection] = set.selections.map { selection in
+                switch selection {
+                case let child as Field:
+                    guard let sub = child.selectionSet else { return child }
+                    let childType = type.flatMap { schema?.type(ofField: child.name.value, on: $0) }
+                    return child.set(value: .node(rewrite(sub, type: childType, addsFields: true)), key: "selectionSet")
+                case let inline as InlineFragment:
+                    let inlineType = inline.typeCondition?.name.value ?? type
+                    return inline.set(value: .node(rewrite(inline.selectionSet, type: inlineType, addsFields: false)), key: "selectionSet")
+                default:
+                    return selection
+                }
+            }
+            if addsFields {
+                selections.append(typename)
+                selections += idSelections(on: type)
+            }
+            return set.set(value: .array(selections), key: "selections")
+        }
+
+        private func idSelections(on type: String?) -> [any Selection] {
+            guard let schema, let idAlias, let type else { return [] }
+            switch schema.idSelection(on: type) {
+            case .none: return []
+            case .direct: return templateSelections("\(idAlias): id") ?? []
+            case .perType(let types):
+                return templateSelections(types.map { "... on \($0) { \(idAlias): id }" }.joined(separator: " ")) ?? []
             }
         }
-        if addsTypename { selections.append(field) }
-        return set.set(value: .array(selections), key: "selections")
     }
 
-    private static func typenameField(alias: String) -> Field {
-        do {
-            let template = try parse(source: "{ \(alias): __typename }", noLocation: true)
-            if let operation = template.definitions.first as? OperationDefinition,
-               let field = operation.selectionSet.selections.first as? Field {
-                return field
-            }
-        } catch {}
-        preconditionFailure("the typename template always parses: \(alias) is a valid GraphQL name")
+    /// The selections of `{ text }`; nil when it does not parse (a type
+    /// name from the upstream's schema that is no GraphQL name).
+    private static func templateSelections(_ text: String) -> [any Selection]? {
+        guard let template = try? parse(source: "{ \(text) }", noLocation: true),
+              let operation = template.definitions.first as? OperationDefinition
+        else { return nil }
+        return operation.selectionSet.selections
+    }
+
+    private static func typenameField(alias: String) -> any Selection {
+        guard let field = templateSelections("\(alias): __typename")?.first else {
+            preconditionFailure("the typename template always parses: \(alias) is a valid GraphQL name")
+        }
+        return field
     }
 }

@@ -1,0 +1,46 @@
+import GQLGateExchanges
+import GQLGateHTTPServer
+import GQLGatePipeline
+
+/// Answers fresh cache hits on the server thread, without a task or a loop:
+/// the request is decoded and run through the synchronous parts of the
+/// stages before the cache — APQ resolution, the document (only when its
+/// text was analysed already: no parsing here), the method rules (a query
+/// with one answer passes them) and the query limits — and the cache gives
+/// its fresh answer exactly as `CacheExchange` would. Anything else (a miss,
+/// a stale answer, an error to report, a document not seen yet, a streaming
+/// `Accept`) returns nil and goes through the pipeline as usual.
+struct CacheHitShortcut: Sendable {
+    /// `apq.enabled`'s exchange, when on.
+    let apq: APQExchange?
+    let documents: DocumentExchange
+    let limits: QueryLimitsExchange
+    let cache: CacheExchange
+
+    /// The cached answer to `request` (without `X-Request-Id`) and what the
+    /// access line says of it; nil when the pipeline must answer.
+    func answer(_ request: ServerRequest) -> (GraphQLResponse, RequestTrace.Snapshot)? {
+        if let accept = request.headers["accept"], Self.streamingMediaTypes.contains(where: { accept.lowercased().contains($0) }) {
+            return nil
+        }
+        guard let (sent, transport) = try? GraphQLHTTPDecoder.decode(
+            method: request.method, contentType: request.headers["content-type"], queryItems: request.queryItems, body: request.body)
+        else { return nil }
+        var graphQLRequest = sent
+        if let apq {
+            guard let resolved = try? apq.resolved(graphQLRequest) else { return nil }
+            graphQLRequest = resolved
+        }
+        let decoded = Operation(request: graphQLRequest, clientTransport: transport, headers: request.headers, requestID: "")
+        guard let operation = documents.analysedFromCache(decoded), let selected = operation.selected, selected.kind == .query,
+              (try? limits.check(selected.shape)) != nil, let hit = cache.freshHit(operation)
+        else { return nil }
+        var trace = RequestTrace.Snapshot()
+        trace.kind = selected.kind
+        trace.operationName = selected.name
+        return (hit, trace)
+    }
+
+    /// `Accept` values asking for a streamed answer (Server-Sent Events, multipart).
+    private static let streamingMediaTypes = ["text/event-stream", "multipart/mixed"]
+}

@@ -1,0 +1,60 @@
+import GQLGateCore
+import GQLGatePipeline
+
+/// Learns the upstream's `EntitySchema` with one introspection query, sent
+/// through the exchanges given (credentials, retries) to the transport.
+public enum SchemaIntrospection {
+    /// Why no schema was learned.
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        /// No answer, or a 5xx one: worth asking again later.
+        case unanswered(String)
+        /// The upstream answered without a schema (introspection disabled,
+        /// an error, a body that is not one): asking again will not help.
+        case refused(String)
+
+        public var description: String {
+            switch self {
+            case .unanswered(let reason), .refused(let reason): reason
+            }
+        }
+    }
+
+    /// The request id the introspection query carries upstream.
+    public static let requestID = "gqlgate-introspection"
+
+    /// The introspection operation, as `DocumentExchange` would pass it on.
+    public static func operation() -> Operation {
+        Operation(
+            request: GraphQLRequest(query: EntitySchema.introspectionQuery), clientTransport: .httpPost,
+            headers: ["Accept": "application/json"], requestID: requestID)
+    }
+
+    /// Sends the introspection query through `chain` and reads the answer.
+    public static func learn(through chain: ExchangeChain) async -> Result<EntitySchema, Failure> {
+        let response: GraphQLResponse
+        do {
+            guard let answer = try await chain.run(operation()).first() else { return .failure(.unanswered("no answer")) }
+            response = answer
+        } catch let error as any GatewayErrorConvertible {
+            return .failure(.unanswered(error.gatewayError.message))
+        } catch {
+            return .failure(.unanswered("\(error)"))
+        }
+        return read(response)
+    }
+
+    /// The schema in an introspection answer.
+    public static func read(_ response: GraphQLResponse) -> Result<EntitySchema, Failure> {
+        if response.status >= 500 { return .failure(.unanswered("the upstream answered \(response.status)")) }
+        guard let body = try? response.body.withUnsafeBytes({ try JSONReader.read($0) }) else {
+            return .failure(.refused("the upstream answered \(response.status) with a body that is not JSON"))
+        }
+        if case .array(let errors) = body["errors"], case .string(let message) = errors.first?["message"] {
+            return .failure(.refused("the upstream refused introspection: \(message)"))
+        }
+        guard response.status == 200, let data = body["data"], let schema = EntitySchema(introspection: data) else {
+            return .failure(.refused("the upstream answered \(response.status) without a schema"))
+        }
+        return .success(schema)
+    }
+}
