@@ -7,6 +7,9 @@
 #   make integration  pytest tests/integration against the debug binary
 #   make demo         release build, then `gqlgate demo` (demo API on :4000, gqlgate on :8080)
 #   make bench        benchmark tools, release build, scripts/bench.sh
+#   make bench-subscriptions  test venv, release build, scripts/bench-subscriptions.sh: 1,000
+#                     WebSocket subscribers through gqlgate (SUBSCRIBERS=10000 for the target;
+#                     TARGET=upstream: the clients on the upstream alone)
 #   make soak         wrk, test venv, release build, scripts/soak.sh (10 min; SOAK_DURATION=seconds; not in CI)
 #   make deps         install missing Debian packages (apt-get; as root or through sudo)
 #   make venv         .venv with requirements-test.txt (re-used while the file is unchanged)
@@ -27,7 +30,7 @@ SYSTEM_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libwslay-dev libhiredi
 BENCH_PACKAGES := nginx-light wrk linux-perf
 
 .DEFAULT_GOAL := build
-.PHONY: build release test unit integration demo bench soak clean distclean deps bench-deps venv
+.PHONY: build release test unit integration demo bench bench-subscriptions soak clean distclean deps bench-deps venv
 
 deps:
 	@scripts/install-deps.sh $(SYSTEM_PACKAGES)
@@ -58,6 +61,9 @@ demo: deps release
 
 bench: deps bench-deps release
 	bash scripts/bench.sh
+
+bench-subscriptions: deps venv release
+	PYTHON="$(VENV)/bin/python" bash scripts/bench-subscriptions.sh
 
 soak: deps venv release
 	@scripts/install-deps.sh wrk

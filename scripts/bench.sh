@@ -4,18 +4,35 @@
 #   U  nginx `return 200` with a fixed GraphQL answer: the fake upstream, and the
 #      static-answer baseline for health checks
 #   P  nginx `proxy_pass` to U through a kept-alive upstream pool
-#   G  gqlgate in front of U
+#   B  bare libmicrohttpd+libcurl proxy in front of U (scripts/bench/bare-proxy.c)
+#   C  nginx `proxy_cache` in front of U, POST answers cached by request body
+#   S  a slow upstream that counts its requests (scripts/bench/slow-upstream.py)
+#   G  gqlgate in front of U, dedupe off (so every request is proxied), retries on, no
+#      credentials
+#   Gb G with `retry: {max_attempts: 1}`: no retry stage, no credentials
+#   Ga G with credentials (a static header and a token file) and the default retries
+#   Gc gqlgate in front of U with the cache on
+#   Gd gqlgate in front of S with the defaults (dedupe on, cache off)
 #
-# Workloads, interleaved round by round: proxied query (P vs G, POST /graphql) and
-# health (U GET /healthz vs G GET /healthz). Per run: wrk's requests, latency and
-# errors, the server's instructions per request (perf stat, when the CPU exposes
-# counters) and its CPU time per request (/proc).
+# Workloads (WORKLOADS selects them), interleaved round by round:
+#   proxied  POST /graphql to P, B, G: a proxied query
+#   auth     POST /graphql to Gb and Ga: the cost of the credential and retry stages
+#   health   GET /healthz on U and G
+#   cache    the same POST to C and Gc: every answer a cache hit after the first
+#   burst    the same POST to Gd from BURST_CONNECTIONS connections at once: upstream
+#            requests per client request
+# Per run: wrk's requests, latency and errors, the server's instructions per request
+# (perf stat, when the CPU exposes counters), its CPU time per request (/proc), and for
+# burst the requests S received.
 #
 # Environment:
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G rows are skipped if missing
-#   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
+#   GQLGATE_ARGS  extra arguments for every `gqlgate run` (default none)
+#   WORKLOADS     comma-separated workloads to run (default proxied,auth,health,cache,burst)
 #   DURATION      wrk duration per run (default 10s)
 #   CONNECTIONS   wrk connections (default 50)
+#   BURST_CONNECTIONS  wrk connections of the burst workload (default 200)
+#   SLOW_MS       S's answer delay in milliseconds (default 50)
 #   THREADS       wrk threads (default 1)
 #   ROUNDS        interleaved rounds (default 3)
 #   WARMUP        unrecorded warm-up run per target before round 1 (default 2s, 0 to skip)
@@ -46,6 +63,9 @@ fi
 GQLGATE_ARGS=${GQLGATE_ARGS:-}
 DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-50}
+BURST_CONNECTIONS=${BURST_CONNECTIONS:-200}
+SLOW_MS=${SLOW_MS:-50}
+WORKLOADS=${WORKLOADS:-proxied,auth,health,cache,burst}
 THREADS=${THREADS:-1}
 ROUNDS=${ROUNDS:-3}
 WARMUP=${WARMUP:-2s}
@@ -59,13 +79,22 @@ READY_TIMEOUT=${READY_TIMEOUT:-20}
 
 log() { printf 'bench: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+wants() { [[ ,$WORKLOADS, == *,"$1",* ]]; } # workload: selected by WORKLOADS?
 
 # ------------------------------------------------------------------ preflight
 
 [[ $CONNECTIONS =~ ^[0-9]+$ && $CONNECTIONS -gt 0 ]] || die "CONNECTIONS must be a positive integer"
+[[ $SLOW_MS =~ ^[0-9]+$ && $SLOW_MS -gt 0 ]] || die "SLOW_MS must be a positive integer"
+for w in ${WORKLOADS//,/ }; do
+    case $w in
+        proxied | auth | health | cache | burst) ;;
+        *) die "WORKLOADS: unknown workload $w (known: proxied, auth, health, cache, burst)" ;;
+    esac
+done
 [[ $THREADS =~ ^[0-9]+$ && $THREADS -gt 0 ]] || die "THREADS must be a positive integer"
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -gt 0 ]] || die "ROUNDS must be a positive integer"
 ((CONNECTIONS >= THREADS)) || die "CONNECTIONS must be >= THREADS"
+[[ $BURST_CONNECTIONS =~ ^[0-9]+$ ]] && ((BURST_CONNECTIONS >= THREADS)) || die "BURST_CONNECTIONS must be an integer >= THREADS"
 [[ $DURATION =~ ^[0-9]+[smh]?$ ]] || die "DURATION must look like 10s, 1m or 30"
 [[ $WARMUP =~ ^[0-9]+[smh]?$ ]] || die "WARMUP must look like 2s or 0"
 
@@ -195,6 +224,23 @@ check_answer() { # label method url expect-substring
     fi
 }
 
+# check_cache_hit label url header: POST the query twice; the second answer must say HIT in header.
+check_cache_hit() {
+    local label=$1 url=$2 header=$3 value
+    curl -s -o /dev/null --max-time 5 -H 'Content-Type: application/json' --data "$GRAPHQL_BODY" "$url" || true
+    value=$(curl -s -o /dev/null -D - --max-time 5 -H 'Content-Type: application/json' --data "$GRAPHQL_BODY" "$url" |
+        awk -v h="$header" -F': *' 'tolower($1) == tolower(h) { sub(/\r$/, "", $2); print $2; exit }' || true)
+    if [[ $value == HIT ]]; then
+        log "ok: $label POST $url twice -> $header: HIT"
+    else
+        log "warning: $label POST $url twice -> $header: ${value:-(none)}, expected HIT; the cache rows will not measure hits"
+    fi
+}
+
+upstream_count() { # url of S's /count -> the number of POSTs S has received, or -
+    curl -s --max-time 5 "$1" 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["requests"])' 2>/dev/null || echo -
+}
+
 cpu_ticks() { # pid...: user+system clock ticks of the processes (all threads)
     local pid total=0 t
     for pid in "$@"; do
@@ -206,17 +252,20 @@ cpu_ticks() { # pid...: user+system clock ticks of the processes (all threads)
 }
 
 RUNS_TSV=$TMP/runs.tsv
-printf 'round\tworkload\tserver\trequests\tduration_us\tp50_us\tp99_us\tconnect\tread\twrite\tstatus\ttimeout\tfailed\tevents\tcpu_ticks\tclk_tck\n' >"$RUNS_TSV"
+printf 'round\tworkload\tserver\trequests\tduration_us\tp50_us\tp99_us\tconnect\tread\twrite\tstatus\ttimeout\tfailed\tevents\tcpu_ticks\tclk_tck\tupstream_requests\n' >"$RUNS_TSV"
 CLK_TCK=$(getconf CLK_TCK)
 
-# run_wrk round workload server request-kind url duration pid...
-# round 0 is a warm-up: nothing measured or recorded.
+# run_wrk round workload server request-kind url duration connections counter-url pid...
+# round 0 is a warm-up: nothing measured or recorded. counter-url is S's /count (the
+# upstream requests of the run are counted there) or -.
 run_wrk() {
-    local round=$1 workload=$2 server=$3 kind=$4 url=$5 duration=$6
-    shift 6
+    local round=$1 workload=$2 server=$3 kind=$4 url=$5 duration=$6 connections=$7 counter=$8
+    shift 8
     local pids=("$@") pid perf_pid= wrk_pid cpu0 cpu1 cpu events=- line failed=0 wrk_out="$TMP/wrk-$workload-$server-$round.out"
     local requests=0 duration_us=0 p50=0 p99=0 connect=0 read=0 write=0 status=0 timeout=0
+    local upstream0=- upstream1=- upstream=-
 
+    [[ $counter != - ]] && upstream0=$(upstream_count "$counter")
     cpu0=$(cpu_ticks "${pids[@]}")
     if ((round > 0)) && [[ $PERF_OK == 1 ]]; then
         rm -f "$TMP/perf.out"
@@ -227,7 +276,7 @@ run_wrk() {
 
     # In the background and waited for, so that Ctrl-C or SIGTERM reaches the traps at once
     # (bash defers traps while a foreground command runs, and wrk itself handles SIGINT).
-    BENCH_REQUEST=$kind "$WRK" -t"$THREADS" -c"$CONNECTIONS" -d"$duration" --latency \
+    BENCH_REQUEST=$kind "$WRK" -t"$THREADS" -c"$connections" -d"$duration" --latency \
         -s "$BENCH_DIR/wrk.lua" "$url" >"$wrk_out" 2>&1 </dev/null &
     wrk_pid=$!
     RUN_PIDS+=("$wrk_pid")
@@ -242,6 +291,8 @@ run_wrk() {
     RUN_PIDS=()
     cpu1=$(cpu_ticks "${pids[@]}")
     if [[ $cpu0 == - || $cpu1 == - ]]; then cpu=-; else cpu=$((cpu1 - cpu0)); fi
+    [[ $counter != - ]] && upstream1=$(upstream_count "$counter")
+    [[ $upstream0 != - && $upstream1 != - ]] && upstream=$((upstream1 - upstream0))
 
     for pid in "${pids[@]}"; do
         kill -0 "$pid" 2>/dev/null || die "$server ($workload) server process $pid died during the run"
@@ -270,14 +321,16 @@ run_wrk() {
     fi
 
     ((round > 0)) || return 0
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
         "$round" "$workload" "$server" "$requests" "$duration_us" "$p50" "$p99" \
-        "$connect" "$read" "$write" "$status" "$timeout" "$failed" "$events" "$cpu" "$CLK_TCK" >>"$RUNS_TSV"
+        "$connect" "$read" "$write" "$status" "$timeout" "$failed" "$events" "$cpu" "$CLK_TCK" "$upstream" >>"$RUNS_TSV"
 
     local rps=0 per=""
     ((duration_us > 0)) && rps=$((requests * 1000000 / duration_us))
     [[ $events != - && $requests -gt 0 ]] && per=", $(awk -v e="$events" -v r="$requests" 'BEGIN { v = e / r; if (v >= 1000) printf "%.1fk", v / 1000; else printf "%.3g", v }') $PERF_EVENT/req"
-    log "$(printf 'round %d/%d  %-13s %-21s %7d req/s  p50 %s ms  p99 %s ms%s  errors %d' \
+    [[ $cpu != - && $requests -gt 0 ]] && per+=", $(awk -v t="$cpu" -v c="$CLK_TCK" -v r="$requests" 'BEGIN { printf "%.1f", t / c * 1e6 / r }') cpu us/req"
+    [[ $upstream != - && $requests -gt 0 ]] && per+=", $(awk -v u="$upstream" -v r="$requests" 'BEGIN { printf "%.4f", u / r }') upstream/req"
+    log "$(printf 'round %d/%d  %-9s %-30s %7d req/s  p50 %s ms  p99 %s ms%s  errors %d' \
         "$round" "$ROUNDS" "$workload" "$(label "$server" "$workload")" "$rps" \
         "$(awk -v u="$p50" 'BEGIN { printf "%.2f", u / 1000 }')" \
         "$(awk -v u="$p99" 'BEGIN { printf "%.2f", u / 1000 }')" "$per" \
@@ -287,9 +340,15 @@ run_wrk() {
 label() {
     case $1/$2 in
         P/*) echo "nginx proxy_pass (P)" ;;
+        B/*) echo "bare MHD+curl proxy (B)" ;;
         U/*) echo "nginx return 200 (U)" ;;
+        C/*) echo "nginx proxy_cache (C)" ;;
         G/health) echo "gqlgate /healthz (G)" ;;
         G/*) echo "gqlgate (G)" ;;
+        Gb/*) echo "gqlgate no auth, no retry (Gb)" ;;
+        Ga/*) echo "gqlgate auth + retry (Ga)" ;;
+        Gc/*) echo "gqlgate cache (Gc)" ;;
+        Gd/*) echo "gqlgate dedupe, slow upstream (Gd)" ;;
     esac
 }
 
@@ -325,44 +384,71 @@ fi
 
 # ------------------------------------------------------------------ servers
 
-read -r U_PORT P_PORT G_PORT B_PORT < <(free_ports 4)
+read -r U_PORT P_PORT B_PORT C_PORT S_PORT G_PORT GB_PORT GA_PORT GC_PORT GD_PORT < <(free_ports 10)
+
+U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
+U_GRAPHQL_AUTH=http://127.0.0.1:$U_PORT/graphql-auth
+U_HEALTH=http://127.0.0.1:$U_PORT/healthz
+P_GRAPHQL=http://127.0.0.1:$P_PORT/graphql
+B_GRAPHQL=http://127.0.0.1:$B_PORT/graphql
+C_GRAPHQL=http://127.0.0.1:$C_PORT/graphql
+S_GRAPHQL=http://127.0.0.1:$S_PORT/graphql
+S_COUNT=http://127.0.0.1:$S_PORT/count
+G_GRAPHQL=http://127.0.0.1:$G_PORT/graphql
+G_HEALTH=http://127.0.0.1:$G_PORT/healthz
+GB_GRAPHQL=http://127.0.0.1:$GB_PORT/graphql
+GA_GRAPHQL=http://127.0.0.1:$GA_PORT/graphql
+GC_GRAPHQL=http://127.0.0.1:$GC_PORT/graphql
+GD_GRAPHQL=http://127.0.0.1:$GD_PORT/graphql
 
 render_conf "$BENCH_DIR/upstream.conf.in" "$TMP/upstream.conf" "$U_PORT"
-render_conf "$BENCH_DIR/proxy.conf.in" "$TMP/proxy.conf" "$P_PORT" "$U_PORT"
-
 start_nginx upstream "$TMP/upstream.conf"
 U_PID=$LAST_PID
-start_nginx proxy "$TMP/proxy.conf"
-P_PID=$LAST_PID
-wait_http "upstream nginx (U)" "$U_PID" "http://127.0.0.1:$U_PORT/healthz"
-wait_http "proxy nginx (P)" "$P_PID" "http://127.0.0.1:$P_PORT/graphql"
+wait_http "upstream nginx (U)" "$U_PID" "$U_HEALTH"
 log "U: nginx return 200 on 127.0.0.1:$U_PORT (pid $U_PID)"
-log "P: nginx proxy_pass on 127.0.0.1:$P_PORT (pid $P_PID)"
+
+if wants proxied; then
+    render_conf "$BENCH_DIR/proxy.conf.in" "$TMP/proxy.conf" "$P_PORT" "$U_PORT"
+    start_nginx proxy "$TMP/proxy.conf"
+    P_PID=$LAST_PID
+    wait_http "proxy nginx (P)" "$P_PID" "$P_GRAPHQL"
+    log "P: nginx proxy_pass on 127.0.0.1:$P_PORT (pid $P_PID)"
+fi
 
 # B: the same libmicrohttpd + libcurl thread shape as gqlgate with none of its work,
 # so gqlgate / B is what gqlgate's own code costs on this machine.
 B_SKIP=
-if ! cc -O2 -o "$TMP/bare-proxy" "$BENCH_DIR/bare-proxy.c" -lmicrohttpd -lcurl -lpthread 2>"$TMP/bare-proxy.build.log"; then
+if ! wants proxied; then
+    B_SKIP="proxied not in WORKLOADS"
+elif ! cc -O2 -o "$TMP/bare-proxy" "$BENCH_DIR/bare-proxy.c" -lmicrohttpd -lcurl -lpthread 2>"$TMP/bare-proxy.build.log"; then
     B_SKIP="bare-proxy.c did not build: $(head -n 3 "$TMP/bare-proxy.build.log")"
     log "skipping bare proxy (B) rows: $B_SKIP"
 else
-    "$TMP/bare-proxy" "$B_PORT" "http://127.0.0.1:$U_PORT/graphql" >"$TMP/bare-proxy.log" 2>&1 &
+    "$TMP/bare-proxy" "$B_PORT" "$U_GRAPHQL" >"$TMP/bare-proxy.log" 2>&1 &
     B_PID=$!
     SERVER_PIDS+=("$B_PID")
-    wait_http "bare proxy (B)" "$B_PID" "http://127.0.0.1:$B_PORT/graphql"
+    wait_http "bare proxy (B)" "$B_PID" "$B_GRAPHQL"
     log "B: bare libmicrohttpd+libcurl proxy on 127.0.0.1:$B_PORT (pid $B_PID)"
 fi
-B_GRAPHQL=http://127.0.0.1:$B_PORT/graphql
 
-U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
-U_HEALTH=http://127.0.0.1:$U_PORT/healthz
-P_GRAPHQL=http://127.0.0.1:$P_PORT/graphql
-G_GRAPHQL=http://127.0.0.1:$G_PORT/graphql
-G_HEALTH=http://127.0.0.1:$G_PORT/healthz
+if wants cache; then
+    render_conf "$BENCH_DIR/cache.conf.in" "$TMP/cache.conf" "$C_PORT" "$U_PORT"
+    start_nginx cache "$TMP/cache.conf"
+    C_PID=$LAST_PID
+    wait_http "proxy_cache nginx (C)" "$C_PID" "$C_GRAPHQL"
+    log "C: nginx proxy_cache on 127.0.0.1:$C_PORT (pid $C_PID)"
+fi
+
+if wants burst; then
+    python3 "$BENCH_DIR/slow-upstream.py" "$S_PORT" "$SLOW_MS" >"$TMP/slow-upstream.log" 2>&1 &
+    S_PID=$!
+    SERVER_PIDS+=("$S_PID")
+    wait_http "slow upstream (S)" "$S_PID" "$S_COUNT"
+    log "S: slow upstream answering after $SLOW_MS ms on 127.0.0.1:$S_PORT (pid $S_PID)"
+fi
 
 G_SKIP=
 G_VERSION=
-G_CMD=
 if [[ ! -e $GQLGATE_BIN ]]; then
     G_SKIP="$GQLGATE_BIN not found (build it with: swift build -c release)"
 elif [[ ! -x $GQLGATE_BIN ]]; then
@@ -373,55 +459,149 @@ fi
 
 G_SHOWN=${GQLGATE_BIN#"$REPO_ROOT"/}  # repo-relative in messages and reports
 G_SKIP=${G_SKIP//"$GQLGATE_BIN"/"$G_SHOWN"}
-if [[ -n $G_SKIP ]]; then
-    log "skipping gqlgate (G) rows: $G_SKIP"
-else
-    G_ARGS=(run --listen "127.0.0.1:$G_PORT" --upstream "$U_GRAPHQL")
+[[ -n $G_SKIP ]] && log "skipping gqlgate (G) rows: $G_SKIP"
+
+# The configurations of the gqlgate variants (YAML, for --config). wrk sends the same query
+# on every connection, so with dedupe on (the default) concurrent requests would share one
+# upstream request: the proxied rows turn it off, so that each of their requests is proxied.
+# APQ keeps its default (on) everywhere; Gd keeps every default.
+G_CONFIG='{dedupe: {enabled: false}}'
+GB_CONFIG='{dedupe: {enabled: false}, retry: {max_attempts: 1}}'
+GA_CONFIG='{dedupe: {enabled: false}, auth: {headers: {X-Api-Key: bench-key}, bearer_token_file: @TMP@/bench-token}}'
+GC_CONFIG='{cache: {enabled: true, default_ttl: 1m}}'
+printf 'bench-token\n' >"$TMP/bench-token"
+
+G_CMDS=()  # one "name: command" line per gqlgate started, for the report
+
+# start_gqlgate name port upstream-url config-yaml -> sets LAST_PID (config-yaml empty: none)
+start_gqlgate() {
+    local name=$1 port=$2 upstream=$3 config=$4 args shown
+    args=(run --listen "127.0.0.1:$port" --upstream "$upstream")
+    if [[ -n $config ]]; then
+        printf '%s\n' "${config//@TMP@/$TMP}" >"$TMP/gqlgate-$name.yaml"
+        args+=(--config "$TMP/gqlgate-$name.yaml")
+    fi
     if "$GQLGATE_BIN" run --help 2>&1 | grep -q -- '--log-level'; then
-        G_ARGS+=(--log-level error)
+        args+=(--log-level error)
     fi
     # shellcheck disable=SC2206 # word splitting of GQLGATE_ARGS is intended
-    [[ -n $GQLGATE_ARGS ]] && G_ARGS+=($GQLGATE_ARGS)
-    G_CMD="gqlgate ${G_ARGS[*]}"
-    "$GQLGATE_BIN" "${G_ARGS[@]}" >"$TMP/gqlgate.log" 2>&1 &
-    G_PID=$!
-    SERVER_PIDS+=("$G_PID")
-    wait_http "gqlgate (G)" "$G_PID" "$G_HEALTH"
-    log "G: $G_VERSION on 127.0.0.1:$G_PORT (pid $G_PID): $G_CMD"
+    [[ -n $GQLGATE_ARGS ]] && args+=($GQLGATE_ARGS)
+    "$GQLGATE_BIN" "${args[@]}" >"$TMP/gqlgate-$name.log" 2>&1 &
+    LAST_PID=$!
+    SERVER_PIDS+=("$LAST_PID")
+    wait_http "gqlgate ($name)" "$LAST_PID" "http://127.0.0.1:$port/healthz"
+    shown="gqlgate ${args[*]}"
+    shown=${shown//"$TMP"/<tmp>}
+    [[ -n $config ]] && shown+=" (config: $config)"
+    G_CMDS+=("$name: ${shown//@TMP@/<tmp>}")
+    log "$name: $G_VERSION on 127.0.0.1:$port (pid $LAST_PID): ${G_CMDS[-1]#*: }"
+}
+
+if [[ -z $G_SKIP ]]; then
+    if wants proxied || wants health; then
+        start_gqlgate G "$G_PORT" "$U_GRAPHQL" "$G_CONFIG"
+        G_PID=$LAST_PID
+    fi
+    if wants auth; then
+        start_gqlgate Gb "$GB_PORT" "$U_GRAPHQL" "$GB_CONFIG"
+        GB_PID=$LAST_PID
+        start_gqlgate Ga "$GA_PORT" "$U_GRAPHQL_AUTH" "$GA_CONFIG"
+        GA_PID=$LAST_PID
+    fi
+    if wants cache; then
+        start_gqlgate Gc "$GC_PORT" "$U_GRAPHQL" "$GC_CONFIG"
+        GC_PID=$LAST_PID
+    fi
+    if wants burst; then
+        start_gqlgate Gd "$GD_PORT" "$S_GRAPHQL" ""
+        GD_PID=$LAST_PID
+    fi
 fi
 
 check_answer "U" POST "$U_GRAPHQL" '"hello"'
 check_answer "U" GET "$U_HEALTH" '"ok"'
-check_answer "P" POST "$P_GRAPHQL" '"hello"'
-[[ -z $B_SKIP ]] && check_answer "B" POST "$B_GRAPHQL" '"hello"'
+if wants proxied; then
+    check_answer "P" POST "$P_GRAPHQL" '"hello"'
+    [[ -z $B_SKIP ]] && check_answer "B" POST "$B_GRAPHQL" '"hello"'
+fi
+wants cache && check_cache_hit "C" "$C_GRAPHQL" X-Cache-Status
+wants burst && check_answer "S" POST "$S_GRAPHQL" '"hello"'
 if [[ -z $G_SKIP ]]; then
-    check_answer "G" POST "$G_GRAPHQL" '"hello"'
-    check_answer "G" GET "$G_HEALTH" ''
+    if wants proxied || wants health; then
+        check_answer "G" POST "$G_GRAPHQL" '"hello"'
+        check_answer "G" GET "$G_HEALTH" ''
+    fi
+    if wants auth; then
+        check_answer "Gb" POST "$GB_GRAPHQL" '"hello"'
+        # U's /graphql-auth answers 401 unless both credentials arrive.
+        check_answer "Ga" POST "$GA_GRAPHQL" '"hello"'
+    fi
+    wants cache && check_cache_hit "Gc" "$GC_GRAPHQL" X-Cache
+    wants burst && check_answer "Gd" POST "$GD_GRAPHQL" '"hello"'
 fi
 
 # ------------------------------------------------------------------ runs
 
-targets=("proxied P graphql $P_GRAPHQL $P_PID")
-[[ -z $B_SKIP ]] && targets+=("proxied B graphql $B_GRAPHQL $B_PID")
-[[ -z $G_SKIP ]] && targets+=("proxied G graphql $G_GRAPHQL $G_PID")
-targets+=("health U get $U_HEALTH $U_PID")
-[[ -z $G_SKIP ]] && targets+=("health G get $G_HEALTH $G_PID")
+# workload server request-kind url connections counter-url pid
+targets=()
+if wants proxied; then
+    targets+=("proxied P graphql $P_GRAPHQL $CONNECTIONS - $P_PID")
+    [[ -z $B_SKIP ]] && targets+=("proxied B graphql $B_GRAPHQL $CONNECTIONS - $B_PID")
+    [[ -z $G_SKIP ]] && targets+=("proxied G graphql $G_GRAPHQL $CONNECTIONS - $G_PID")
+fi
+if wants auth && [[ -z $G_SKIP ]]; then
+    targets+=("proxied Gb graphql $GB_GRAPHQL $CONNECTIONS - $GB_PID")
+    targets+=("proxied Ga graphql $GA_GRAPHQL $CONNECTIONS - $GA_PID")
+fi
+if wants health; then
+    targets+=("health U get $U_HEALTH $CONNECTIONS - $U_PID")
+    [[ -z $G_SKIP ]] && targets+=("health G get $G_HEALTH $CONNECTIONS - $G_PID")
+fi
+if wants cache; then
+    targets+=("cache C graphql $C_GRAPHQL $CONNECTIONS - $C_PID")
+    [[ -z $G_SKIP ]] && targets+=("cache Gc graphql $GC_GRAPHQL $CONNECTIONS - $GC_PID")
+fi
+if wants burst && [[ -z $G_SKIP ]]; then
+    targets+=("burst Gd graphql $GD_GRAPHQL $BURST_CONNECTIONS $S_COUNT $GD_PID")
+fi
+((${#targets[@]} > 0)) || die "nothing to run: WORKLOADS=$WORKLOADS needs gqlgate, which was skipped"
 
 if [[ $WARMUP != 0 && $WARMUP != 0[smh] ]]; then
     log "warm-up: $WARMUP per target"
     for t in "${targets[@]}"; do
-        read -r wl srv kind url pid <<<"$t"
-        run_wrk 0 "$wl" "$srv" "$kind" "$url" "$WARMUP" "$pid"
+        read -r wl srv kind url conns counter pid <<<"$t"
+        run_wrk 0 "$wl" "$srv" "$kind" "$url" "$WARMUP" "$conns" "$counter" "$pid"
     done
 fi
 
-log "measuring: $ROUNDS rounds x ${#targets[@]} runs of $DURATION, wrk -t$THREADS -c$CONNECTIONS"
+log "measuring: $ROUNDS rounds x ${#targets[@]} runs of $DURATION, wrk -t$THREADS -c$CONNECTIONS (burst -c$BURST_CONNECTIONS)"
 for ((round = 1; round <= ROUNDS; round++)); do
     for t in "${targets[@]}"; do
-        read -r wl srv kind url pid <<<"$t"
-        run_wrk "$round" "$wl" "$srv" "$kind" "$url" "$DURATION" "$pid"
+        read -r wl srv kind url conns counter pid <<<"$t"
+        run_wrk "$round" "$wl" "$srv" "$kind" "$url" "$DURATION" "$conns" "$counter" "$pid"
     done
 done
+
+# From each gqlgate's /metrics over its whole life (checks and warm-up included): upstream
+# requests per client request (1 where every request is proxied, near 0 for cache hits),
+# and the retries made (an upstream that never fails should see none).
+metric_sum() { # metrics-url metric-name -> sum over its series, or -
+    curl -s --max-time 5 "$1" 2>/dev/null | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $NF; n++ } END { if (n) printf "%d", s; else print "-" }'
+}
+UPSTREAM_SHARES=()
+if [[ -z $G_SKIP ]]; then
+    for g in "G $G_PORT proxied" "Gb $GB_PORT auth" "Ga $GA_PORT auth" "Gc $GC_PORT cache"; do
+        read -r name port workload <<<"$g"
+        if [[ $name == G ]]; then wants proxied || continue; else wants "$workload" || continue; fi
+        metrics=http://127.0.0.1:$port/metrics
+        upstream=$(metric_sum "$metrics" gqlgate_upstream_requests_total)
+        requests=$(metric_sum "$metrics" gqlgate_requests_total)
+        retries=$(metric_sum "$metrics" gqlgate_retries_total)
+        share=$(awk -v u="$upstream" -v r="$requests" 'BEGIN { if (r > 0 && u != "-") printf "%.3f", u / r; else print "-" }')
+        UPSTREAM_SHARES+=("$name: $upstream upstream requests for $requests requests ($share), $retries retries")
+        log "${UPSTREAM_SHARES[-1]}"
+    done
+fi
 
 # ------------------------------------------------------------------ report
 
@@ -434,12 +614,16 @@ META=$TMP/meta.txt
     echo "duration=$DURATION"
     echo "warmup=$WARMUP"
     echo "connections=$CONNECTIONS"
+    echo "burst_connections=$BURST_CONNECTIONS"
+    echo "slow_ms=$SLOW_MS"
+    echo "workloads=$WORKLOADS"
     echo "threads=$THREADS"
     echo "rounds=$ROUNDS"
     echo "nginx_version=$("$NGINX" -v 2>&1 | sed 's/^nginx version: //')"
     echo "wrk_version=$("$WRK" -v 2>&1 | head -n 1 | awk '{ print $2 }')"
     echo "gqlgate_version=$G_VERSION"
-    echo "gqlgate_cmd=$G_CMD"
+    for c in "${G_CMDS[@]}"; do echo "gqlgate_cmd=$c"; done
+    for u in "${UPSTREAM_SHARES[@]}"; do echo "upstream_share=$u"; done
     echo "gqlgate_skipped=$G_SKIP"
     echo "perf_event=$PERF_EVENT"
     echo "perf_ok=$PERF_OK"

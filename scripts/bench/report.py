@@ -20,23 +20,47 @@ ROWS = [
     ("proxied", "P", "proxied query", "nginx proxy_pass (P)"),
     ("proxied", "B", "proxied query", "bare MHD+curl proxy (B)"),
     ("proxied", "G", "proxied query", "gqlgate (G)"),
+    ("proxied", "Gb", "proxied query", "gqlgate no auth, no retry (Gb)"),
+    ("proxied", "Ga", "proxied query", "gqlgate auth + retry (Ga)"),
     ("health", "U", "health", "nginx return 200 (U)"),
     ("health", "G", "health", "gqlgate /healthz (G)"),
+    ("cache", "C", "cache hit", "nginx proxy_cache (C)"),
+    ("cache", "Gc", "cache hit", "gqlgate cache (Gc)"),
+    ("burst", "Gd", "burst", "gqlgate dedupe, slow upstream (Gd)"),
 ]
 
-# Ratio targets: (workload, server, baseline server, max ratio of instructions/request or None
-# for a reference ratio). B/P calibrates the machine: a bare libmicrohttpd+libcurl proxy
-# measured 2.63x P's instructions where they could be counted, so the 2.7x target on G/P
-# leaves gqlgate's own code 2.7 / 2.63 = 1.03x of B.
+
+@dataclass(frozen=True)
+class Ratio:
+    """A ratio of a server's runs over a baseline's in the same workload, with its targets."""
+
+    workload: str
+    server: str
+    baseline: str
+    label: str
+    max_events: float | None = None  # target on instructions/request, None: no such target
+    min_rps: float | None = None  # target on req/s, None: no such target
+
+
+# B/P calibrates the machine: a bare libmicrohttpd+libcurl proxy measured 2.63x P's
+# instructions where they could be counted, so the 2.7x target on G/P leaves gqlgate's own
+# code 2.7 / 2.63 = 1.03x of B. A ratio with no target is shown for reference.
 RATIOS = [
-    ("proxied", "G", "P", 2.7, "proxied query: gqlgate / nginx proxy_pass"),
-    ("proxied", "B", "P", None, "proxied query: bare proxy / nginx proxy_pass"),
-    ("proxied", "G", "B", 1.03, "proxied query: gqlgate / bare proxy"),
-    ("health", "G", "U", 1.1, "health: gqlgate /healthz / nginx return 200"),
+    Ratio("proxied", "G", "P", "proxied query: gqlgate / nginx proxy_pass", max_events=2.7),
+    Ratio("proxied", "B", "P", "proxied query: bare proxy / nginx proxy_pass"),
+    Ratio("proxied", "G", "B", "proxied query: gqlgate / bare proxy", max_events=1.03),
+    Ratio("proxied", "G", "Gb", "proxied query: retry stage on / off"),
+    Ratio("proxied", "Ga", "Gb", "proxied query: auth + retry on / off", max_events=1.05),
+    Ratio("health", "G", "U", "health: gqlgate /healthz / nginx return 200", max_events=1.1),
+    Ratio("cache", "Gc", "C", "cache hit: gqlgate / nginx proxy_cache", max_events=0.5, min_rps=1.3),
 ]
 
 P99_TARGET_MS = 5.0
 TARGET_CONNECTIONS = 50
+BURST_TARGET = 0.05  # upstream requests per client request
+
+# Rows that WORKLOADS selects under another name than their workload.
+SELECTED_BY = {"Gb": "auth", "Ga": "auth"}
 
 
 @dataclass
@@ -52,6 +76,7 @@ class Run:
     error_detail: str
     events: float | None  # perf event count (instructions by default), None if not measured
     cpu_s: float | None  # user+system CPU seconds of the measured process(es)
+    upstream: int | None  # requests the counting upstream received during the run, None if not counted
 
     @property
     def rps(self) -> float:
@@ -68,6 +93,12 @@ class Run:
         if self.cpu_s is None or self.requests <= 0:
             return None
         return self.cpu_s * 1e6 / self.requests
+
+    @property
+    def upstream_per_req(self) -> float | None:
+        if self.upstream is None or self.requests <= 0:
+            return None
+        return self.upstream / self.requests
 
 
 @dataclass
@@ -102,15 +133,23 @@ class Summary:
         return " ".join(f"{k}={v}" for k, v in totals.items())
 
 
-def read_meta(path: str) -> dict[str, str]:
-    meta: dict[str, str] = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if "=" in line:
-                k, _, v = line.partition("=")
-                meta[k] = v
-    return meta
+class Meta:
+    """The key=value lines bench.sh writes; a key may repeat (one gqlgate_cmd per gqlgate started)."""
+
+    def __init__(self, path: str) -> None:
+        self.values: dict[str, list[str]] = {}
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if "=" in line:
+                    k, _, v = line.partition("=")
+                    self.values.setdefault(k, []).append(v)
+
+    def get(self, key: str, default: str = "") -> str:
+        return self.values.get(key, [default])[-1]
+
+    def all(self, key: str) -> list[str]:
+        return self.values.get(key, [])
 
 
 def opt_float(s: str) -> float | None:
@@ -129,6 +168,7 @@ def read_runs(path: str) -> list[Run]:
                 errors += 1
                 detail += " wrk_failed=1"
             ticks = opt_float(row["cpu_ticks"])
+            upstream = opt_float(row.get("upstream_requests", "-"))
             clk = float(row["clk_tck"] or 100)
             runs.append(
                 Run(
@@ -143,6 +183,7 @@ def read_runs(path: str) -> list[Run]:
                     error_detail=detail,
                     events=opt_float(row["events"]),
                     cpu_s=None if ticks is None else ticks / clk,
+                    upstream=None if upstream is None else int(upstream),
                 )
             )
     return runs
@@ -167,6 +208,10 @@ def f_k(v: float | None) -> str:
 
 def f_us(v: float | None) -> str:
     return "-" if v is None else f"{v:.1f}"
+
+
+def f_per(v: float | None) -> str:
+    return "-" if v is None else f"{v:.4f}"
 
 
 def f_ratio(v: float | None) -> str:
@@ -206,12 +251,13 @@ def main() -> int:
     ap.add_argument("--markdown", help="write the Markdown report here")
     args = ap.parse_args()
 
-    meta = read_meta(args.meta)
+    meta = Meta(args.meta)
     runs = read_runs(args.runs)
     event = meta.get("perf_event", "instructions")
     event_ok = meta.get("perf_ok") == "1"
     g_skipped = meta.get("gqlgate_skipped", "")
     connections = int(meta.get("connections", "0") or 0)
+    selected = set(meta.get("workloads", "proxied,auth,health,cache,burst").split(","))
 
     groups: dict[tuple[str, str], Summary] = {}
     for r in runs:
@@ -225,7 +271,7 @@ def main() -> int:
     for wl, srv, wl_label, srv_label in ROWS:
         s = groups.get((wl, srv))
         if s is None:
-            if srv == "G" and g_skipped:
+            if srv.startswith("G") and g_skipped and SELECTED_BY.get(srv, wl) in selected:
                 rows.append([wl_label, srv_label, "skipped", "", "", "", "", "", "", ""])
             continue
         rng = f"{f_int(s.min('rps'))}-{f_int(s.max('rps'))}"
@@ -262,41 +308,78 @@ def main() -> int:
         return statistics.median(vals) if vals else None
 
     ratio_headers = ["ratio", f"{event}/req", "target", "verdict", "cpu/req", "req/s"]
-    # The targets are instruction counts; other events (PERF_EVENT=cycles, ...) are shown, not judged.
+    # The instruction targets count instructions; other events (PERF_EVENT=cycles, ...) are shown, not judged.
     judged = event.split(":")[0] == "instructions"
     ratio_rows: list[list[str]] = []
     verdicts: list[tuple[str, str, str]] = []  # (target, measured, verdict)
-    for wl, a, b, target, label in RATIOS:
+    for ratio in RATIOS:
+        wl, a, b, label = ratio.workload, ratio.server, ratio.baseline, ratio.label
+        if (wl, a) not in groups and (wl, b) not in groups:
+            continue  # workload not run
         ev = per_round_ratio(wl, a, b, "events_per_req") if event_ok else None
         cpu = per_round_ratio(wl, a, b, "cpu_us_per_req")
         rps = per_round_ratio(wl, a, b, "rps")
-        if target is None:
-            verdict = "reference"
-        elif ev is not None and not judged:
-            verdict = "n/a (target counts instructions)"
-        elif ev is not None:
-            verdict = "met" if ev <= target else "MISSED"
-        elif (wl, a) not in groups:
-            verdict = "n/a (gqlgate not run)"
-        else:
-            verdict = f"n/a ({event} not counted)"
-        ratio_rows.append([label, f_ratio(ev), "-" if target is None else f"<= {target}x", verdict, f_ratio(cpu), f_ratio(rps)])
-        if target is not None:
-            verdicts.append((f"{label}: {event}/req <= {target}x", f_ratio(ev), verdict))
+        targets: list[str] = []
+        outcomes: list[str] = []
+        if ratio.max_events is not None:
+            if ev is not None and not judged:
+                verdict = "n/a (target counts instructions)"
+            elif ev is not None:
+                verdict = "met" if ev <= ratio.max_events else "MISSED"
+            elif (wl, a) not in groups:
+                verdict = "n/a (gqlgate not run)"
+            else:
+                verdict = f"n/a ({event} not counted)"
+            targets.append(f"<= {ratio.max_events}x")
+            outcomes.append(verdict)
+            verdicts.append((f"{label}: {event}/req <= {ratio.max_events}x", f_ratio(ev), verdict))
+        if ratio.min_rps is not None:
+            if rps is None:
+                verdict = "n/a (gqlgate not run)"
+            else:
+                verdict = "met" if rps >= ratio.min_rps else "MISSED"
+            targets.append(f"req/s >= {ratio.min_rps}x")
+            outcomes.append(verdict)
+            verdicts.append((f"{label}: req/s >= {ratio.min_rps}x", f_ratio(rps), verdict))
+        ratio_rows.append(
+            [label, f_ratio(ev), "; ".join(targets) or "-", "; ".join(outcomes) or "reference", f_ratio(cpu), f_ratio(rps)]
+        )
 
-    # Absolute targets on the gqlgate rows.
-    g_groups = [(wl_label, groups[(wl, srv)]) for wl, srv, wl_label, _ in ROWS if srv == "G" and (wl, srv) in groups]
+    # Burst: upstream requests per client request, median over rounds.
+    burst_headers = ["server", "client requests", "upstream requests", "upstream/req", "upstream/req max", "target", "verdict"]
+    burst_rows: list[list[str]] = []
+    for wl, srv, _, srv_label in ROWS:
+        s = groups.get((wl, srv))
+        if wl != "burst" or s is None:
+            continue
+        per = s.med("upstream_per_req")
+        verdict = "n/a (not counted)" if per is None else ("met" if per <= BURST_TARGET else "MISSED")
+        upstream = [r.upstream for r in s.runs if r.upstream is not None]
+        burst_rows.append(
+            [srv_label, f_int(sum(r.requests for r in s.runs)), f_int(sum(upstream)) if upstream else "-",
+             f_per(per), f_per(s.max("upstream_per_req")), f"<= {BURST_TARGET}", verdict]
+        )
+        verdicts.append((f"burst ({meta.get('burst_connections')} connections, upstream {meta.get('slow_ms')} ms): "
+                         f"upstream requests per client request <= {BURST_TARGET}", f_per(per), verdict))
+
+    # Absolute targets on the gqlgate rows measured at CONNECTIONS (the burst row is not).
+    g_groups = [
+        (f"{wl_label}, {srv_label}", groups[(wl, srv)])
+        for wl, srv, wl_label, srv_label in ROWS
+        if srv.startswith("G") and wl != "burst" and (wl, srv) in groups
+    ]
     at50 = "" if connections == TARGET_CONNECTIONS else f" (target is defined at {TARGET_CONNECTIONS}; this run used {connections})"
-    for wl_label, s in g_groups:
+    for row_label, s in g_groups:
         p99 = s.med("p99_us")
         ok = p99 is not None and p99 / 1000 < P99_TARGET_MS
-        verdicts.append((f"gqlgate {wl_label}: median p99 < {P99_TARGET_MS:g} ms{at50}", f"{f_ms(p99)} ms", "met" if ok else "MISSED"))
-    if g_groups:
-        errs = sum(s.errors for _, s in g_groups)
+        verdicts.append((f"{row_label}: median p99 < {P99_TARGET_MS:g} ms{at50}", f"{f_ms(p99)} ms", "met" if ok else "MISSED"))
+    all_g = [s for (wl, srv), s in groups.items() if srv.startswith("G")]
+    if all_g:
+        errs = sum(s.errors for s in all_g)
         verdicts.append(("gqlgate: no errors (socket errors, non-2xx/3xx, timeouts)", str(errs), "met" if errs == 0 else "MISSED"))
     else:
         verdicts.append(("gqlgate p99 and errors", "-", "n/a (gqlgate not run)"))
-    base_errs = sum(s.errors for (wl, srv), s in groups.items() if srv != "G")
+    base_errs = sum(s.errors for (wl, srv), s in groups.items() if not srv.startswith("G"))
     if base_errs:
         verdicts.append(("baselines ran without errors (else the comparison is void)", str(base_errs), "NO"))
 
@@ -310,24 +393,30 @@ def main() -> int:
             "10 ms ticks) is shown instead; its ratios indicate, but do not replace, the instruction targets."
         )
     if meta.get("perf_note"):
-        notes.append(meta["perf_note"])
+        notes.append(meta.get("perf_note"))
+    if meta.all("upstream_share"):
+        notes.append("from gqlgate's /metrics after the runs (checks and warm-up included): " + "; ".join(meta.all("upstream_share")))
 
     setup = [
-        ("date", meta.get("date", "")),
+        ("date", meta.get("date")),
         ("host", f"{meta.get('cpu', '?')}, {meta.get('nproc', '?')} CPUs, Linux {meta.get('kernel', '?')}"),
-        ("load", f"wrk -t{meta.get('threads')} -c{meta.get('connections')} -d{meta.get('duration')} --latency, "
-                 f"{meta.get('rounds')} interleaved rounds, warm-up {meta.get('warmup')}"),
-        ("nginx", meta.get("nginx_version", "")),
-        ("wrk", meta.get("wrk_version", "")),
-        ("gqlgate", meta.get("gqlgate_version", "") or "-"),
-        ("gqlgate command", meta.get("gqlgate_cmd", "") or "-"),
+        ("load", f"wrk -t{meta.get('threads')} -c{meta.get('connections')} -d{meta.get('duration')} --latency "
+                 f"(burst -c{meta.get('burst_connections')}), "
+                 f"{meta.get('rounds')} interleaved rounds, warm-up {meta.get('warmup')}, workloads {meta.get('workloads')}"),
+        ("nginx", meta.get("nginx_version")),
+        ("wrk", meta.get("wrk_version")),
+        ("gqlgate", meta.get("gqlgate_version") or "-"),
+        *(("gqlgate command", c) for c in meta.all("gqlgate_cmd")),
         ("counter", f"perf stat -e {event} (per server process)" if event_ok else f"{event}: not counted"),
     ]
 
     # ---- text
     out = sys.stdout
     out.write("\n" + text_table(headers, rows, right) + "\n\n")
-    out.write(text_table(ratio_headers, ratio_rows, {1, 4, 5}) + "\n\n")
+    if ratio_rows:
+        out.write(text_table(ratio_headers, ratio_rows, {1, 4, 5}) + "\n\n")
+    if burst_rows:
+        out.write(text_table(burst_headers, burst_rows, {1, 2, 3, 4}) + "\n\n")
     out.write("targets:\n")
     for t, m, v in verdicts:
         out.write(f"  [{v}] {t}: {m}\n")
@@ -340,20 +429,24 @@ def main() -> int:
         md: list[str] = ["# gqlgate benchmark", ""]
         md += [f"- **{k}**: {v}" for k, v in setup]
         md += ["", "## Results (median over rounds)", "", md_table(headers, rows, right), ""]
-        md += ["## Ratios (median of per-round ratios)", "", md_table(ratio_headers, ratio_rows, {1, 4, 5}), ""]
+        if ratio_rows:
+            md += ["## Ratios (median of per-round ratios)", "", md_table(ratio_headers, ratio_rows, {1, 4, 5}), ""]
+        if burst_rows:
+            md += ["## Burst (median over rounds)", "", md_table(burst_headers, burst_rows, {1, 2, 3, 4}), ""]
         md += ["## Targets", "", md_table(["target", "measured", "verdict"], [list(v) for v in verdicts], {1}), ""]
         if notes:
             md += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
-        raw_headers = ["round", "workload", "server", "requests", "req/s", "p50 ms", "p99 ms", f"{event}/req", "cpu us/req", "errors"]
+        raw_headers = ["round", "workload", "server", "requests", "req/s", "p50 ms", "p99 ms", f"{event}/req", "cpu us/req",
+                       "upstream/req", "errors"]
         raw_rows = []
         labels = {(wl, srv): (wl_label, srv_label) for wl, srv, wl_label, srv_label in ROWS}
         for r in sorted(runs, key=lambda r: (r.round, [k[:2] for k in ROWS].index((r.workload, r.server)))):
             wl_label, srv_label = labels[(r.workload, r.server)]
             raw_rows.append(
                 [str(r.round), wl_label, srv_label, f_int(r.requests), f_int(r.rps), f_ms(r.p50_us), f_ms(r.p99_us),
-                 f_k(r.events_per_req) if event_ok else "n/a", f_us(r.cpu_us_per_req), str(r.errors)]
+                 f_k(r.events_per_req) if event_ok else "n/a", f_us(r.cpu_us_per_req), f_per(r.upstream_per_req), str(r.errors)]
             )
-        md += ["## Every run, in the order run", "", md_table(raw_headers, raw_rows, {0, 3, 4, 5, 6, 7, 8, 9}), ""]
+        md += ["## Every run, in the order run", "", md_table(raw_headers, raw_rows, set(range(0, 11)) - {1, 2}), ""]
         with open(args.markdown, "w", encoding="utf-8") as f:
             f.write("\n".join(md))
 

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# Subscription fan-out benchmark (see docs/benchmarks.md): N WebSocket clients on one
+# subscription through gqlgate, the upstream emitting one timestamped event a tick.
+#
+#   T  scripts/bench/ticker-upstream.py: graphql-transport-ws upstream, one event every
+#      INTERVAL_MS to every subscription, the payload carrying its emit time
+#   G  gqlgate in front of T (TARGET=gqlgate), sharing one upstream subscription
+#      among its clients (subscriptions.dedupe, on by default)
+#   scripts/bench/subscribers.py: SUBSCRIBERS connections, graphql-transport-ws, each
+#      subscribed once; reports emit-to-receive latency over EVENTS events
+#
+# Reports event fan-out latency p50/p99/max, missed deliveries, and gqlgate's peak RSS
+# (VmHWM). Targets: at 10,000 subscribers p99 < 50 ms per event and RSS < 256 MiB.
+#
+# Environment:
+#   TARGET        gqlgate (default) or upstream: the clients subscribe to T directly, which
+#                 measures the client and upstream alone (the floor under gqlgate's numbers)
+#   SUBSCRIBERS   client connections (default 1000; the target is set at 10000)
+#   EVENTS        events measured once every client is subscribed (default 10)
+#   INTERVAL_MS   time between events (default 1000)
+#   PROCESSES     client processes sharing the connections (default 2)
+#   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate)
+#   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
+#   PYTHON        Python with the `websockets` package (default .venv/bin/python, see make venv)
+#   RESULTS_DIR   where subscriptions.md goes (default bench-results)
+#   KEEP_TMP      1 to keep the temp dir (logs)
+#
+# This is a benchmark, not a test: it exits 0 whether or not the targets are met,
+# and non-zero only when it cannot run.
+
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
+BENCH_DIR=$SCRIPT_DIR/bench
+
+TARGET=${TARGET:-gqlgate}
+SUBSCRIBERS=${SUBSCRIBERS:-1000}
+EVENTS=${EVENTS:-10}
+INTERVAL_MS=${INTERVAL_MS:-1000}
+PROCESSES=${PROCESSES:-2}
+GQLGATE_BIN=${GQLGATE_BIN:-$REPO_ROOT/.build/release/gqlgate}
+GQLGATE_ARGS=${GQLGATE_ARGS:-}
+PYTHON=${PYTHON:-$REPO_ROOT/.venv/bin/python}
+RESULTS_DIR=${RESULTS_DIR:-$REPO_ROOT/bench-results}
+KEEP_TMP=${KEEP_TMP:-0}
+READY_TIMEOUT=${READY_TIMEOUT:-20}
+
+P99_TARGET_MS=50
+RSS_TARGET_MIB=256
+TARGET_SUBSCRIBERS=10000
+
+log() { printf 'bench-subscriptions: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# ------------------------------------------------------------------ preflight
+
+[[ $TARGET == gqlgate || $TARGET == upstream ]] || die "TARGET must be gqlgate or upstream"
+for v in SUBSCRIBERS EVENTS INTERVAL_MS PROCESSES; do
+    [[ ${!v} =~ ^[0-9]+$ && ${!v} -gt 0 ]] || die "$v must be a positive integer"
+done
+"$PYTHON" -c 'import websockets' 2>/dev/null || die "$PYTHON has no websockets package (make venv)"
+if [[ $TARGET == gqlgate ]]; then
+    [[ -x $GQLGATE_BIN ]] || die "$GQLGATE_BIN not found (build it with: swift build -c release)"
+fi
+# Every connection is a file descriptor in the client and in the server it talks to.
+wanted_fds=$((SUBSCRIBERS + 1024))
+if (($(ulimit -n) < wanted_fds)); then
+    ulimit -n "$wanted_fds" 2>/dev/null || die "SUBSCRIBERS=$SUBSCRIBERS needs ulimit -n >= $wanted_fds (hard limit $(ulimit -Hn))"
+fi
+
+# ------------------------------------------------------------------ cleanup
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/gqlgate-bench-subs.XXXXXX")
+SERVER_PIDS=()
+STATUS=1
+
+cleanup() {
+    local rc=$? pid f
+    trap - EXIT INT TERM
+    for pid in "${SERVER_PIDS[@]}"; do
+        kill -TERM "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    if ((STATUS != 0 && rc != 130 && rc != 143)); then
+        for f in "$TMP"/*.log; do
+            [[ -s $f ]] || continue
+            log "--- last lines of $(basename "$f")"
+            tail -n 15 "$f" >&2 || true
+        done
+    fi
+    if [[ $KEEP_TMP == 1 ]]; then log "kept $TMP"; else rm -rf "$TMP"; fi
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'log "interrupted"; exit 130' INT
+trap 'log "terminated"; exit 143' TERM
+
+free_ports() {
+    python3 - "$1" <<'EOF'
+import socket, sys
+socks = []
+for _ in range(int(sys.argv[1])):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    socks.append(s)
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+EOF
+}
+
+wait_http() { # name pid url
+    local name=$1 pid=$2 url=$3 code deadline=$((SECONDS + READY_TIMEOUT))
+    while :; do
+        kill -0 "$pid" 2>/dev/null || die "$name exited during start-up"
+        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "$url" 2>/dev/null || true)
+        [[ -n $code && $code != 000 ]] && return 0
+        ((SECONDS < deadline)) || die "$name did not answer $url within ${READY_TIMEOUT}s"
+        sleep 0.05
+    done
+}
+
+kib_of() { # pid field (VmRSS, VmHWM) -> KiB
+    awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0
+}
+
+# ------------------------------------------------------------------ servers
+
+read -r T_PORT G_PORT < <(free_ports 2)
+
+"$PYTHON" "$BENCH_DIR/ticker-upstream.py" "$T_PORT" "$INTERVAL_MS" >"$TMP/ticker-upstream.log" 2>&1 &
+T_PID=$!
+SERVER_PIDS+=("$T_PID")
+wait_http "ticker upstream (T)" "$T_PID" "http://127.0.0.1:$T_PORT/healthz"
+log "T: ticker upstream, one event every $INTERVAL_MS ms, on 127.0.0.1:$T_PORT (pid $T_PID)"
+
+G_VERSION=-
+G_CMD=-
+if [[ $TARGET == gqlgate ]]; then
+    G_VERSION=$("$GQLGATE_BIN" --version 2>&1 | head -n 1)
+    args=(run --listen "127.0.0.1:$G_PORT" --upstream "http://127.0.0.1:$T_PORT/graphql"
+        --upstream-ws "ws://127.0.0.1:$T_PORT/graphql" --log-level error)
+    # shellcheck disable=SC2206 # word splitting of GQLGATE_ARGS is intended
+    [[ -n $GQLGATE_ARGS ]] && args+=($GQLGATE_ARGS)
+    G_CMD="gqlgate ${args[*]}"
+    "$GQLGATE_BIN" "${args[@]}" >"$TMP/gqlgate.log" 2>&1 &
+    G_PID=$!
+    SERVER_PIDS+=("$G_PID")
+    wait_http "gqlgate (G)" "$G_PID" "http://127.0.0.1:$G_PORT/healthz"
+    log "G: $G_VERSION on 127.0.0.1:$G_PORT (pid $G_PID): $G_CMD"
+    URL=ws://127.0.0.1:$G_PORT/graphql
+    RSS_IDLE=$(kib_of "$G_PID" VmRSS)
+else
+    URL=ws://127.0.0.1:$T_PORT/graphql
+fi
+
+# ------------------------------------------------------------------ run
+
+log "measuring: $SUBSCRIBERS subscribers on $URL, $EVENTS events, $PROCESSES client processes"
+set +e
+"$PYTHON" "$BENCH_DIR/subscribers.py" "$URL" --subscribers "$SUBSCRIBERS" --events "$EVENTS" \
+    --processes "$PROCESSES" --timeout $((EVENTS * INTERVAL_MS / 1000 + 60)) >"$TMP/subscribers.out" 2>"$TMP/subscribers.log"
+clients_rc=$?
+set -e
+line=$(grep -m1 '^SUBS ' "$TMP/subscribers.out" || true)
+[[ -n $line ]] || die "no result from subscribers.py: $(tail -n 5 "$TMP/subscribers.log")"
+((clients_rc == 0)) || log "warning: not every subscriber got every event: $line"
+
+declare -A r
+for kv in ${line#SUBS }; do r[${kv%%=*}]=${kv#*=}; done
+((r[connected] > 0)) || die "no subscriber connected to $URL: $(grep -m3 'connection failed' "$TMP/subscribers.log")"
+
+RSS_PEAK=-
+if [[ $TARGET == gqlgate ]]; then
+    kill -0 "$G_PID" 2>/dev/null || die "gqlgate died during the run"
+    RSS_PEAK=$(kib_of "$G_PID" VmHWM)
+fi
+
+# ------------------------------------------------------------------ report
+
+verdict() { # measured limit -> met/MISSED (measured < limit)
+    awk -v m="$1" -v l="$2" 'BEGIN { print (m + 0 < l + 0) ? "met" : "MISSED" }'
+}
+at=""
+((SUBSCRIBERS == TARGET_SUBSCRIBERS)) || at=" (target is set at $TARGET_SUBSCRIBERS subscribers; this run used $SUBSCRIBERS)"
+mkdir -p "$RESULTS_DIR"
+{
+    echo "# gqlgate subscription fan-out benchmark"
+    echo
+    echo "- **date**: $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "- **host**: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs, Linux $(uname -r)"
+    echo "- **clients**: $SUBSCRIBERS graphql-transport-ws connections in $PROCESSES processes, one subscription each, $EVENTS events every $INTERVAL_MS ms"
+    echo "- **target**: $TARGET ($URL)"
+    echo "- **gqlgate**: $G_VERSION"
+    echo "- **gqlgate command**: ${G_CMD//"$REPO_ROOT"\//}"
+    echo
+    echo "| subscribers | connected | deliveries | missing | p50 ms | p99 ms | max ms | gqlgate RSS idle | gqlgate RSS peak |"
+    echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    idle=-
+    peak=-
+    [[ $TARGET == gqlgate ]] && idle="$((RSS_IDLE / 1024)) MiB" && peak="$((RSS_PEAK / 1024)) MiB"
+    echo "| ${r[subscribers]} | ${r[connected]} | ${r[deliveries]} | ${r[missing]} | ${r[p50_ms]} | ${r[p99_ms]} | ${r[max_ms]} | $idle | $peak |"
+    echo
+    if [[ $TARGET == gqlgate ]]; then
+        echo "| target | measured | verdict |"
+        echo "| --- | ---: | --- |"
+        echo "| p99 < $P99_TARGET_MS ms per event$at | ${r[p99_ms]} ms | $(verdict "${r[p99_ms]}" "$P99_TARGET_MS") |"
+        echo "| gqlgate peak RSS < $RSS_TARGET_MIB MiB$at | $((RSS_PEAK / 1024)) MiB | $(verdict "$((RSS_PEAK / 1024))" "$RSS_TARGET_MIB") |"
+        echo "| every subscriber got every event | ${r[missing]} missing | $( ((r[missing] == 0)) && echo met || echo MISSED) |"
+    else
+        echo "Clients on the upstream directly: the floor of client and upstream cost, no targets judged."
+    fi
+    echo
+} >"$RESULTS_DIR/subscriptions.md"
+cat "$RESULTS_DIR/subscriptions.md"
+log "wrote ${RESULTS_DIR#"$REPO_ROOT"/}/subscriptions.md"
+
+STATUS=0
