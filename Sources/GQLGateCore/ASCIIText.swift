@@ -10,6 +10,24 @@ extension StringProtocol {
         trimming { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
     }
 
+    /// Whether `needle` (lower-case ASCII) occurs in the text, ASCII letters compared without case.
+    public func containsIgnoringASCIICase(_ needle: String) -> Bool {
+        let pattern = Array(needle.utf8)
+        guard let first = pattern.first else { return true }
+        let bytes = Array(utf8)
+        guard bytes.count >= pattern.count else { return false }
+        for start in 0...(bytes.count - pattern.count) where Self.lowered(bytes[start]) == first {
+            var index = 1
+            while index < pattern.count, Self.lowered(bytes[start + index]) == pattern[index] { index += 1 }
+            if index == pattern.count { return true }
+        }
+        return false
+    }
+
+    private static func lowered(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+    }
+
     private func trimming(_ isTrimmed: (Character) -> Bool) -> SubSequence {
         var start = startIndex, end = endIndex
         while start < end, isTrimmed(self[start]) { start = index(after: start) }

@@ -58,14 +58,12 @@ public struct HTTPTransport: Transport {
         let accept = operation.delivery == .single ? operation.headers["accept"] : nil
         fields.append(HTTPHeaders.Field(name: "Accept", value: accept ?? Self.defaultAccept))
         fields.append(HTTPHeaders.Field(name: "X-Request-Id", value: operation.requestID))
-        for field in operation.headers where isForwarded(field.name) {
+        let added = operation.upstreamHeaders
+        for field in operation.headers where isForwarded(field.name) && (added.isEmpty || !added.contains(field.name)) {
             fields.append(field)
         }
-        var headers = HTTPHeaders(fields)
-        for field in operation.upstreamHeaders {
-            headers.replaceOrAdd(name: field.name, value: field.value)
-        }
-        return headers
+        fields.append(contentsOf: added.fields)
+        return HTTPHeaders(fields)
     }
 
     /// `upstream.timeout`, shortened to what is left before the operation's deadline.

@@ -23,3 +23,13 @@ import Testing
         #expect(out == #"x="y\"""#)
     }
 }
+
+@Suite struct ASCIITextTests {
+    @Test func findsANeedleWhateverTheCase() {
+        #expect("Accept: Text/Event-Stream".containsIgnoringASCIICase("event-stream"))
+        #expect("multipart/mixed;subscriptionSpec=1.0".containsIgnoringASCIICase("multipart"))
+        #expect(!"application/json".containsIgnoringASCIICase("stream"))
+        #expect(!"strea".containsIgnoringASCIICase("stream"))
+        #expect("x".containsIgnoringASCIICase(""))
+    }
+}

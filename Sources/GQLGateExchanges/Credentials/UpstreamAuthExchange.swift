@@ -8,7 +8,7 @@ import GQLGatePipeline
 /// gets a fresh one and sends the operation once more, mutations included.
 /// Place before `RetryExchange`.
 public struct UpstreamAuthExchange: Exchange {
-    private let staticHeaders: [HTTPHeaders.Field]
+    private let staticHeaders: HTTPHeaders
     private let tokens: (any BearerTokenSource)?
     private let refreshOnUnauthorized: Bool
     private let onResend: @Sendable () -> Void
@@ -16,7 +16,7 @@ public struct UpstreamAuthExchange: Exchange {
     /// - Parameter onResend: called when an operation is sent again after a 401 (for metrics).
     public init(staticHeaders: [HTTPHeaders.Field], tokens: (any BearerTokenSource)?, refreshOnUnauthorized: Bool,
                 onResend: @escaping @Sendable () -> Void = {}) {
-        self.staticHeaders = staticHeaders
+        self.staticHeaders = HTTPHeaders(staticHeaders)
         self.tokens = tokens
         self.refreshOnUnauthorized = refreshOnUnauthorized
         self.onResend = onResend
@@ -24,8 +24,12 @@ public struct UpstreamAuthExchange: Exchange {
 
     public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
         var operation = operation
-        for field in staticHeaders {
-            operation.upstreamHeaders.replaceOrAdd(name: field.name, value: field.value)
+        if operation.upstreamHeaders.isEmpty {
+            operation.upstreamHeaders = staticHeaders
+        } else {
+            for field in staticHeaders {
+                operation.upstreamHeaders.replaceOrAdd(name: field.name, value: field.value)
+            }
         }
         guard let tokens else { return try await next(operation) }
         let token = try await tokens.token()
