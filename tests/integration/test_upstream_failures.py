@@ -71,20 +71,21 @@ def hang_up_server() -> typing.Iterator[HangUpServer]:
 # 502 UPSTREAM_UNAVAILABLE
 
 
-def test_upstream_down_is_502_within_a_second(gqlgate):
-    gw = gqlgate(f"http://127.0.0.1:{closed_port()}/graphql")
+def test_upstream_down_is_502_at_once(gqlgate):
+    # A refused connection is known at once: the answer must not wait for the 10 s connect timeout.
+    gw = gqlgate(f"http://127.0.0.1:{closed_port()}/graphql", config="upstream:\n  connect_timeout: 10s\n")
     start = time.monotonic()
     r = post_graphql(gw.url, "{ hello }")
     elapsed = time.monotonic() - start
     assert_gateway_error(r, 502, "UPSTREAM_UNAVAILABLE")
-    assert r.time_total < 1.0 and elapsed < 1.5, f"502 took {r.time_total:.3f}s (curl), {elapsed:.3f}s (wall)"
+    assert r.time_total < 5 and elapsed < 5, f"502 took {r.time_total:.3f}s (curl), {elapsed:.3f}s (wall)"
 
 
 def test_upstream_down_mutation_is_502(gqlgate):
-    gw = gqlgate(f"http://127.0.0.1:{closed_port()}/graphql")
+    gw = gqlgate(f"http://127.0.0.1:{closed_port()}/graphql", config="upstream:\n  connect_timeout: 10s\n")
     r = post_graphql(gw.url, MUTATION % uuid.uuid4())
     assert_gateway_error(r, 502, "UPSTREAM_UNAVAILABLE")
-    assert r.time_total < 1.0, f"502 took {r.time_total:.3f}s"
+    assert r.time_total < 5, f"502 took {r.time_total:.3f}s"
 
 
 def test_gateway_keeps_serving_while_upstream_is_down(gqlgate):
@@ -118,20 +119,20 @@ def test_mutation_that_reached_the_upstream_is_not_retried(gqlgate, hang_up_serv
 def test_slow_upstream_is_504(gqlgate):
     gw = gqlgate(config="upstream:\n  timeout: 500ms\n")
     start = time.monotonic()
-    r = post_graphql(gw.url, "{ slow(seconds: 2) }")
+    r = post_graphql(gw.url, "{ slow(seconds: 6) }")
     elapsed = time.monotonic() - start
     assert_gateway_error(r, 504, "UPSTREAM_TIMEOUT")
-    # Per attempt: at most 3 attempts of 0.5 s plus backoff, never the upstream's 2 s each.
-    assert elapsed < 3.5, f"504 took {elapsed:.2f}s"
+    # Per attempt: at most 3 attempts of 0.5 s plus backoff, never the upstream's 6 s.
+    assert elapsed < 5, f"504 took {elapsed:.2f}s"
 
 
 def test_timeout_is_per_attempt(gqlgate):
     gw = gqlgate(config="upstream:\n  timeout: 500ms\nretry:\n  max_attempts: 1\n")
     start = time.monotonic()
-    r = post_graphql(gw.url, "{ slow(seconds: 2) }")
+    r = post_graphql(gw.url, "{ slow(seconds: 6) }")
     elapsed = time.monotonic() - start
     assert_gateway_error(r, 504, "UPSTREAM_TIMEOUT")
-    assert 0.4 <= elapsed < 1.5, f"one attempt with a 500ms timeout took {elapsed:.2f}s"
+    assert 0.4 <= elapsed < 4, f"one attempt with a 500ms timeout took {elapsed:.2f}s"
 
 
 def test_answer_within_timeout_passes(gqlgate):

@@ -27,9 +27,9 @@ public struct CachedAnswer: Sendable {
     /// cannot exceed `max_bytes` by far.
     public static let entryOverhead = 256
 
-    /// The bytes this entry holds under `key`: body, header names and values,
-    /// key, tags, plus `entryOverhead`.
-    public func cost(key: RequestKey) -> Int {
+    /// The bytes this entry holds: body, header names and values, its key,
+    /// tags, plus `entryOverhead`.
+    public var cost: Int {
         var bytes = Self.entryOverhead + body.count + RequestKey.byteCount
         for field in headers { bytes += field.name.utf8.count + field.value.utf8.count + 4 }
         bytes += tags.byteCount

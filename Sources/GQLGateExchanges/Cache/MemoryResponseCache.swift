@@ -81,7 +81,7 @@ public final class MemoryResponseCache: Sendable {
     public func store(_ answer: CachedAnswer, for key: RequestKey) {
         state.withLock { state in
             Self.remove(key, from: &state)
-            let dropped = state.entries.insert(Entry(answer: answer), for: key, cost: answer.cost(key: key))
+            let dropped = state.entries.insert(Entry(answer: answer), for: key, cost: answer.cost)
             for (droppedKey, entry) in dropped {
                 Self.unindex(droppedKey, tags: entry.answer.tags, from: &state)
                 state.statistics.evictions += 1

@@ -5,12 +5,12 @@ import Synchronization
 /// Parses and analyses each distinct query text once: an LRU of
 /// `AnalysedDocument`s keyed by the SHA-256 of the text, shared by all loops.
 public final class DocumentCache: Sendable {
-    private let entries: Mutex<LRUCache<DigestKey, AnalysedDocument>>
+    private let entries: Mutex<CostBoundedLRU<DigestKey, AnalysedDocument>>
     private let parses = Mutex<Int>(0)
 
     /// - Parameter capacity: distinct documents kept.
     public init(capacity: Int = 2048) {
-        entries = Mutex(LRUCache(capacity: capacity))
+        entries = Mutex(CostBoundedLRU(capacity: capacity))
     }
 
     /// The analysed document for `query`, parsing it only on a miss.
@@ -29,7 +29,7 @@ public final class DocumentCache: Sendable {
         }
         parses.withLock { $0 += 1 }
         let analysed = try AnalysedDocument(document: document, query: query, sha256: digest.hexString)
-        entries.withLock { $0.insert(analysed, for: key) }
+        entries.withLock { _ = $0.insert(analysed, for: key, cost: 1) }
         return analysed
     }
 
