@@ -91,8 +91,8 @@ stop_upstream() {
 
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$gateway_pid/status"; }
 
-requests_total() {  # sum of every gqlgate_requests_total series
-    curl -s "$GATEWAY/metrics" | awk '/^gqlgate_requests_total\{/ { sum += $2 } END { printf "%d\n", sum }'
+requests_total() {  # sum of the gqlgate_requests_total series of queries (wrk's; the subscribers' upgrades are not queries)
+    curl -s "$GATEWAY/metrics" | awk '/^gqlgate_requests_total\{.*operation="query"/ { sum += $2 } END { printf "%d\n", sum }'
 }
 
 start_upstream
