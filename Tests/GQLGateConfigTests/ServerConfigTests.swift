@@ -10,6 +10,7 @@ import Testing
         #expect(server.threads == .auto)
         #expect(server.loops == .auto)
         #expect(server.drainTimeout == .seconds(10))
+        #expect(server.maxConnections == 16_384)
     }
 
     @Test func readsEveryKey() throws {
@@ -21,6 +22,7 @@ import Testing
               threads: 4
               loops: auto
               drain_timeout: 1m
+              max_connections: 20000
             """).server
         #expect(server.listen == ListenAddress(host: "::1", port: 9090))
         #expect(server.path == "/api/graphql")
@@ -28,6 +30,11 @@ import Testing
         #expect(server.threads == .fixed(4))
         #expect(server.loops == .auto)
         #expect(server.drainTimeout == .seconds(60))
+        #expect(server.maxConnections == 20_000)
+    }
+
+    @Test func rejectsConnectionLimitsOutOfRange() {
+        #expect(loadError("server: {max_connections: 0}")?.hasPrefix("server.max_connections: ") == true)
     }
 
     @Test func threadsAutoMeansOneAndLoopsAutoMeansCoresMinusOne() throws {
