@@ -9,7 +9,8 @@
 #   make bench        benchmark tools, release build, scripts/bench.sh
 #   make bench-subscriptions  test venv, release build, scripts/bench-subscriptions.sh: 1,000
 #                     WebSocket subscribers through gqlgate (SUBSCRIBERS=10000 for the target;
-#                     TARGET=upstream: the clients on the upstream alone)
+#                     TARGET=upstream: the clients on the upstream alone; CLIENT=python: the
+#                     asyncio client instead of the C one)
 #   make soak         wrk, test venv, release build, scripts/soak.sh (10 min; SOAK_DURATION=seconds; not in CI)
 #   make deps         install missing Debian packages (apt-get; as root or through sudo)
 #   make venv         .venv with requirements-test.txt (re-used while the file is unchanged)

@@ -6,22 +6,29 @@
 #      INTERVAL_MS to every subscription, the payload carrying its emit time
 #   G  gqlgate in front of T (TARGET=gqlgate), sharing one upstream subscription
 #      among its clients (subscriptions.dedupe, on by default)
-#   scripts/bench/subscribers.py: SUBSCRIBERS connections, graphql-transport-ws, each
-#      subscribed once; reports emit-to-receive latency over EVENTS events
+#   the clients: SUBSCRIBERS graphql-transport-ws connections, each subscribed once,
+#      reporting emit-to-receive latency over EVENTS events: scripts/bench/subscribers.c
+#      (CLIENT=c, one epoll thread, built here with cc) or scripts/bench/subscribers.py
+#      (CLIENT=python, asyncio in PROCESSES processes)
 #
 # Reports event fan-out latency p50/p99/max, missed deliveries, and gqlgate's peak RSS
 # (VmHWM). Targets: at 10,000 subscribers p99 < 50 ms per event and RSS < 256 MiB.
 #
 # Environment:
-#   TARGET        gqlgate (default) or upstream: the clients subscribe to T directly, which
-#                 measures the client and upstream alone (the floor under gqlgate's numbers)
+#   TARGET        gqlgate (default) or upstream: the clients subscribe to T directly. T then
+#                 sends every event once per subscriber (through gqlgate: once), so at
+#                 thousands of subscribers T's Python is what this measures
+#   CLIENT        c (default) or python: the client program
 #   SUBSCRIBERS   client connections (default 1000; the target is set at 10000)
-#   EVENTS        events measured once every client is subscribed (default 10)
+#   EVENTS        events measured once every client is subscribed (CLIENT=c: and has
+#                 received an event) (default 10)
 #   INTERVAL_MS   time between events (default 1000)
-#   PROCESSES     client processes sharing the connections (default 2)
+#   PROCESSES     CLIENT=python: client processes sharing the connections (default 2)
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate)
 #   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
-#   PYTHON        Python with the `websockets` package (default .venv/bin/python, see make venv)
+#   PYTHON        Python with the `websockets` package, for T and CLIENT=python (default
+#                 .venv/bin/python, see make venv)
+#   CC            C compiler for CLIENT=c (default cc)
 #   RESULTS_DIR   where subscriptions.md goes (default bench-results)
 #   KEEP_TMP      1 to keep the temp dir (logs)
 #
@@ -35,6 +42,8 @@ REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
 BENCH_DIR=$SCRIPT_DIR/bench
 
 TARGET=${TARGET:-gqlgate}
+CLIENT=${CLIENT:-c}
+CC=${CC:-cc}
 SUBSCRIBERS=${SUBSCRIBERS:-1000}
 EVENTS=${EVENTS:-10}
 INTERVAL_MS=${INTERVAL_MS:-1000}
@@ -56,6 +65,7 @@ die() { log "error: $*"; exit 1; }
 # ------------------------------------------------------------------ preflight
 
 [[ $TARGET == gqlgate || $TARGET == upstream ]] || die "TARGET must be gqlgate or upstream"
+[[ $CLIENT == c || $CLIENT == python ]] || die "CLIENT must be c or python"
 for v in SUBSCRIBERS EVENTS INTERVAL_MS PROCESSES; do
     [[ ${!v} =~ ^[0-9]+$ && ${!v} -gt 0 ]] || die "$v must be a positive integer"
 done
@@ -123,6 +133,18 @@ kib_of() { # pid field (VmRSS, VmHWM) -> KiB
     awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0
 }
 
+# ------------------------------------------------------------------ client
+
+if [[ $CLIENT == c ]]; then
+    "$CC" -O2 -o "$TMP/subscribers" "$BENCH_DIR/subscribers.c" 2>"$TMP/subscribers.build.log" ||
+        die "subscribers.c did not build: $(head -n 3 "$TMP/subscribers.build.log")"
+    client=("$TMP/subscribers")
+    CLIENT_DESC="scripts/bench/subscribers.c (one epoll thread)"
+else
+    client=("$PYTHON" "$BENCH_DIR/subscribers.py" --processes "$PROCESSES")
+    CLIENT_DESC="scripts/bench/subscribers.py ($PROCESSES processes)"
+fi
+
 # ------------------------------------------------------------------ servers
 
 read -r T_PORT G_PORT < <(free_ports 2)
@@ -155,14 +177,16 @@ fi
 
 # ------------------------------------------------------------------ run
 
-log "measuring: $SUBSCRIBERS subscribers on $URL, $EVENTS events, $PROCESSES client processes"
+log "measuring: $SUBSCRIBERS subscribers on $URL, $EVENTS events, client $CLIENT_DESC"
 set +e
-"$PYTHON" "$BENCH_DIR/subscribers.py" "$URL" --subscribers "$SUBSCRIBERS" --events "$EVENTS" \
-    --processes "$PROCESSES" --timeout $((EVENTS * INTERVAL_MS / 1000 + 60)) >"$TMP/subscribers.out" 2>"$TMP/subscribers.log"
+"${client[@]}" "$URL" --subscribers "$SUBSCRIBERS" --events "$EVENTS" \
+    --timeout $((EVENTS * INTERVAL_MS / 1000 + 60)) >"$TMP/subscribers.out" 2>"$TMP/subscribers.log"
 clients_rc=$?
 set -e
+head -n 20 "$TMP/subscribers.log" | while IFS= read -r l; do log "client: ${l#subscribers: }"; done
 line=$(grep -m1 '^SUBS ' "$TMP/subscribers.out" || true)
-[[ -n $line ]] || die "no result from subscribers.py: $(tail -n 5 "$TMP/subscribers.log")"
+client_cpu=$(sed -n 's/^subscribers: own CPU while measuring: //p' "$TMP/subscribers.log")
+[[ -n $line ]] || die "no result from the client: $(tail -n 5 "$TMP/subscribers.log")"
 ((clients_rc == 0)) || log "warning: not every subscriber got every event: $line"
 
 declare -A r
@@ -188,7 +212,8 @@ mkdir -p "$RESULTS_DIR"
     echo
     echo "- **date**: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "- **host**: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs, Linux $(uname -r)"
-    echo "- **clients**: $SUBSCRIBERS graphql-transport-ws connections in $PROCESSES processes, one subscription each, $EVENTS events every $INTERVAL_MS ms"
+    echo "- **clients**: $SUBSCRIBERS graphql-transport-ws connections from $CLIENT_DESC, one subscription each, $EVENTS events every $INTERVAL_MS ms"
+    [[ -n $client_cpu ]] && echo "- **client CPU while measuring**: $client_cpu"
     echo "- **target**: $TARGET ($URL)"
     echo "- **gqlgate**: $G_VERSION"
     echo "- **gqlgate command**: ${G_CMD//"$REPO_ROOT"\//}"
