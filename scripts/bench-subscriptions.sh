@@ -106,17 +106,7 @@ trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT
 trap 'log "terminated"; exit 143' TERM
 
-free_ports() {
-    python3 - "$1" <<'EOF'
-import socket, sys
-socks = []
-for _ in range(int(sys.argv[1])):
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    socks.append(s)
-print(" ".join(str(s.getsockname()[1]) for s in socks))
-EOF
-}
+source "$BENCH_DIR/common.sh"
 
 wait_http() { # name pid url
     local name=$1 pid=$2 url=$3 code deadline=$((SECONDS + READY_TIMEOUT))

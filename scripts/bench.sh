@@ -150,18 +150,7 @@ trap 'log "terminated"; exit 143' TERM
 
 # ------------------------------------------------------------------ helpers
 
-free_ports() {
-    # Bind all at once so the ports are distinct, then release them for the servers.
-    python3 - "$1" <<'EOF'
-import socket, sys
-socks = []
-for _ in range(int(sys.argv[1])):
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    socks.append(s)
-print(" ".join(str(s.getsockname()[1]) for s in socks))
-EOF
-}
+source "$BENCH_DIR/common.sh"
 
 # Paths nginx would otherwise create under /var/lib/nginx (not writable for every user).
 extra_temp_paths() {

@@ -18,14 +18,15 @@ struct CacheHitShortcut: Sendable {
     let cache: CacheExchange
 
     /// The cached answer to `request` (without `X-Request-Id`) and what the
-    /// access line says of it; nil when the pipeline must answer.
+    /// access line says of it; nil when the pipeline must answer. A request
+    /// decoded here keeps its `DecodedGraphQLRequest` as its attachment, so
+    /// the pipeline does not decode the body again.
     func answer(_ request: ServerRequest) -> (GraphQLResponse, RequestTrace.Snapshot)? {
-        if let accept = request.headers["accept"], Self.streamingMediaTypes.contains(where: { accept.lowercased().contains($0) }) {
-            return nil
-        }
+        guard ResultDelivery.requested(byAccept: request.headers["accept"]) == .single else { return nil }
         guard let (sent, transport) = try? GraphQLHTTPDecoder.decode(
             method: request.method, contentType: request.headers["content-type"], queryItems: request.queryItems, body: request.body)
         else { return nil }
+        request.attachment = DecodedGraphQLRequest(request: sent, transport: transport)
         var graphQLRequest = sent
         if let apq {
             guard let resolved = try? apq.resolved(graphQLRequest) else { return nil }
@@ -40,7 +41,10 @@ struct CacheHitShortcut: Sendable {
         trace.operationName = selected.name
         return (hit, trace)
     }
+}
 
-    /// `Accept` values asking for a streamed answer (Server-Sent Events, multipart).
-    private static let streamingMediaTypes = ["text/event-stream", "multipart/mixed"]
+/// A request body already decoded on the server thread (see `CacheHitShortcut`).
+struct DecodedGraphQLRequest: Sendable {
+    let request: GraphQLRequest
+    let transport: ClientTransport
 }

@@ -85,9 +85,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     func process(_ request: ServerRequest) async -> ServerResponse {
         let requestID = clientRequestID(request) ?? requestIDs.next()
         do {
-            let (graphQLRequest, transport) = try GraphQLHTTPDecoder.decode(
-                method: request.method, contentType: request.headers["content-type"], queryItems: request.queryItems,
-                body: request.body)
+            let (graphQLRequest, transport) = try Self.decode(request)
             let pipeline = pipelines.current
             let delivery = ResultDelivery.requested(byAccept: request.headers["accept"])
             let operation = Operation(
@@ -105,6 +103,14 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         } catch {
             return serverResponse(GatewayError.internalError("The gateway failed: \(error)").response(), requestID: requestID)
         }
+    }
+
+    /// The request's GraphQL parameters: decoded once, on the server thread
+    /// when the cache-hit shortcut looked at them, else here.
+    private static func decode(_ request: ServerRequest) throws(GatewayError) -> (GraphQLRequest, ClientTransport) {
+        if let decoded = request.attachment as? DecodedGraphQLRequest { return (decoded.request, decoded.transport) }
+        return try GraphQLHTTPDecoder.decode(
+            method: request.method, contentType: request.headers["content-type"], queryItems: request.queryItems, body: request.body)
     }
 
     func serverResponse(_ result: GraphQLResponse, requestID: String) -> ServerResponse {

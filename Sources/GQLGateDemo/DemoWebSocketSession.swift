@@ -48,10 +48,7 @@ final class DemoWebSocketSession: WebSocketConnectionDelegate, @unchecked Sendab
     }
 
     func webSocket(_ connection: WebSocketConnection, didReceive message: WebSocketMessage) {
-        switch message {
-        case .text(let text): handle(.message(text))
-        case .binary(let bytes): handle(.message(bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }))
-        }
+        handle(.message(message.text))
     }
 
     func webSocket(_ connection: WebSocketConnection, didCloseWith code: UInt16, reason: String) {

@@ -27,6 +27,11 @@ public final class ServerRequest: @unchecked Sendable {
     public internal(set) var queryItems: [(name: String, value: String?)] = []
     /// The request body.
     public internal(set) var body: Bytes = .empty
+    /// What the delegate worked out about the request in `answer(_:)` and
+    /// wants again after `dispatch(_:)` (say, the decoded body), so it is not
+    /// worked out twice. Written on the server thread before the request is
+    /// dispatched, read-only afterwards, like the fields above.
+    public var attachment: (any Sendable)?
 
     let connection: OpaquePointer
     var phase = Phase.receiving

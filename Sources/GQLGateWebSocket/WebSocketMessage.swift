@@ -6,6 +6,15 @@ public enum WebSocketMessage: Sendable, Equatable {
     case text(String)
     /// A binary message.
     case binary(Bytes)
+
+    /// The message as text; a binary message's bytes are read as UTF-8
+    /// (the GraphQL WebSocket protocols carry JSON either way).
+    public var text: String {
+        switch self {
+        case .text(let text): return text
+        case .binary(let bytes): return bytes.string
+        }
+    }
 }
 
 /// The close codes gqlgate sends or reports (RFC 6455 §7.4).

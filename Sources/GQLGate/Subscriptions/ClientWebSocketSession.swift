@@ -149,10 +149,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Send
     // MARK: - WebSocketConnectionDelegate
 
     func webSocket(_ connection: WebSocketConnection, didReceive message: WebSocketMessage) {
-        switch message {
-        case .text(let text): handle(.message(text))
-        case .binary(let bytes): handle(.message(bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }))
-        }
+        handle(.message(message.text))
     }
 
     func webSocket(_ connection: WebSocketConnection, didCloseWith code: UInt16, reason: String) {
