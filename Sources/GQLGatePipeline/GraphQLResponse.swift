@@ -15,13 +15,28 @@ public struct GraphQLResponse: Sendable {
     /// Header fields to send to the client.
     public var headers: HTTPHeaders
     /// The body bytes.
-    public var body: Bytes
+    public var body: Bytes {
+        didSet { bodyIsExecutionResult = false }
+    }
     public var source: Source
+    /// Whoever made the response has checked that `body` is one JSON object
+    /// with `data` or `errors`, so a consumer need not parse it to know
+    /// (a subscription event fanned out to many clients is checked once).
+    /// False means unknown; any change to `body` sets it back to false.
+    public private(set) var bodyIsExecutionResult = false
 
     public init(status: Int, headers: HTTPHeaders, body: Bytes, source: Source) {
         self.status = status
         self.headers = headers
         self.body = body
         self.source = source
+    }
+
+    /// A response whose body its maker checked to be a GraphQL execution
+    /// result (see `bodyIsExecutionResult`).
+    public static func executionResult(status: Int = 200, headers: HTTPHeaders, body: Bytes, source: Source) -> GraphQLResponse {
+        var response = GraphQLResponse(status: status, headers: headers, body: body, source: source)
+        response.bodyIsExecutionResult = true
+        return response
     }
 }

@@ -4,12 +4,20 @@ import Glibc
 #endif
 
 /// A `WebSocketTransport` over a plain socket, such as one libmicrohttpd
-/// upgraded. Switches the socket to non-blocking and sets `TCP_NODELAY`;
-/// passes `MSG_MORE` when the connection says more bytes follow, so a frame's
-/// header and payload leave in one segment.
+/// upgraded. Switches the socket to non-blocking and sets `TCP_NODELAY`.
+///
+/// wslay writes a frame's header and its payload in two calls, the header
+/// marked `more`. Rather than a system call for each, the header is held
+/// back and leaves with the payload in one `sendmsg` (so a fanned-out event
+/// costs one system call per client, not two).
 public final class SocketTransport: WebSocketTransport {
+    /// The most bytes held back: a frame header is at most 14.
+    static let maxHeldBytes = 14
+
     public let fileDescriptor: Int32
     private let closeAction: () -> Void
+    /// Bytes reported written but not yet sent: they go before any later bytes.
+    private var held: [UInt8] = []
 
     /// - Parameters:
     ///   - fileDescriptor: a connected stream socket.
@@ -39,12 +47,45 @@ public final class SocketTransport: WebSocketTransport {
     }
 
     public func send(_ bytes: UnsafeRawBufferPointer, more: Bool) -> WebSocketTransportResult {
+        if more, held.count + bytes.count <= Self.maxHeldBytes {
+            held.append(contentsOf: bytes)
+            return .transferred(bytes.count)
+        }
         let flags = Int32(MSG_NOSIGNAL) | (more ? Int32(MSG_MORE) : 0)
+        let heldCount = held.count
         while true {
-            let count = Glibc.send(fileDescriptor, bytes.baseAddress, bytes.count, flags)
-            if count >= 0 { return count == 0 ? .wouldBlock : .transferred(count) }
-            if errno == EINTR { continue }
-            return errno == EAGAIN || errno == EWOULDBLOCK ? .wouldBlock : .failed(errno)
+            let count = heldCount == 0
+                ? Glibc.send(fileDescriptor, bytes.baseAddress, bytes.count, flags)
+                : sendHeld(then: bytes, flags: flags)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return errno == EAGAIN || errno == EWOULDBLOCK ? .wouldBlock : .failed(errno)
+            }
+            guard count >= heldCount else {
+                held.removeFirst(count)
+                return .wouldBlock  // none of `bytes` left; the caller offers them again
+            }
+            held.removeAll(keepingCapacity: true)
+            return count == heldCount ? .wouldBlock : .transferred(count - heldCount)
+        }
+    }
+
+    /// One `sendmsg` of the held bytes followed by `bytes`.
+    private func sendHeld(then bytes: UnsafeRawBufferPointer, flags: Int32) -> Int {
+        held.withUnsafeMutableBytes { heldBytes in
+            // A homogeneous tuple is laid out like a C array: two iovecs without a heap allocation.
+            var vectors = (
+                iovec(iov_base: heldBytes.baseAddress, iov_len: heldBytes.count),
+                iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count)
+            )
+            return withUnsafeMutablePointer(to: &vectors) { pair in
+                pair.withMemoryRebound(to: iovec.self, capacity: 2) { vectors in
+                    var message = msghdr()
+                    message.msg_iov = vectors
+                    message.msg_iovlen = 2
+                    return sendmsg(fileDescriptor, &message, flags)
+                }
+            }
         }
     }
 

@@ -115,9 +115,30 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Send
             request: request, clientTransport: .webSocket, delivery: .webSocket, headers: upgradeHeaders,
             requestID: context.requestIDs.next())
         let chain = context.pipelines.current.chain
+        // The chain runs in a task that ends once it has handed over the
+        // results, and another task reads them: a task keeps the memory of
+        // its deepest moment (here every exchange's frame) until it ends, and
+        // a subscription's reader may live for hours.
         let task = Task(executorPreference: loop) { [self] in
             do {
-                for try await response in try await chain.run(operation) {
+                let results = try await chain.run(operation)
+                onLoop { self.read(results, id: id, run: run) }
+            } catch is CancellationError {
+                return
+            } catch {
+                onLoop { self.deliver(WebSocketResult.event(for: error, id: id), run: run) }
+            }
+        }
+        operations[id] = RunningOperation(run: run, task: task)
+    }
+
+    /// Reads the results of run `run` of operation `id` into the machine,
+    /// unless the operation was stopped meanwhile (then dropping `results` ends them).
+    private func read(_ results: ResultStream, id: String, run: UInt64) {
+        guard operations[id]?.run == run else { return }
+        let task = Task(executorPreference: loop) { [self] in
+            do {
+                for try await response in results {
                     onLoop { self.deliver(WebSocketResult.event(for: response, id: id), run: run) }
                 }
                 onLoop { self.deliver(.completed(id: id), run: run) }

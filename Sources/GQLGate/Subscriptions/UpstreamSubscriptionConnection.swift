@@ -88,6 +88,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchec
     // MARK: - Actions
 
     private func perform(_ actions: [UpstreamMultiplexer<UInt64>.Action]) {
+        var fanOut: FannedOutResult?
         for action in actions {
             switch action {
             case .connect:
@@ -113,8 +114,13 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchec
                     timer = nil
                     perform(multiplexer.handle(.timer, now: .now))
                 }
-            case .deliver(let id, let delivery):
-                deliver(delivery, to: id)
+            case .deliver(let id, .result(let payload)):
+                if fanOut?.payload != payload { fanOut = FannedOutResult(payload) }
+                if let fanOut { deliver(fanOut.response, to: id) }
+            case .deliver(let id, .failed(let errors)):
+                end(id) { $0.finish(throwing: GraphQLErrorsFailure(errors: errors)) }
+            case .deliver(let id, .completed):
+                end(id) { $0.finish() }
             case .upstreamSubscriptionStarted:
                 metrics.upstreamSubscriptionStarted()
             case .upstreamSubscriptionEnded:
@@ -125,25 +131,34 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchec
         }
     }
 
-    private func deliver(_ delivery: UpstreamMultiplexer<UInt64>.Delivery, to id: UInt64) {
-        guard let listener = listeners[id] else { return }
-        switch delivery {
-        case .result(let payload):
-            let response = GraphQLResponse(
-                status: 200, headers: ["Content-Type": "application/json"], body: Bytes(payload.text), source: .upstream)
-            if case .dropped = listener.yield(response) {
-                listener.finish(throwing: GraphQLErrorsFailure(errors: [Self.tooSlowError]))
-                remove(id)
-            }
-        case .failed(let errors):
-            listeners[id] = nil
-            metrics.subscriptionEnded()
-            listener.finish(throwing: GraphQLErrorsFailure(errors: errors))
-        case .completed:
-            listeners[id] = nil
-            metrics.subscriptionEnded()
-            listener.finish()
+    /// One upstream event as the response every listener gets: built, and
+    /// its payload checked, once however many listeners share it.
+    private struct FannedOutResult {
+        let payload: SerializedJSON
+        let response: GraphQLResponse
+
+        init(_ payload: SerializedJSON) {
+            self.payload = payload
+            let headers: HTTPHeaders = ["Content-Type": "application/json"]
+            response = WebSocketResult.isExecutionResult(payload.text)
+                ? .executionResult(headers: headers, body: Bytes(payload.text), source: .upstream)
+                : GraphQLResponse(status: 200, headers: headers, body: Bytes(payload.text), source: .upstream)
         }
+    }
+
+    private func deliver(_ response: GraphQLResponse, to id: UInt64) {
+        guard let listener = listeners[id] else { return }
+        if case .dropped = listener.yield(response) {
+            listener.finish(throwing: GraphQLErrorsFailure(errors: [Self.tooSlowError]))
+            remove(id)
+        }
+    }
+
+    /// The upstream ended listener `id`'s subscription: `finish` ends its stream.
+    private func end(_ id: UInt64, _ finish: (Listener) -> Void) {
+        guard let listener = listeners.removeValue(forKey: id) else { return }
+        metrics.subscriptionEnded()
+        finish(listener)
     }
 
     // MARK: - The socket

@@ -5,15 +5,21 @@ import GQLGateSubscriptions
 /// Turns an operation's outcome into the event a client protocol machine takes.
 enum WebSocketResult {
     /// A result: its body when it is a GraphQL response (an object with
-    /// `data` or `errors`), else a failure saying what the upstream answered.
+    /// `data` or `errors`; parsed to find out unless the response says so),
+    /// else a failure saying what the upstream answered.
     static func event(for response: GraphQLResponse, id: String) -> ClientConnectionEvent {
         let text = response.body.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        if case .object(let members)? = try? JSONReader.read(text),
-           members.contains(where: { $0.key == "data" || $0.key == "errors" }) {
+        if response.bodyIsExecutionResult || isExecutionResult(text) {
             return .result(id: id, payload: SerializedJSON(trusted: text))
         }
         let error = GatewayError.upstreamUnavailable("The upstream answered \(response.status) without a GraphQL response.")
         return .failed(id: id, errors: [errorObject(error)])
+    }
+
+    /// Whether `text` is one JSON object with `data` or `errors`.
+    static func isExecutionResult(_ text: String) -> Bool {
+        guard case .object(let members)? = try? JSONReader.read(text) else { return false }
+        return members.contains { $0.key == "data" || $0.key == "errors" }
     }
 
     /// A failure: the GraphQL errors of a stream that ended with them, the

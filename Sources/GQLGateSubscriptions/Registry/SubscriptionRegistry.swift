@@ -37,7 +37,7 @@ public struct SubscriptionRegistry<Listener: Hashable & Sendable>: Sendable {
         let key: SubscriptionKey
         let request: GraphQLRequest
         let order: Int
-        var listeners: [Listener]
+        var listeners: ArrivalOrderedSet<Listener>
     }
 
     /// `subscriptions.dedupe`.
@@ -65,13 +65,15 @@ public struct SubscriptionRegistry<Listener: Hashable & Sendable>: Sendable {
             return Addition(upstreamID: current, subscribeUpstream: false)
         }
         if dedupe, let id = byKey[key] {
-            shared[id]?.listeners.append(listener)
+            shared[id]?.listeners.insert(listener)
             upstreamIDOfListener[listener] = id
             return Addition(upstreamID: id, subscribeUpstream: false)
         }
         lastOrder += 1
         let id = String(lastOrder)
-        shared[id] = Shared(key: key, request: request, order: lastOrder, listeners: [listener])
+        var listeners = ArrivalOrderedSet<Listener>()
+        listeners.insert(listener)
+        shared[id] = Shared(key: key, request: request, order: lastOrder, listeners: listeners)
         if dedupe { byKey[key] = id }
         upstreamIDOfListener[listener] = id
         return Addition(upstreamID: id, subscribeUpstream: true)
@@ -79,10 +81,9 @@ public struct SubscriptionRegistry<Listener: Hashable & Sendable>: Sendable {
 
     /// Removes `listener`; nil when it was not registered (or its subscription already ended).
     public mutating func remove(_ listener: Listener) -> Removal? {
-        guard let id = upstreamIDOfListener.removeValue(forKey: listener), var entry = shared[id] else { return nil }
-        entry.listeners.removeAll { $0 == listener }
-        guard entry.listeners.isEmpty else {
-            shared[id] = entry
+        guard let id = upstreamIDOfListener.removeValue(forKey: listener), shared[id] != nil else { return nil }
+        shared[id]?.listeners.remove(listener)  // in place: a copy of the entry would copy every listener
+        guard let entry = shared[id], entry.listeners.isEmpty else {
             return Removal(upstreamID: id, completeUpstream: false)
         }
         forget(id, key: entry.key)
@@ -91,15 +92,16 @@ public struct SubscriptionRegistry<Listener: Hashable & Sendable>: Sendable {
 
     /// The listeners an event of upstream subscription `upstreamID` fans out to, in the order they came.
     public func listeners(of upstreamID: String) -> [Listener] {
-        shared[upstreamID]?.listeners ?? []
+        shared[upstreamID]?.listeners.elements ?? []
     }
 
     /// The upstream ended `upstreamID` (complete or error): removes it and returns every listener to tell.
     public mutating func end(_ upstreamID: String) -> [Listener] {
         guard let entry = shared[upstreamID] else { return [] }
-        for listener in entry.listeners { upstreamIDOfListener[listener] = nil }
+        let listeners = entry.listeners.elements
+        for listener in listeners { upstreamIDOfListener[listener] = nil }
         forget(upstreamID, key: entry.key)
-        return entry.listeners
+        return listeners
     }
 
     /// Every live upstream subscription, in the order they were made: what to
