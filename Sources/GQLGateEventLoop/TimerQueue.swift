@@ -14,21 +14,27 @@ struct TimerQueue {
     }
 
     private var heap: [Entry] = []
+    /// Timers scheduled and neither fired nor cancelled: cancelling checks
+    /// here, not by scanning the heap (thousands of connections each cancel
+    /// and re-arm a keep-alive timer).
+    private var pending: Set<UInt64> = []
+    /// Cancelled timers still in the heap; dropped when they reach its top.
     private var cancelled: Set<UInt64> = []
     private var nextID: UInt64 = 1
 
-    var isEmpty: Bool { heap.count == cancelled.count }
+    var isEmpty: Bool { pending.isEmpty }
 
     mutating func schedule(at deadline: UInt64, _ action: @escaping () -> Void) -> ID {
         let id = nextID
         nextID += 1
         heap.append(Entry(deadline: deadline, id: id, action: action))
+        pending.insert(id)
         siftUp(heap.count - 1)
         return ID(raw: id)
     }
 
     mutating func cancel(_ id: ID) {
-        if heap.contains(where: { $0.id == id.raw }) {
+        if pending.remove(id.raw) != nil {
             cancelled.insert(id.raw)
         }
     }
@@ -45,6 +51,7 @@ struct TimerQueue {
         while true {
             dropCancelledTop()
             guard let top = heap.first, top.deadline <= now else { return due }
+            pending.remove(top.id)
             due.append(removeTop().action)
         }
     }

@@ -7,6 +7,7 @@ public struct ResultStream: AsyncSequence, Sendable {
         case single(GraphQLResponse)
         case deferred(@Sendable () async throws -> GraphQLResponse)
         case stream(AsyncThrowingStream<GraphQLResponse, any Error>)
+        case channel(ResultChannel)
     }
 
     private let storage: Storage
@@ -21,6 +22,18 @@ public struct ResultStream: AsyncSequence, Sendable {
         storage = .stream(stream)
     }
 
+    /// A stream of many results pushed through `channel`.
+    public init(_ channel: ResultChannel) {
+        storage = .channel(channel)
+    }
+
+    /// The channel the results come through, when they come through one: a
+    /// consumer may take them from it with a handler instead of iterating.
+    /// Whoever takes the channel takes the whole stream; do not also iterate.
+    public var channel: ResultChannel? {
+        if case .channel(let channel) = storage { channel } else { nil }
+    }
+
     private init(storage: Storage) {
         self.storage = storage
     }
@@ -33,7 +46,30 @@ public struct ResultStream: AsyncSequence, Sendable {
         case .stream(let stream):
             for try await response in stream { return response }
             return nil
+        case .channel(let channel):
+            for try await response in Self.bridge(channel) { return response }
+            return nil
         }
+    }
+
+    /// `channel`'s results as an async sequence that buffers at most its
+    /// `bufferLimit` (past it the producer is told the consumer is too slow);
+    /// ending the iteration cancels the channel.
+    private static func bridge(_ channel: ResultChannel) -> AsyncThrowingStream<GraphQLResponse, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<GraphQLResponse, any Error>.makeStream(
+            bufferingPolicy: .bufferingOldest(channel.bufferLimit))
+        continuation.onTermination = { _ in channel.cancel() }
+        channel.consume { event in
+            switch event {
+            case .result(let response):
+                if case .dropped = continuation.yield(response) { return false }
+                return true
+            case .finished(let error):
+                continuation.finish(throwing: error)
+                return true
+            }
+        }
+        return stream
     }
 
     /// Applies `transform` to every result as it passes.
@@ -43,6 +79,8 @@ public struct ResultStream: AsyncSequence, Sendable {
             return ResultStream(storage: .deferred { try await transform(response) })
         case .deferred(let produce):
             return ResultStream(storage: .deferred { try await transform(try await produce()) })
+        case .channel(let channel):
+            return ResultStream(storage: .stream(Self.bridge(channel))).map(transform)
         case .stream(let stream):
             let (mapped, continuation) = AsyncThrowingStream<GraphQLResponse, any Error>.makeStream()
             let task = Task {
@@ -63,6 +101,7 @@ public struct ResultStream: AsyncSequence, Sendable {
         case .single(let response): Iterator(state: .single(response))
         case .deferred(let produce): Iterator(state: .deferred(produce))
         case .stream(let stream): Iterator(state: .stream(stream.makeAsyncIterator()))
+        case .channel(let channel): Iterator(state: .stream(Self.bridge(channel).makeAsyncIterator()))
         }
     }
 

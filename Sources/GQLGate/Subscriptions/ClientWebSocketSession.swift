@@ -25,7 +25,8 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Send
 
     private struct RunningOperation {
         let run: UInt64
-        let task: Task<Void, Never>
+        /// Cancels its task or its results' channel.
+        let stop: @Sendable () -> Void
     }
 
     let loop: EventLoop
@@ -96,7 +97,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Send
         case .startOperation(let id, let request):
             start(id, request)
         case .stopOperation(let id):
-            operations.removeValue(forKey: id)?.task.cancel()
+            operations.removeValue(forKey: id)?.stop()
         case .wakeUp(let instant):
             if let timer { loop.cancel(timer) }
             timer = loop.schedule(after: max(.zero, instant - .now)) { [weak self] in
@@ -129,13 +130,29 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Send
                 onLoop { self.deliver(WebSocketResult.event(for: error, id: id), run: run) }
             }
         }
-        operations[id] = RunningOperation(run: run, task: task)
+        operations[id] = RunningOperation(run: run, stop: task.cancel)
     }
 
     /// Reads the results of run `run` of operation `id` into the machine,
     /// unless the operation was stopped meanwhile (then dropping `results` ends them).
     private func read(_ results: ResultStream, id: String, run: UInt64) {
         guard operations[id]?.run == run else { return }
+        if let channel = results.channel {
+            // Pushed straight into the machine on the producer's thread: no task, no iterator.
+            // This connection's send buffer limit is what bounds a slow client.
+            operations[id] = RunningOperation(run: run, stop: channel.cancel)
+            channel.consume { [self] event in
+                onLoop {
+                    switch event {
+                    case .result(let response): self.deliver(WebSocketResult.event(for: response, id: id), run: run)
+                    case .finished(nil): self.deliver(.completed(id: id), run: run)
+                    case .finished(let error?): self.deliver(WebSocketResult.event(for: error, id: id), run: run)
+                    }
+                }
+                return true
+            }
+            return
+        }
         let task = Task(executorPreference: loop) { [self] in
             do {
                 for try await response in results {
@@ -148,7 +165,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Send
                 onLoop { self.deliver(WebSocketResult.event(for: error, id: id), run: run) }
             }
         }
-        operations[id] = RunningOperation(run: run, task: task)
+        operations[id] = RunningOperation(run: run, stop: task.cancel)
     }
 
     private func deliver(_ event: ClientConnectionEvent, run: UInt64) {
@@ -177,7 +194,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Send
         handle(.closed)
         guard !finished else { return }
         finished = true
-        for operation in operations.values { operation.task.cancel() }
+        for operation in operations.values { operation.stop() }
         operations.removeAll()
         if let timer { loop.cancel(timer) }
         timer = nil

@@ -17,7 +17,7 @@ import Logging
 /// `loop.execute` (`add`, `remove`, `shutdown`), and the connect task runs
 /// on `loop` (it prefers it as its executor).
 final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchecked Sendable {
-    typealias Listener = AsyncThrowingStream<GraphQLResponse, any Error>.Continuation
+    typealias Listener = ResultChannel
     /// Gets the credentials to use instead of ones the upstream refused (closed 4401/4403).
     typealias CredentialRefresh = @Sendable (HTTPHeaders) async -> HTTPHeaders
     /// Told when the connection closed for want of listeners, so its owner can forget it.
@@ -88,7 +88,6 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchec
     // MARK: - Actions
 
     private func perform(_ actions: [UpstreamMultiplexer<UInt64>.Action]) {
-        var fanOut: FannedOutResult?
         for action in actions {
             switch action {
             case .connect:
@@ -114,13 +113,13 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchec
                     timer = nil
                     perform(multiplexer.handle(.timer, now: .now))
                 }
-            case .deliver(let id, .result(let payload)):
-                if fanOut?.payload != payload { fanOut = FannedOutResult(payload) }
-                if let fanOut { deliver(fanOut.response, to: id) }
-            case .deliver(let id, .failed(let errors)):
-                end(id) { $0.finish(throwing: GraphQLErrorsFailure(errors: errors)) }
-            case .deliver(let id, .completed):
-                end(id) { $0.finish() }
+            case .deliver(let ids, .result(let payload)):
+                let response = FannedOutResult.response(for: payload)
+                for id in ids { deliver(response, to: id) }
+            case .deliver(let ids, .failed(let errors)):
+                for id in ids { end(id) { $0.finish(throwing: GraphQLErrorsFailure(errors: errors)) } }
+            case .deliver(let ids, .completed):
+                for id in ids { end(id) { $0.finish() } }
             case .upstreamSubscriptionStarted:
                 metrics.upstreamSubscriptionStarted()
             case .upstreamSubscriptionEnded:
@@ -133,14 +132,10 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchec
 
     /// One upstream event as the response every listener gets: built, and
     /// its payload checked, once however many listeners share it.
-    private struct FannedOutResult {
-        let payload: SerializedJSON
-        let response: GraphQLResponse
-
-        init(_ payload: SerializedJSON) {
-            self.payload = payload
+    private enum FannedOutResult {
+        static func response(for payload: SerializedJSON) -> GraphQLResponse {
             let headers: HTTPHeaders = ["Content-Type": "application/json"]
-            response = WebSocketResult.isExecutionResult(payload.text)
+            return WebSocketResult.isExecutionResult(payload.text)
                 ? .executionResult(headers: headers, body: Bytes(payload.text), source: .upstream)
                 : GraphQLResponse(status: 200, headers: headers, body: Bytes(payload.text), source: .upstream)
         }
@@ -148,7 +143,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchec
 
     private func deliver(_ response: GraphQLResponse, to id: UInt64) {
         guard let listener = listeners[id] else { return }
-        if case .dropped = listener.yield(response) {
+        if !listener.yield(response) {
             listener.finish(throwing: GraphQLErrorsFailure(errors: [Self.tooSlowError]))
             remove(id)
         }

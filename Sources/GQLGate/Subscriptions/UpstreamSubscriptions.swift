@@ -55,12 +55,11 @@ final class UpstreamSubscriptions: Transport {
             operationName: operation.request.operationName, variables: operation.request.variables,
             scope: scope + "\u{0}" + RequestKey.scope(of: operation.headers, varyHeaders: settings.varyHeaders))
         let id = nextListener.add(1, ordering: .relaxed).newValue
-        let (stream, listener) = AsyncThrowingStream<GraphQLResponse, any Error>.makeStream(
-            bufferingPolicy: .bufferingOldest(settings.maxQueuedResults))
+        let listener = ResultChannel(bufferLimit: settings.maxQueuedResults)
         let request = operation.request
+        listener.setOnTermination { connection.loop.execute { connection.remove(id) } }
         connection.loop.execute { connection.add(id, key: key, request: request, listener: listener) }
-        listener.onTermination = { _ in connection.loop.execute { connection.remove(id) } }
-        return ResultStream(stream)
+        return ResultStream(listener)
     }
 
     /// Completes every subscription and closes every upstream connection; later subscriptions fail with `SHUTTING_DOWN`.

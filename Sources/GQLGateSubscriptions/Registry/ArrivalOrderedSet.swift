@@ -14,7 +14,12 @@ struct ArrivalOrderedSet<Element: Hashable & Sendable>: Sendable {
     var isEmpty: Bool { positions.isEmpty }
 
     /// The elements in the order they were inserted.
-    var elements: [Element] { slots.compactMap { $0 } }
+    var elements: [Element] {
+        var elements: [Element] = []
+        elements.reserveCapacity(positions.count)
+        for case let element? in slots { elements.append(element) }
+        return elements
+    }
 
     func contains(_ element: Element) -> Bool {
         positions[element] != nil

@@ -29,8 +29,9 @@ public struct UpstreamMultiplexer<Listener: Hashable & Sendable>: Sendable {
         case close(WebSocketClose)
         /// Deliver `timer` at this instant, replacing any earlier request.
         case wakeUp(at: ContinuousClock.Instant)
-        /// Tell `listener` about its subscription.
-        case deliver(Listener, Delivery)
+        /// Tell each of these listeners, in order, about their subscription
+        /// (one action for a whole fan-out).
+        case deliver([Listener], Delivery)
         /// An upstream subscription began (`gqlgate_upstream_subscriptions_active` + 1).
         case upstreamSubscriptionStarted
         /// An upstream subscription ended (`gqlgate_upstream_subscriptions_active` − 1).
@@ -77,7 +78,7 @@ public struct UpstreamMultiplexer<Listener: Hashable & Sendable>: Sendable {
         var actions = translate(session.handle(event, now: now))
         if case .shutdown = event {
             for (upstreamID, _) in registry.liveSubscriptions {
-                actions += registry.end(upstreamID).map { Action.deliver($0, .completed) }
+                actions.append(.deliver(registry.end(upstreamID), .completed))
                 actions.append(.upstreamSubscriptionEnded)
             }
         }
@@ -93,7 +94,8 @@ public struct UpstreamMultiplexer<Listener: Hashable & Sendable>: Sendable {
             case .close(let close): actions.append(.close(close))
             case .wakeUp(let instant): actions.append(.wakeUp(at: instant))
             case .result(let id, let payload):
-                actions += registry.listeners(of: id).map { Action.deliver($0, .result(payload)) }
+                let listeners = registry.listeners(of: id)
+                if !listeners.isEmpty { actions.append(.deliver(listeners, .result(payload))) }
             case .failed(let id, let errors):
                 actions += end(id, with: .failed(errors))
             case .completed(let id):
@@ -108,6 +110,6 @@ public struct UpstreamMultiplexer<Listener: Hashable & Sendable>: Sendable {
     private mutating func end(_ upstreamID: String, with delivery: Delivery) -> [Action] {
         let listeners = registry.end(upstreamID)
         guard !listeners.isEmpty else { return [] }
-        return listeners.map { Action.deliver($0, delivery) } + [.upstreamSubscriptionEnded]
+        return [.deliver(listeners, delivery), .upstreamSubscriptionEnded]
     }
 }
