@@ -6,6 +6,8 @@
 #   P  nginx `proxy_pass` to U through a kept-alive upstream pool
 #   B  bare libmicrohttpd+libcurl proxy in front of U (scripts/bench/bare-proxy.c)
 #   C  nginx `proxy_cache` in front of U, POST answers cached by request body
+#   M  bare libmicrohttpd answering one fixed answer from memory (scripts/bench/bare-answer.c):
+#      the floor under any cache hit on gqlgate's server library
 #   S  a slow upstream that counts its requests (scripts/bench/slow-upstream.py)
 #   G  gqlgate in front of U, dedupe off (so every request is proxied), retries on, no
 #      credentials
@@ -18,7 +20,7 @@
 #   proxied  POST /graphql to P, B, G: a proxied query
 #   auth     POST /graphql to Gb and Ga: the cost of the credential and retry stages
 #   health   GET /healthz on U and G
-#   cache    the same POST to C and Gc: every answer a cache hit after the first
+#   cache    the same POST to C, M and Gc: every answer a cache hit after the first
 #   burst    the same POST to Gd from BURST_CONNECTIONS connections at once: upstream
 #            requests per client request
 # Per run: wrk's requests, latency and errors, the server's instructions per request
@@ -332,6 +334,7 @@ label() {
         B/*) echo "bare MHD+curl proxy (B)" ;;
         U/*) echo "nginx return 200 (U)" ;;
         C/*) echo "nginx proxy_cache (C)" ;;
+        M/*) echo "bare MHD answer (M)" ;;
         G/health) echo "gqlgate /healthz (G)" ;;
         G/*) echo "gqlgate (G)" ;;
         Gb/*) echo "gqlgate no auth, no retry (Gb)" ;;
@@ -373,7 +376,7 @@ fi
 
 # ------------------------------------------------------------------ servers
 
-read -r U_PORT P_PORT B_PORT C_PORT S_PORT G_PORT GB_PORT GA_PORT GC_PORT GD_PORT < <(free_ports 10)
+read -r U_PORT P_PORT B_PORT C_PORT M_PORT S_PORT G_PORT GB_PORT GA_PORT GC_PORT GD_PORT < <(free_ports 11)
 
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_GRAPHQL_AUTH=http://127.0.0.1:$U_PORT/graphql-auth
@@ -381,6 +384,7 @@ U_HEALTH=http://127.0.0.1:$U_PORT/healthz
 P_GRAPHQL=http://127.0.0.1:$P_PORT/graphql
 B_GRAPHQL=http://127.0.0.1:$B_PORT/graphql
 C_GRAPHQL=http://127.0.0.1:$C_PORT/graphql
+M_GRAPHQL=http://127.0.0.1:$M_PORT/graphql
 S_GRAPHQL=http://127.0.0.1:$S_PORT/graphql
 S_COUNT=http://127.0.0.1:$S_PORT/count
 G_GRAPHQL=http://127.0.0.1:$G_PORT/graphql
@@ -426,6 +430,22 @@ if wants cache; then
     C_PID=$LAST_PID
     wait_http "proxy_cache nginx (C)" "$C_PID" "$C_GRAPHQL"
     log "C: nginx proxy_cache on 127.0.0.1:$C_PORT (pid $C_PID)"
+fi
+
+# M: libmicrohttpd answering from memory with none of a cache's work, so gqlgate cache / M is
+# what gqlgate's cache path costs and M / C how far libmicrohttpd itself is from nginx.
+M_SKIP=
+if ! wants cache; then
+    M_SKIP="cache not in WORKLOADS"
+elif ! cc -O2 -o "$TMP/bare-answer" "$BENCH_DIR/bare-answer.c" -lmicrohttpd 2>"$TMP/bare-answer.build.log"; then
+    M_SKIP="bare-answer.c did not build: $(head -n 3 "$TMP/bare-answer.build.log")"
+    log "skipping bare answer (M) rows: $M_SKIP"
+else
+    "$TMP/bare-answer" "$M_PORT" >"$TMP/bare-answer.log" 2>&1 &
+    M_PID=$!
+    SERVER_PIDS+=("$M_PID")
+    wait_http "bare answer (M)" "$M_PID" "$M_GRAPHQL"
+    log "M: bare libmicrohttpd answer from memory on 127.0.0.1:$M_PORT (pid $M_PID)"
 fi
 
 if wants burst; then
@@ -513,7 +533,10 @@ if wants proxied; then
     check_answer "P" POST "$P_GRAPHQL" '"hello"'
     [[ -z $B_SKIP ]] && check_answer "B" POST "$B_GRAPHQL" '"hello"'
 fi
-wants cache && check_cache_hit "C" "$C_GRAPHQL" X-Cache-Status
+if wants cache; then
+    check_cache_hit "C" "$C_GRAPHQL" X-Cache-Status
+    [[ -z $M_SKIP ]] && check_answer "M" POST "$M_GRAPHQL" '"hello"'
+fi
 wants burst && check_answer "S" POST "$S_GRAPHQL" '"hello"'
 if [[ -z $G_SKIP ]]; then
     if wants proxied || wants health; then
@@ -548,6 +571,7 @@ if wants health; then
 fi
 if wants cache; then
     targets+=("cache C graphql $C_GRAPHQL $CONNECTIONS - $C_PID")
+    [[ -z $M_SKIP ]] && targets+=("cache M graphql $M_GRAPHQL $CONNECTIONS - $M_PID")
     [[ -z $G_SKIP ]] && targets+=("cache Gc graphql $GC_GRAPHQL $CONNECTIONS - $GC_PID")
 fi
 if wants burst && [[ -z $G_SKIP ]]; then

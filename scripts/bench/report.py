@@ -25,6 +25,7 @@ ROWS = [
     ("health", "U", "health", "nginx return 200 (U)"),
     ("health", "G", "health", "gqlgate /healthz (G)"),
     ("cache", "C", "cache hit", "nginx proxy_cache (C)"),
+    ("cache", "M", "cache hit", "bare MHD answer (M)"),
     ("cache", "Gc", "cache hit", "gqlgate cache (Gc)"),
     ("burst", "Gd", "burst", "gqlgate dedupe, slow upstream (Gd)"),
 ]
@@ -53,6 +54,8 @@ RATIOS = [
     Ratio("proxied", "Ga", "Gb", "proxied query: auth + retry on / off", max_events=1.05),
     Ratio("health", "G", "U", "health: gqlgate /healthz / nginx return 200", max_events=1.1),
     Ratio("cache", "Gc", "C", "cache hit: gqlgate / nginx proxy_cache", max_events=0.5, min_rps=1.3),
+    Ratio("cache", "M", "C", "cache hit: bare MHD answer / nginx proxy_cache"),
+    Ratio("cache", "Gc", "M", "cache hit: gqlgate / bare MHD answer"),
 ]
 
 P99_TARGET_MS = 5.0

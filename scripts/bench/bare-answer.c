@@ -1,0 +1,89 @@
+/*
+ * bare-answer: the cheapest answer from memory the gqlgate stack can give, for the
+ * benchmark's cache workload (M).
+ *
+ * One libmicrohttpd epoll thread, libmicrohttpd's default per-connection memory, the POST
+ * body collected (a cache needs it for its key), and one fixed GraphQL answer handed over
+ * without a copy. No lookup, no key, no Swift: whatever a cache hit in gqlgate costs, it
+ * costs at least this. gqlgate cache / M is then what gqlgate's cache path adds, and
+ * M / nginx proxy_cache is how low libmicrohttpd lets a cache hit go on this machine.
+ *
+ * usage: bare-answer LISTEN_PORT   (listens on 127.0.0.1)
+ */
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char answer[] = "{\"data\":{\"hello\":\"world\"}}";
+
+struct body {
+    size_t length;
+    char bytes[16384];
+};
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **request) {
+    (void)cls; (void)url; (void)method; (void)version;
+    struct body *body = *request;
+    if (body == NULL) {
+        body = calloc(1, sizeof *body);
+        if (body == NULL) return MHD_NO;
+        *request = body;
+        return MHD_YES;
+    }
+    if (*upload_size > 0) {
+        size_t count = *upload_size;
+        if (body->length + count > sizeof body->bytes) return MHD_NO;
+        memcpy(body->bytes + body->length, upload, count);
+        body->length += count;
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer(sizeof answer - 1, (void *)answer, MHD_RESPMEM_PERSISTENT);
+    if (response == NULL) return MHD_NO;
+    MHD_add_response_header(response, "Content-Type", "application/json");
+    enum MHD_Result queued = MHD_queue_response(connection, MHD_HTTP_OK, response);
+    MHD_destroy_response(response);
+    return queued;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *connection, void **request,
+                         enum MHD_RequestTerminationCode code) {
+    (void)cls; (void)connection; (void)code;
+    free(*request);
+    *request = NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s LISTEN_PORT\n", argv[0]);
+        return 2;
+    }
+    struct sockaddr_in address = {0};
+    address.sin_family = AF_INET;
+    address.sin_port = htons((uint16_t)atoi(argv[1]));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct MHD_Daemon *daemon = MHD_start_daemon(
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_TURBO, 0, NULL, NULL, on_request, NULL,
+        MHD_OPTION_SOCK_ADDR, &address, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_CONNECTION_LIMIT, 4096u, MHD_OPTION_END);
+    if (daemon == NULL) {
+        fprintf(stderr, "bare-answer: cannot listen on 127.0.0.1:%s\n", argv[1]);
+        return 1;
+    }
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    sigprocmask(SIG_BLOCK, &signals, NULL);
+    int received;
+    sigwait(&signals, &received);
+    MHD_stop_daemon(daemon);
+    return 0;
+}
