@@ -44,40 +44,60 @@ extension StringProtocol {
 /// control characters escaped. With `escapingDelete`, DEL is escaped too,
 /// which makes them valid YAML double-quoted scalars as well.
 public enum JSONString {
-    /// Appends `value` in double quotes to `out`. Runs of bytes that need no
-    /// escape are appended whole (the escaped characters are all ASCII, so
-    /// every cut falls on a character boundary).
+    /// Appends `value` in double quotes to `out`. A value with nothing to
+    /// escape (the usual case) is appended whole, without a byte-by-byte copy.
     public static func append(_ value: String, to out: inout String, escapingDelete: Bool = false) {
-        out += "\""
-        let utf8 = value.utf8
-        var runStart = utf8.startIndex
-        var index = runStart
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            if byte < 0x20 || byte == 0x22 || byte == 0x5C || (escapingDelete && byte == 0x7F) {
-                out += value[runStart..<index]
-                appendEscape(for: byte, to: &out)
-                index = utf8.index(after: index)
-                runStart = index
-            } else {
-                index = utf8.index(after: index)
-            }
+        var value = value
+        let clean = value.withUTF8 { bytes in !bytes.contains { needsEscape($0, escapingDelete: escapingDelete) } }
+        if clean {
+            out += "\""
+            out += value
+            out += "\""
+        } else {
+            var escaped: [UInt8] = []
+            append(value, to: &escaped, escapingDelete: escapingDelete)
+            out += String(decoding: escaped, as: UTF8.self)
         }
-        out += value[runStart..<utf8.endIndex]
-        out += "\""
     }
 
-    private static func appendEscape(for byte: UInt8, to out: inout String) {
-        switch byte {
-        case 0x22: out += "\\\""
-        case 0x5C: out += "\\\\"
-        case 0x0A: out += "\\n"
-        case 0x0D: out += "\\r"
-        case 0x09: out += "\\t"
-        default:
-            let hex = String(byte, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+    /// Appends `value` in double quotes to `out` as UTF-8. Runs of bytes that
+    /// need no escape are copied whole (the escaped characters are all ASCII,
+    /// so every cut falls on a character boundary).
+    public static func append(_ value: String, to out: inout [UInt8], escapingDelete: Bool = false) {
+        var value = value
+        out.append(UInt8(ascii: "\""))
+        value.withUTF8 { bytes in
+            var runStart = 0
+            for index in bytes.indices where needsEscape(bytes[index], escapingDelete: escapingDelete) {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                appendEscape(for: bytes[index], to: &out)
+                runStart = index + 1
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func needsEscape(_ byte: UInt8, escapingDelete: Bool) -> Bool {
+        byte < 0x20 || byte == 0x22 || byte == 0x5C || (escapingDelete && byte == 0x7F)
+    }
+
+    private static func appendEscape(for byte: UInt8, to out: inout [UInt8]) {
+        switch byte {
+        case 0x22: out += "\\\"".utf8
+        case 0x5C: out += "\\\\".utf8
+        case 0x0A: out += "\\n".utf8
+        case 0x0D: out += "\\r".utf8
+        case 0x09: out += "\\t".utf8
+        default:
+            out += "\\u00".utf8
+            out.append(hexDigit(byte >> 4))
+            out.append(hexDigit(byte & 0x0F))
+        }
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// `value` in double quotes.

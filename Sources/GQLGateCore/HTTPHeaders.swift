@@ -66,6 +66,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 extension String {
     /// ASCII case-insensitive comparison, as HTTP field names need.
     public func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        // Most comparisons differ in length, which a String knows without reading its bytes.
+        guard utf8.count == other.utf8.count else { return false }
         var a = self, b = other
         return a.withUTF8 { x in
             b.withUTF8 { y in

@@ -38,6 +38,9 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private let wakeFD: Int32
     private let inbox = Mutex<[Work]>([])
     private var local: [Work] = []
+    /// The batch `runLocalWork` is running; swapped with `local`, so that
+    /// neither array gives up its buffer and a batch allocates nothing.
+    private var runningBatch: [Work] = []
     private var handlers: [Int32: (handler: any FileDescriptorHandler, events: UInt32)] = [:]
     private var timers = TimerQueue()
     private var running = true
@@ -196,14 +199,14 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     private func runLocalWork(_ executor: UnownedTaskExecutor) {
         while !local.isEmpty {
-            let batch = local
-            local.removeAll(keepingCapacity: true)
-            for work in batch {
+            swap(&local, &runningBatch)  // work queued by this batch goes to `local`, the next batch
+            for work in runningBatch {
                 switch work {
                 case .job(let job): job.runSynchronously(on: executor)
                 case .closure(let closure): closure()
                 }
             }
+            runningBatch.removeAll(keepingCapacity: true)
             if !running { return }
         }
     }
@@ -219,11 +222,11 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private func drainInbox() {
         var counter: UInt64 = 0
         _ = read(wakeFD, &counter, 8)
-        let taken = inbox.withLock { queue in
-            let taken = queue
+        // Moved under the lock: copying a few entries costs less than a new
+        // buffer for the inbox on every wake-up.
+        inbox.withLock { queue in
+            local.append(contentsOf: queue)
             queue.removeAll(keepingCapacity: true)
-            return taken
         }
-        local.append(contentsOf: taken)
     }
 }

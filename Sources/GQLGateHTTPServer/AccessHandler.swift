@@ -94,6 +94,7 @@ private func queue(_ response: ServerResponse, on connection: OpaquePointer, for
 
 private func collectHeaders(_ connection: OpaquePointer) -> HTTPHeaders {
     var fields: [HTTPHeaders.Field] = []
+    fields.reserveCapacity(16)
     withUnsafeMutablePointer(to: &fields) { pointer in
         _ = MHD_get_connection_values(connection, .HEADER_KIND, { cls, _, key, value in
             guard let cls, let key else { return .YES }

@@ -135,13 +135,21 @@ enum ResponseBuilder {
 
     static func addHeaders(_ headers: HTTPHeaders, to handle: OpaquePointer) {
         for field in headers where !isServerOwned(field.name) {
-            _ = MHD_add_response_header(handle, field.name, field.value)
+            // withCString hands over a native string's own bytes; passing the
+            // String itself would copy both into a new array per field.
+            _ = field.name.withCString { name in
+                field.value.withCString { value in MHD_add_response_header(handle, name, value) }
+            }
         }
     }
 
     private static func isServerOwned(_ name: String) -> Bool {
-        name.equalsIgnoringASCIICase("content-length") || name.equalsIgnoringASCIICase("transfer-encoding")
-            || name.equalsIgnoringASCIICase("connection")
+        switch name.utf8.count {
+        case 10: name.equalsIgnoringASCIICase("connection")
+        case 14: name.equalsIgnoringASCIICase("content-length")
+        case 17: name.equalsIgnoringASCIICase("transfer-encoding")
+        default: false
+        }
     }
 }
 

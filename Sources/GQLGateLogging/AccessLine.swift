@@ -69,22 +69,25 @@ public struct AccessLogWriter: Sendable {
     }
 
     func render(_ line: AccessLine, format: LogLineFormat, timestamp: String) -> String {
-        var out = ""
-        out.reserveCapacity(224)
         switch format {
         case .json:
-            out += "{\"ts\":"
+            // Built as bytes: this runs for every request, and the same line
+            // built by String appends took about twice the instructions.
+            var out: [UInt8] = []
+            out.reserveCapacity(256)
+            out += #"{"ts":"#.utf8
             JSONString.append(timestamp, to: &out)
-            out += ",\"level\":\"info\",\"msg\":\"request\""
+            out += #","level":"info","msg":"request""#.utf8
             line.orderedFields { key, value, isString in
-                out += ",\""
-                out += key
-                out += "\":"
-                if isString { JSONString.append(value, to: &out) } else { out += value }
+                out += #",""#.utf8
+                out += key.utf8
+                out += #"":"#.utf8
+                if isString { JSONString.append(value, to: &out) } else { out += value.utf8 }
             }
-            out += "}\n"
+            out += "}\n".utf8
+            return String(decoding: out, as: UTF8.self)
         case .text:
-            out += timestamp
+            var out = timestamp
             out += " info request"
             line.orderedFields { key, value, _ in
                 out += " "
@@ -93,7 +96,7 @@ public struct AccessLogWriter: Sendable {
                 TextLogLine.appendValue(value, to: &out)
             }
             out += "\n"
+            return out
         }
-        return out
     }
 }

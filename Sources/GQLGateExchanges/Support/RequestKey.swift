@@ -52,11 +52,19 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
         return scope
     }
 
-    /// One part and a NUL after it (parts are text, so NUL cannot occur inside one).
+    /// One part and a NUL after it (parts are text, so NUL cannot occur inside
+    /// one), in one update: `withCString` hands over the UTF-8 bytes followed by
+    /// their terminating NUL, which a native string already stores.
     private static func feed(_ part: String, to hasher: inout SHA256) {
-        var part = part
-        part.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
-        withUnsafeBytes(of: UInt8(0)) { hasher.update(bufferPointer: $0) }
+        let count = part.utf8.count + 1
+        part.withCString { hasher.update(bufferPointer: UnsafeRawBufferPointer(start: $0, count: count)) }
+    }
+
+    /// The words are a SHA-256 digest, already spread evenly: one of them
+    /// places the key in a hash table as well as all four, for a quarter of
+    /// the hashing (dedupe and the cache look keys up several times a request).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(word0)
     }
 
     /// Bytes the key takes in memory (for the cache's byte accounting).

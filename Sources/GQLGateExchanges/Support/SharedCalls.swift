@@ -13,8 +13,8 @@ import Synchronization
 public final class SharedCalls<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Call {
         var generation: UInt64
-        var waiters: [UInt64: CheckedContinuation<Value, any Error>] = [:]
-        var task: Task<Void, Never>?
+        var waiters: [UInt64: UnsafeContinuation<Value, any Error>]
+        var task: Task<Void, Never>
     }
 
     private struct State {
@@ -24,8 +24,6 @@ public final class SharedCalls<Key: Hashable & Sendable, Value: Sendable>: Senda
         /// cancelled meanwhile is removed from here and never joins.
         var arriving: Set<UInt64> = []
     }
-
-    private enum JoinRole { case cancelled, follower, leader }
 
     private let state = Mutex(State())
 
@@ -45,8 +43,10 @@ public final class SharedCalls<Key: Hashable & Sendable, Value: Sendable>: Senda
             state.arriving.insert(state.nextID)
             return state.nextID
         }
+        // Unsafe continuations: every one is resumed exactly once, by `finish`,
+        // by `leave`, or at once in `join` when its caller left before joining.
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withUnsafeThrowingContinuation { continuation in
                 join(key: key, id: id, continuation: continuation, call: call)
             }
         } onCancel: {
@@ -54,39 +54,32 @@ public final class SharedCalls<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    private func join(key: Key, id: UInt64, continuation: CheckedContinuation<Value, any Error>,
+    private func join(key: Key, id: UInt64, continuation: UnsafeContinuation<Value, any Error>,
                       call: @escaping @Sendable () async throws -> Value) {
-        let role = state.withLock { state -> JoinRole in
-            guard state.arriving.remove(id) != nil else { return .cancelled }
+        let joined = state.withLock { state -> Bool in
+            guard state.arriving.remove(id) != nil else { return false }
             if state.calls[key] != nil {
                 state.calls[key]?.waiters[id] = continuation
-                return .follower
+                return true
             }
-            state.calls[key] = Call(generation: id, waiters: [id: continuation])
-            return .leader
+            // Started under the lock, so the call is in the table with its task
+            // before anyone can look for it. A task never starts running on the
+            // thread that creates it: on the caller's loop (when there is one, so
+            // the upstream call runs on the thread an inline call would) it runs
+            // after this returns; elsewhere its `finish` waits for the lock.
+            let task = Task(executorPreference: EventLoop.current) {
+                let result: Result<Value, any Error>
+                do { result = .success(try await call()) } catch { result = .failure(error) }
+                self.finish(key: key, generation: id, with: result)
+            }
+            state.calls[key] = Call(generation: id, waiters: [id: continuation], task: task)
+            return true
         }
-        switch role {
-        case .cancelled: return continuation.resume(throwing: CancellationError())
-        case .follower: return
-        case .leader: break
-        }
-        // On the caller's loop when there is one: the upstream call then runs
-        // on the same thread as a call made inline would, with no hop.
-        let task = Task(executorPreference: EventLoop.current) {
-            let result: Result<Value, any Error>
-            do { result = .success(try await call()) } catch { result = .failure(error) }
-            self.finish(key: key, generation: id, with: result)
-        }
-        let orphaned = state.withLock { state -> Bool in
-            guard state.calls[key]?.generation == id else { return true }
-            state.calls[key]?.task = task
-            return false
-        }
-        if orphaned { task.cancel() }
+        if !joined { continuation.resume(throwing: CancellationError()) }
     }
 
     private func finish(key: Key, generation: UInt64, with result: Result<Value, any Error>) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
+        let waiters = state.withLock { state -> [UnsafeContinuation<Value, any Error>] in
             guard state.calls[key]?.generation == generation, let call = state.calls.removeValue(forKey: key) else { return [] }
             return Array(call.waiters.values)
         }
@@ -94,7 +87,7 @@ public final class SharedCalls<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     private func leave(key: Key, id: UInt64) {
-        let (waiter, abandoned) = state.withLock { state -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?) in
+        let (waiter, abandoned) = state.withLock { state -> (UnsafeContinuation<Value, any Error>?, Task<Void, Never>?) in
             if state.arriving.remove(id) != nil { return (nil, nil) }
             guard let waiter = state.calls[key]?.waiters.removeValue(forKey: id) else { return (nil, nil) }
             guard state.calls[key]?.waiters.isEmpty == true else { return (waiter, nil) }

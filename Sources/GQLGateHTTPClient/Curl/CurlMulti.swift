@@ -109,7 +109,10 @@ final class CurlMulti: @unchecked Sendable {
         }
         var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
         for field in request.headers {
-            list = curl_slist_append(list, "\(field.name): \(field.value)")
+            var line = field.name
+            line += ": "
+            line += field.value
+            list = line.withCString { curl_slist_append(list, $0) }  // curl copies it
         }
         transfer.headerList = list
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, list)

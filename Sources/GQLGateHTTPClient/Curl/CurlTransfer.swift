@@ -39,7 +39,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Handles one header line from libcurl (status lines start a new set).
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) {
-        if line.starts(with: "HTTP/".utf8) {
+        if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+           line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
             responseHeaders.removeAll(keepingCapacity: true)
             return
         }
