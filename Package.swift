@@ -31,6 +31,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
         .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"]), .brew(["wslay"])]),
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]),
         .target(
             name: "CGQLGateShims",
             dependencies: ["CMicroHTTPD", "CCurl"]
@@ -80,6 +81,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "GQLGateRedis",
+            dependencies: [
+                "GQLGateCore", "GQLGateEventLoop", "GQLGateExchanges", "GQLGateSubscriptions", "CHiredis",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "GQLGateSubscriptions",
             dependencies: ["GQLGateCore", "GQLGatePipeline"],
             swiftSettings: swiftSettings
@@ -112,7 +121,7 @@ let package = Package(
             dependencies: [
                 "GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPServer", "GQLGateHTTPClient",
                 "GQLGatePipeline", "GQLGateExchanges", "GQLGateConfig", "GQLGateMetrics", "GQLGateLogging",
-                "GQLGateSubscriptions", "GQLGateWebSocket",
+                "GQLGateSubscriptions", "GQLGateWebSocket", "GQLGateRedis",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -146,6 +155,12 @@ let package = Package(
         ),
         .testTarget(name: "GQLGateHTTPClientTests", dependencies: ["GQLGateHTTPClient", "GQLGateEventLoop"], swiftSettings: swiftSettings),
         .testTarget(name: "GQLGatePipelineTests", dependencies: ["GQLGatePipeline"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GQLGateRedisTests",
+            dependencies: ["GQLGateRedis", "GQLGateCore", "GQLGateExchanges", "GQLGatePipeline", "GQLGateEventLoop", "CHiredis",
+                           .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "GQLGateSubscriptionsTests", dependencies: ["GQLGateSubscriptions", "GQLGatePipeline"], swiftSettings: swiftSettings),
         .testTarget(name: "GQLGateExchangesTests", dependencies: ["GQLGateExchanges", "GQLGatePipeline"], swiftSettings: swiftSettings),
         .testTarget(

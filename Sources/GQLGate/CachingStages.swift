@@ -1,11 +1,16 @@
 import GQLGateConfig
+import GQLGateEventLoop
 import GQLGateExchanges
 import GQLGateMetrics
 import GQLGatePipeline
+import GQLGateRedis
+import Logging
 
 /// The exchanges that save upstream work, built from the `apq`, `cache` and
 /// `dedupe` settings: APQ goes first in the chain (before the document is
-/// parsed), the cache and dedupe after the query limits.
+/// parsed), the cache and dedupe after the query limits. The cache keeps its
+/// answers in memory or, with `cache.backend: redis`, in Redis (on the
+/// gateway loops, with wall-clock times shared by every replica).
 struct CachingStages: Sendable {
     /// `APQExchange` when `apq.enabled`.
     let beforeDocument: [any Exchange]
@@ -16,32 +21,27 @@ struct CachingStages: Sendable {
     /// `CacheExchange` when `cache.enabled`, then `DedupeExchange` when `dedupe.enabled`.
     let afterLimits: [any Exchange]
     /// The response cache, when enabled.
-    let cache: MemoryResponseCache?
+    let cache: (any ResponseCacheStore)?
     /// Where the cache reads the upstream schema from, when it tags entities
     /// (`cache.enabled` and `invalidate_on_mutation`): learned by introspection.
     let schema: EntitySchemaSource?
 
-    init(config: GatewayConfig, metrics: GatewayMetrics) {
+    init(config: GatewayConfig, metrics: GatewayMetrics, loops: EventLoopGroup, logger: Logger) throws(ConfigError) {
         apq = config.apq.enabled ? APQExchange() : nil
         beforeDocument = apq.map { [$0] } ?? []
         var after: [any Exchange] = []
         if config.cache.enabled {
             let settings = config.cache
-            let cache = MemoryResponseCache(
-                maxBytes: settings.maxBytes, staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError,
-                observer: { outcome, bytes in
-                    switch outcome {
-                    case .hit: metrics.cacheHit()
-                    case .miss, .bypass: metrics.cacheMiss()
-                    }
-                    metrics.cacheBytes(bytes)
-                })
+            let cache = try Self.store(settings, metrics: metrics, loops: loops, logger: logger)
             let ttl = CacheTTLPolicy(
                 defaultTTL: settings.defaultTTL,
                 typeTTLs: Dictionary(settings.types.map { ($0.typeName, $0.ttl) }, uniquingKeysWith: { first, _ in first }))
             let schema = settings.invalidateOnMutation ? EntitySchemaSource() : nil
-            let exchange = CacheExchange(cache: cache, settings: CacheExchange.Settings(
-                varyHeaders: settings.varyHeaders, ttl: ttl, invalidateOnMutation: settings.invalidateOnMutation, schema: schema))
+            let exchange = CacheExchange(
+                cache: cache,
+                settings: CacheExchange.Settings(
+                    varyHeaders: settings.varyHeaders, ttl: ttl, invalidateOnMutation: settings.invalidateOnMutation, schema: schema),
+                clock: settings.backend == .redis ? .wall : .continuous)
             after.append(exchange)
             cacheExchange = exchange
             self.cache = cache
@@ -53,5 +53,35 @@ struct CachingStages: Sendable {
         }
         if config.dedupe.enabled { after.append(DedupeExchange(varyHeaders: config.cache.varyHeaders)) }
         afterLimits = after
+    }
+
+    /// The store `cache.backend` names, reporting to `metrics`.
+    private static func store(_ settings: CacheConfig, metrics: GatewayMetrics, loops: EventLoopGroup,
+                              logger: Logger) throws(ConfigError) -> any ResponseCacheStore {
+        let count: @Sendable (CacheOutcome) -> Void = { outcome in
+            switch outcome {
+            case .hit: metrics.cacheHit()
+            case .miss, .bypass: metrics.cacheMiss()
+            }
+        }
+        switch settings.backend {
+        case .memory:
+            return MemoryResponseCache(
+                maxBytes: settings.maxBytes, staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError,
+                observer: { outcome, bytes in
+                    count(outcome)
+                    metrics.cacheBytes(bytes)
+                })
+        case .redis:
+            let url: RedisURL
+            do {
+                url = try RedisURL(parsing: settings.redisURL)
+            } catch {
+                throw ConfigError(keyPath: "cache.redis_url", message: "\(error)")
+            }
+            return RedisResponseCache(
+                client: RedisClient(url: url, group: loops, logger: logger), keys: RedisCacheKeys(prefix: settings.redisKeyPrefix),
+                staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError, observer: count)
+        }
     }
 }

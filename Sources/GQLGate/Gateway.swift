@@ -75,7 +75,7 @@ public final class Gateway: Sendable {
                 url: config.upstream.url ?? "", timeout: config.upstream.timeout, connectTimeout: config.upstream.connectTimeout,
                 forwardedHeaders: forwarded)),
             metrics: metrics, readiness: readiness)
-        let caching = CachingStages(config: config, metrics: metrics)
+        let caching = try CachingStages(config: config, metrics: metrics, loops: context.loops, logger: context.logger)
         let documents = DocumentExchange(cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes)
         let limits = QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases))
         let builtIn: [any Exchange] = caching.beforeDocument + [documents, RequestTraceExchange(), HTTPMethodRulesExchange(), limits]
@@ -102,7 +102,9 @@ public final class Gateway: Sendable {
                 chain: ExchangeChain(exchanges: [DocumentExchange(cache: DocumentCache(capacity: 1))] + upstreamStages, transport: transport),
                 source: source)
         }
-        let cacheHits = caching.cacheExchange.map { CacheHitShortcut(apq: caching.apq, documents: documents, limits: limits, cache: $0) }
+        // Only memory hits are answered on the server thread: a Redis hit needs the network.
+        let cacheHits = caching.cache is MemoryResponseCache
+            ? caching.cacheExchange.map { CacheHitShortcut(apq: caching.apq, documents: documents, limits: limits, cache: $0) } : nil
         return GatewayPipeline(
             config: config, chain: chain, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
             subscriptions: subscriptions, schemaLearning: schemaLearning, cacheHits: cacheHits)

@@ -15,7 +15,7 @@ final class GatewayPipeline: Sendable {
     /// Checks client keys, when `clients.api_keys_file` is set.
     let clientAuth: ClientAuthenticator?
     /// The response cache, when `cache.enabled`.
-    let cache: MemoryResponseCache?
+    let cache: (any ResponseCacheStore)?
     /// The upstream WebSockets subscriptions run on; shared with the previous pipeline when they carry over a reload.
     let subscriptions: UpstreamSubscriptions
     /// Learns the upstream schema for the cache's entity tags, when it tags entities.
@@ -23,7 +23,7 @@ final class GatewayPipeline: Sendable {
     /// Answers fresh cache hits on the server thread, when `cache.enabled`.
     let cacheHits: CacheHitShortcut?
 
-    init(config: GatewayConfig, chain: ExchangeChain, clientAuth: ClientAuthenticator?, cache: MemoryResponseCache?,
+    init(config: GatewayConfig, chain: ExchangeChain, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
          subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?, cacheHits: CacheHitShortcut?) {
         self.config = config
         self.chain = chain

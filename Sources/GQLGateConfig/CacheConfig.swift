@@ -32,6 +32,9 @@ public struct CacheConfig: Sendable, Equatable {
     /// `cache.redis_url`: the Redis server, a redis:// URL, used when `backend` is `redis`.
     /// Default `redis://127.0.0.1:6379`.
     public var redisURL = "redis://127.0.0.1:6379"
+    /// `cache.redis_key_prefix`: the start of every Redis key gqlgate writes; gateways share answers
+    /// only under the same prefix. Default `gqlgate:`.
+    public var redisKeyPrefix = "gqlgate:"
     /// `cache.max_bytes`: the most the cache holds. Default 64 MiB.
     public var maxBytes = 64 << 20
     /// `cache.default_ttl`: the time to live of types not listed in `types`. Default 30s.
@@ -55,7 +58,7 @@ public struct CacheConfig: Sendable, Equatable {
 
 extension CacheConfig {
     static let keys = [
-        "enabled", "backend", "redis_url", "max_bytes", "default_ttl", "types", "vary_headers",
+        "enabled", "backend", "redis_url", "redis_key_prefix", "max_bytes", "default_ttl", "types", "vary_headers",
         "stale_while_revalidate", "stale_if_error", "invalidate_on_mutation",
     ]
 
@@ -65,6 +68,7 @@ extension CacheConfig {
         enabled = try map["enabled"]?.bool() ?? enabled
         backend = try map["backend"]?.oneOf(Backend.self) ?? backend
         redisURL = try map["redis_url"]?.string() ?? redisURL
+        redisKeyPrefix = try map["redis_key_prefix"]?.string() ?? redisKeyPrefix
         maxBytes = try map["max_bytes"]?.size(minimum: 1) ?? maxBytes
         defaultTTL = try map["default_ttl"]?.duration() ?? defaultTTL
         if let types = map["types"] {

@@ -5,8 +5,8 @@ extension GatewayConfig {
     /// The effective configuration as YAML, with the keys of the config file; what
     /// `gqlgate check-config` prints. Loading the text again gives an equal configuration (with
     /// secrets redacted, equal but for the secrets).
-    /// - Parameter redactingSecrets: Show `auth.headers` values, `auth.oauth2.client_secret` and
-    ///   `auth.ws_init_payload` values as `"<redacted>"`. Default true.
+    /// - Parameter redactingSecrets: Show `auth.headers` values, `auth.oauth2.client_secret`,
+    ///   `auth.ws_init_payload` values and the password in `cache.redis_url` as `"<redacted>"`. Default true.
     public func renderYAML(redactingSecrets: Bool = true) -> String {
         var output = ""
         RenderedNode.write(renderedSections(redactingSecrets: redactingSecrets), indent: 0, into: &output)
@@ -69,7 +69,8 @@ extension GatewayConfig {
             .init("cache", [
                 .init("enabled", .plain(String(cache.enabled))),
                 .init("backend", .plain(cache.backend.rawValue)),
-                .init("redis_url", .string(cache.redisURL)),
+                .init("redis_url", .string(redactingSecrets ? Self.redactingPassword(in: cache.redisURL) : cache.redisURL)),
+                .init("redis_key_prefix", .string(cache.redisKeyPrefix)),
                 .init("max_bytes", .size(cache.maxBytes)),
                 .init("default_ttl", .duration(cache.defaultTTL)),
                 .init("types", .mapping(cache.types.map { .init($0.typeName, .duration($0.ttl)) })),
@@ -101,5 +102,13 @@ extension GatewayConfig {
             ]),
             .init("metrics", [.init("enabled", .plain(String(metrics.enabled)))]),
         ]
+    }
+
+    /// `url` with the password of its user info (`scheme://user:password@host`) redacted.
+    static func redactingPassword(in url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let authority = url[schemeEnd.upperBound...].prefix { $0 != "/" }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return url }
+        return String(url[..<url.index(after: colon)]) + redacted + String(url[at...])
     }
 }

@@ -1,9 +1,7 @@
 extension GatewayConfig {
     /// The keys whose features are not built yet: they are parsed and validated, but have no effect.
     /// Remove a prefix here when its feature lands.
-    static let inactiveKeyPrefixes = [
-        "cache.backend", "cache.redis_url",
-    ]
+    static let inactiveKeyPrefixes: [String] = []
 
     /// The keys set to something other than their default whose features are not built yet, as
     /// `section.key` paths in file order (`auth.oauth2`, `cache.enabled`); for a warning at startup.

@@ -1,8 +1,8 @@
 import GQLGateCore
 import GQLGatePipeline
 
-/// The response cache (`cache.enabled`). Queries are answered from
-/// `MemoryResponseCache` when it holds a fresh answer for their `RequestKey`
+/// The response cache (`cache.enabled`). Queries are answered from the
+/// `ResponseCacheStore` (memory or Redis) when it holds a fresh answer for their `RequestKey`
 /// (`X-Cache: HIT` and `Age`), else fetched with `__typename` added to every
 /// selection set (and `id` where the learned `EntitySchema` gives the type
 /// one), stripped of them again, and stored when cacheable
@@ -12,10 +12,12 @@ import GQLGatePipeline
 /// is `CacheTTLPolicy`'s. Expired answers are served within
 /// `stale_while_revalidate` (one refresh runs in the background) and, within
 /// `stale_if_error`, instead of an upstream failure (a 5xx answer or no answer).
+/// A store that cannot be reached turns every query into a bypass: fetched,
+/// answered, not stored.
 ///
 /// While `invalidate_on_mutation` is on, mutations are sent with
 /// `__typename` (and `id`) too, and their answers purge what they may have changed (see
-/// `MemoryResponseCache.purge`). Subscriptions pass untouched. Place after
+/// `ResponseCacheStore.purge`). Subscriptions pass untouched. Place after
 /// the query limits, before dedupe.
 public struct CacheExchange: Exchange {
     /// What the exchange does besides storing.
@@ -41,12 +43,17 @@ public struct CacheExchange: Exchange {
         }
     }
 
-    private let cache: MemoryResponseCache
+    private let cache: any ResponseCacheStore
+    /// The same store when it is the in-memory one, whose fresh answers `freshHit` gives.
+    private let memory: MemoryResponseCache?
     private let settings: Settings
     private let clock: CacheClock
 
-    public init(cache: MemoryResponseCache, settings: Settings = Settings(), clock: CacheClock = .continuous) {
+    /// - Parameter clock: the store's time; a store shared between processes
+    ///   needs `.wall`.
+    public init(cache: any ResponseCacheStore, settings: Settings = Settings(), clock: CacheClock = .continuous) {
         self.cache = cache
+        memory = cache as? MemoryResponseCache
         self.settings = settings
         self.clock = clock
     }
@@ -61,15 +68,15 @@ public struct CacheExchange: Exchange {
 
     /// The answer to a query when the cache holds a fresh one for it, as
     /// `handle` would give it (`X-Cache: HIT`, `Age`, the hit counted); nil
-    /// for anything else, which `handle` decides. Synchronous, for answering
-    /// on a server thread.
+    /// for anything else, which `handle` decides, and always with a store
+    /// other than `MemoryResponseCache`. Synchronous, for answering on a server thread.
     public func freshHit(_ operation: Operation) -> GraphQLResponse? {
-        guard operation.kind == .query else { return nil }
+        guard operation.kind == .query, let memory else { return nil }
         let client = CacheControlDirectives(operation.headers)
         guard !client.noCache, !client.noStore,
-              let found = cache.freshAnswer(for: RequestKey(operation: operation, varyHeaders: settings.varyHeaders), now: clock.now())
+              let found = memory.freshAnswer(for: RequestKey(operation: operation, varyHeaders: settings.varyHeaders), now: clock.now())
         else { return nil }
-        cache.record(.hit)
+        memory.record(.hit)
         var response = served(found.answer, age: found.age)
         response.headers.replaceOrAdd(name: "X-Cache", value: CacheOutcome.hit.rawValue)
         return response
@@ -80,7 +87,7 @@ public struct CacheExchange: Exchange {
     private func query(_ operation: Operation, next: @escaping ExchangeNext) async throws -> GraphQLResponse {
         let key = RequestKey(operation: operation, varyHeaders: settings.varyHeaders)
         let client = CacheControlDirectives(operation.headers)
-        let found = client.noCache || client.noStore ? .miss : cache.lookup(key, now: clock.now())
+        let found = client.noCache || client.noStore ? .miss : await cache.lookup(key, now: clock.now())
         let (response, outcome): (GraphQLResponse, CacheOutcome)
         switch found {
         case .fresh(let answer, let age):
@@ -93,6 +100,8 @@ public struct CacheExchange: Exchange {
             (response, outcome) = fetched.0.status >= 500 ? (served(answer, age: age), .hit) : fetched
         case .miss:
             (response, outcome) = try await fetchOrError(operation, key: key, next: next, mayStore: !(client.noCache || client.noStore))
+        case .unavailable:
+            (response, outcome) = try await fetchOrError(operation, key: key, next: next, mayStore: false)
         }
         cache.record(outcome)
         var marked = response
@@ -109,7 +118,7 @@ public struct CacheExchange: Exchange {
     private func startRefresh(_ operation: Operation, key: RequestKey, next: @escaping ExchangeNext) {
         Task {
             let outcome = try? await fetch(operation, key: key, next: next, mayStore: true).1
-            if outcome != .miss { cache.refreshFailed(key) }
+            if outcome != .miss { await cache.refreshFailed(key) }
         }
     }
 
@@ -139,9 +148,10 @@ public struct CacheExchange: Exchange {
         headers.remove(name: "Age")
         let tags = CacheTags(entities: inspection.entities, types: inspection.types,
                              arguments: settings.invalidateOnMutation ? rootArguments(of: operation) : [:])
-        cache.store(CachedAnswer(status: response.status, headers: headers, body: response.body, storedAt: clock.now(),
-                                 ttl: ttl, tags: tags), for: key)
-        return (response, .miss)
+        let stored = await cache.store(
+            CachedAnswer(status: response.status, headers: headers, body: response.body, storedAt: clock.now(), ttl: ttl, tags: tags),
+            for: key)
+        return (response, stored ? .miss : .bypass)
     }
 
     // MARK: - Mutations
@@ -149,7 +159,7 @@ public struct CacheExchange: Exchange {
     private func mutation(_ operation: Operation, next: ExchangeNext) async throws -> GraphQLResponse {
         let (response, inspection) = try await send(operation, next: next)
         if let inspection, inspection.hasData {
-            cache.purge(entities: inspection.entities, types: inspection.rootFieldTypes, arguments: rootArguments(of: operation))
+            _ = await cache.purge(entities: inspection.entities, types: inspection.rootFieldTypes, arguments: rootArguments(of: operation))
         }
         return response
     }

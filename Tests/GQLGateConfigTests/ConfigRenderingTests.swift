@@ -25,6 +25,7 @@ import Testing
           enabled: true
           backend: redis
           redis_url: redis://cache:6379
+          redis_key_prefix: "shop:"
           max_bytes: 1GB
           default_ttl: 1h
           types: {Character: 1h, Review: 10s}
@@ -63,6 +64,15 @@ import Testing
         #expect(text.contains("    client_secret: \"<redacted>\"\n"))
         #expect(text.contains("  ws_init_payload:\n    token: \"<redacted>\"\n    nested: \"<redacted>\"\n"))
         #expect(text.contains("    client_id: \"gqlgate\"\n"))
+    }
+
+    @Test func theRedisPasswordIsRedacted() throws {
+        var config = GatewayConfig()
+        config.cache.redisURL = "redis://gate:s3cret@cache:6379/2"
+        #expect(config.renderYAML().contains("  redis_url: \"redis://gate:<redacted>@cache:6379/2\"\n"))
+        #expect(config.renderYAML(redactingSecrets: false).contains("s3cret"))
+        config.cache.redisURL = "redis://cache:6379/2"
+        #expect(config.renderYAML().contains("  redis_url: \"redis://cache:6379/2\"\n"))
     }
 
     @Test func redactedTextReloadsEqualButForTheSecrets() throws {

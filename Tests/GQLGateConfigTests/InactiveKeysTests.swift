@@ -17,7 +17,7 @@ import Testing
         #expect(config.inactiveKeys().isEmpty)
     }
 
-    @Test func listsChangedKeysOfFeaturesNotBuiltYet() throws {
+    @Test func changedKeysOfBuiltFeaturesAreNotListed() throws {
         let config = try load("""
             auth:
               headers: {X-Api-Key: k}
@@ -33,7 +33,7 @@ import Testing
             logging: {level: debug, format: text}
             metrics: {enabled: false}
             """)
-        #expect(config.inactiveKeys() == ["cache.backend", "cache.redis_url"])
+        #expect(config.inactiveKeys().isEmpty)
     }
 
     @Test func valuesEqualToTheDefaultAreNotListed() throws {

@@ -19,8 +19,8 @@ import Testing
     }
 
     @Test func rejectsUnknownKeysEvenWithNullValues() {
-        #expect(loadError("cache:\n  enable:\n") == "cache.enable: unknown key (allowed: enabled, backend, redis_url, max_bytes, "
-            + "default_ttl, types, vary_headers, stale_while_revalidate, stale_if_error, invalidate_on_mutation)")
+        #expect(loadError("cache:\n  enable:\n") == "cache.enable: unknown key (allowed: enabled, backend, redis_url, redis_key_prefix, "
+            + "max_bytes, default_ttl, types, vary_headers, stale_while_revalidate, stale_if_error, invalidate_on_mutation)")
     }
 
     @Test func namesTheKeyTheValueAndWhatIsAllowed() {

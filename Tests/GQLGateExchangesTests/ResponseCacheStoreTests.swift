@@ -62,6 +62,7 @@ private func answer(_ body: String, tags: CacheTags = CacheTags(), ttl: Duration
             case .stale(_, _, let refresh): seen.append("\(second) stale\(refresh ? " refresh" : "")")
             case .expired: seen.append("\(second) expired")
             case .miss: seen.append("\(second) miss")
+            case .unavailable: seen.append("\(second) unavailable")
             }
         }
         #expect(seen == ["9 fresh", "10 stale refresh", "12 stale", "16 expired", "29 expired", "30 miss"])

@@ -1,4 +1,9 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Monotonic time for the response cache, as a duration since some fixed
 /// start; injectable so tests can move time without sleeping.
@@ -8,6 +13,14 @@ public struct CacheClock: Sendable {
 
     public init(now: @escaping @Sendable () -> Duration) {
         self.now = now
+    }
+
+    /// Wall-clock time since the Unix epoch, for stores shared between
+    /// processes (their clocks should be kept in sync, as NTP does).
+    public static let wall = CacheClock {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
     }
 
     /// The process's monotonic clock (`ContinuousClock`).

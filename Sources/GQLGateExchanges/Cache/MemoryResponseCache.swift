@@ -5,18 +5,9 @@ import Synchronization
 /// `maxBytes` (least recently used dropped first), with a tag index for
 /// invalidation and the counters for metrics. Shared by every loop behind one
 /// `Mutex`, held for dictionary work only.
-public final class MemoryResponseCache: Sendable {
-    /// What a look-up found.
-    public enum Lookup: Sendable {
-        /// Fresh: serve it.
-        case fresh(CachedAnswer, age: Duration)
-        /// Expired but within `stale_while_revalidate`: serve it; `refresh` is
-        /// true for the one caller that should fetch a new answer.
-        case stale(CachedAnswer, age: Duration, refresh: Bool)
-        /// Expired but within `stale_if_error`: fetch, and serve it if that fails.
-        case expired(CachedAnswer, age: Duration)
-        case miss
-    }
+public final class MemoryResponseCache: ResponseCacheStore {
+    /// What a look-up found (never `.unavailable`).
+    public typealias Lookup = ResponseCacheLookup
 
     private struct Entry: Sendable {
         var answer: CachedAnswer
@@ -77,8 +68,10 @@ public final class MemoryResponseCache: Sendable {
         }
     }
 
-    /// Stores `answer` under `key`, replacing what was there.
-    public func store(_ answer: CachedAnswer, for key: RequestKey) {
+    /// Stores `answer` under `key`, replacing what was there. Always true
+    /// (an answer larger than `maxBytes` is taken and dropped at once).
+    @discardableResult
+    public func store(_ answer: CachedAnswer, for key: RequestKey) -> Bool {
         state.withLock { state in
             Self.remove(key, from: &state)
             let dropped = state.entries.insert(Entry(answer: answer), for: key, cost: answer.cost)
@@ -90,6 +83,7 @@ public final class MemoryResponseCache: Sendable {
                 for tag in answer.tags.entities.union(answer.tags.types) { state.index[tag, default: []].insert(key) }
             }
         }
+        return true
     }
 
     /// Lets another caller refresh `key` after a refresh failed.

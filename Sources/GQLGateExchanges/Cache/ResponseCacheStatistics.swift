@@ -11,9 +11,12 @@ public struct ResponseCacheStatistics: Sendable, Equatable {
     public var evictions = 0
     /// Entries removed by mutations.
     public var invalidations = 0
-    /// Entries held now.
+    /// Look-ups, stores and purges a shared store could not carry out
+    /// (unreachable, too slow, an unreadable answer); each such query was answered as a bypass.
+    public var storeErrors = 0
+    /// Entries held now (a shared store does not count them: 0).
     public var entries = 0
-    /// Bytes held now, as `CachedAnswer.cost` counts them.
+    /// Bytes held now, as `CachedAnswer.cost` counts them (a shared store: 0).
     public var bytes = 0
 
     public init() {}

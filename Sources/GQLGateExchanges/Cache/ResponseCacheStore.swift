@@ -1,0 +1,37 @@
+/// Where `CacheExchange` keeps answers: `MemoryResponseCache` in this
+/// process, or a shared store such as Redis. A store that cannot be reached
+/// never fails a request: its look-up says `.unavailable` and the query goes
+/// upstream without being stored.
+public protocol ResponseCacheStore: Sendable {
+    /// The answer for `key` at time `now` (the exchange's `CacheClock`); may
+    /// claim the one background refresh of a stale answer.
+    func lookup(_ key: RequestKey, now: Duration) async -> ResponseCacheLookup
+    /// Stores `answer` under `key`, replacing what was there; false when the
+    /// store could not be reached (the answer is then served as not stored).
+    func store(_ answer: CachedAnswer, for key: RequestKey) async -> Bool
+    /// Lets another caller refresh `key` after a refresh failed.
+    func refreshFailed(_ key: RequestKey) async
+    /// Removes every answer holding one of `entities`, and every answer
+    /// holding one of `types` whose root arguments do not disagree with
+    /// `arguments` (see `CacheTags.disagrees(with:)`). Returns how many.
+    func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>]) async -> Int
+    /// Counts how a query answer was served.
+    func record(_ outcome: CacheOutcome)
+    /// The counters now.
+    var statistics: ResponseCacheStatistics { get }
+}
+
+/// What a look-up found.
+public enum ResponseCacheLookup: Sendable {
+    /// Fresh: serve it.
+    case fresh(CachedAnswer, age: Duration)
+    /// Expired but within `stale_while_revalidate`: serve it; `refresh` is
+    /// true for the one caller that should fetch a new answer.
+    case stale(CachedAnswer, age: Duration, refresh: Bool)
+    /// Expired but within `stale_if_error`: fetch, and serve it if that fails.
+    case expired(CachedAnswer, age: Duration)
+    case miss
+    /// The store could not answer (unreachable, slow, or holding something
+    /// unreadable): fetch, do not store (`X-Cache: BYPASS`).
+    case unavailable
+}

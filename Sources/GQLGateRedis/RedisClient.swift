@@ -1,0 +1,91 @@
+import GQLGateEventLoop
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An async Redis client on the gateway's loops: one hiredis connection per
+/// loop, used by the tasks running on that loop (others pick a loop in
+/// turn). Each command has a timeout; a connection that fails is made again
+/// after a jittered backoff, and until then commands fail at once. Outages
+/// are logged once (a warning) and so is the recovery.
+///
+/// ```swift
+/// let redis = RedisClient(url: try RedisURL(parsing: "redis://127.0.0.1:6379/0"), group: loops, logger: logger)
+/// let reply = try await redis.send("GET", "key")
+/// ```
+public final class RedisClient: Sendable {
+    /// Timeouts and backoff.
+    public struct Settings: Sendable {
+        public var url: RedisURL
+        /// How long a command may wait for its reply; a ready connection that
+        /// misses it is dropped and made again.
+        public var commandTimeout: Duration
+        /// How long connecting, `AUTH`, `SELECT` and the first `PING` may take.
+        public var connectTimeout: Duration
+        /// The ceiling of the first delay before connecting again; doubles per failure.
+        public var reconnectDelay: Duration
+        /// The largest ceiling of the delay before connecting again.
+        public var maximumReconnectDelay: Duration
+
+        public init(url: RedisURL, commandTimeout: Duration = .milliseconds(250), connectTimeout: Duration = .seconds(1),
+                    reconnectDelay: Duration = .milliseconds(100), maximumReconnectDelay: Duration = .seconds(2)) {
+            self.url = url
+            self.commandTimeout = commandTimeout
+            self.connectTimeout = connectTimeout
+            self.reconnectDelay = reconnectDelay
+            self.maximumReconnectDelay = maximumReconnectDelay
+        }
+    }
+
+    private let group: EventLoopGroup
+    private let connections: [RedisConnection]
+    private let availability: RedisAvailability
+
+    /// Also ignores `SIGPIPE` for the process: hiredis writes with `write(2)`,
+    /// and a Redis that closed the connection must not end the gateway.
+    public init(settings: Settings, group: EventLoopGroup, logger: Logger) {
+        signal(SIGPIPE, SIG_IGN)
+        self.group = group
+        let url = settings.url
+        let availability = RedisAvailability(logger: logger, server: "\(url.host):\(url.port)/\(url.database)")
+        self.availability = availability
+        connections = group.loops.map { RedisConnection(loop: $0, settings: settings, availability: availability) }
+    }
+
+    /// A client with the default timeouts.
+    public convenience init(url: RedisURL, group: EventLoopGroup, logger: Logger) {
+        self.init(settings: Settings(url: url), group: group, logger: logger)
+    }
+
+    /// Each loop closes its connection: commands waiting fail, and no timer
+    /// or socket watcher is left pointing at it.
+    deinit {
+        for connection in connections {
+            connection.loop.execute { connection.close() }
+        }
+    }
+
+    /// Sends one command and returns its reply (an error reply included).
+    /// Throws `RedisError.unavailable` without a connection and
+    /// `RedisError.timedOut` when the reply is late.
+    public func send(_ arguments: [[UInt8]]) async throws(RedisError) -> RedisReply {
+        let connection = connections[(EventLoop.current?.index).flatMap { $0 < connections.count ? $0 : nil } ?? group.next().index]
+        let result: Result<RedisReply, RedisError> = await withUnsafeContinuation { continuation in
+            if connection.loop.inLoop {
+                connection.send(arguments) { continuation.resume(returning: $0) }
+            } else {
+                connection.loop.execute { connection.send(arguments) { continuation.resume(returning: $0) } }
+            }
+        }
+        return try result.get()
+    }
+
+    /// `send` with text arguments.
+    public func send(_ arguments: String...) async throws(RedisError) -> RedisReply {
+        try await send(arguments.map { Array($0.utf8) })
+    }
+
+    /// Whether the last news from the connections was a failure (none ready since).
+    public var isUnavailable: Bool { availability.isDown }
+}

@@ -1,0 +1,20 @@
+/// Why a Redis command has no reply.
+public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `cache.redis_url` is not a usable redis:// URL.
+    case invalidURL(String)
+    /// There is no connection (refused, lost, or waiting before the next attempt).
+    case unavailable(String)
+    /// No reply within the command timeout.
+    case timedOut
+    /// A reply of a shape the caller does not expect.
+    case unexpectedReply(String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let message): "invalid Redis URL: \(message)"
+        case .unavailable(let reason): "Redis unavailable: \(reason)"
+        case .timedOut: "Redis did not reply in time"
+        case .unexpectedReply(let reply): "unexpected Redis reply: \(reply)"
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import GQLGateExchanges
+import Synchronization
+
+/// The response cache in Redis, shared by every replica that uses the same
+/// server and key prefix (see `RedisCacheKeys` for the data model). Answers
+/// expire in Redis once past their TTL and both stale windows. Redis that is
+/// down, slow (past the client's command timeout) or answering something
+/// unexpected never fails a request: the look-up says `.unavailable` (the
+/// query is fetched and not stored) and the failure is counted in
+/// `statistics.storeErrors`.
+///
+/// Times are the exchange's `CacheClock`, which must be `.wall` so that
+/// replicas agree on an answer's age. `max_bytes` does not bound Redis; its
+/// own `maxmemory` does.
+public final class RedisResponseCache: ResponseCacheStore {
+    /// Told of each recorded outcome (for metrics).
+    public typealias Observer = @Sendable (CacheOutcome) -> Void
+
+    private let redis: RedisClient
+    private let keys: RedisCacheKeys
+    private let staleWhileRevalidate: Duration
+    private let staleIfError: Duration
+    private let counters = Mutex(ResponseCacheStatistics())
+    private let observer: Observer
+
+    /// - Parameters:
+    ///   - keys: the key names, under `cache.redis_key_prefix`.
+    ///   - staleWhileRevalidate: `cache.stale_while_revalidate`.
+    ///   - staleIfError: `cache.stale_if_error`.
+    public init(client: RedisClient, keys: RedisCacheKeys = RedisCacheKeys(), staleWhileRevalidate: Duration = .zero,
+                staleIfError: Duration = .zero, observer: @escaping Observer = { _ in }) {
+        redis = client
+        self.keys = keys
+        self.staleWhileRevalidate = staleWhileRevalidate
+        self.staleIfError = staleIfError
+        self.observer = observer
+    }
+
+    public func lookup(_ key: RequestKey, now: Duration) async -> ResponseCacheLookup {
+        let reply: RedisReply
+        do {
+            reply = try await redis.send([Array("GET".utf8), Array(keys.answer(key).utf8)])
+        } catch {
+            return failed()
+        }
+        switch reply {
+        case .null:
+            return .miss
+        case .bulk(let record):
+            // An unreadable record (another version, say) is a miss: the next store replaces it.
+            guard let answer = StoredAnswerEncoding.decode(record) else { return .miss }
+            let age = max(.zero, now - answer.storedAt)
+            if age < answer.ttl { return .fresh(answer, age: age) }
+            if age < answer.ttl + staleWhileRevalidate {
+                return .stale(answer, age: age, refresh: await claimRefresh(key))
+            }
+            if age < answer.ttl + staleIfError { return .expired(answer, age: age) }
+            return .miss
+        default:
+            return failed()
+        }
+    }
+
+    /// Whether this caller is the one to refresh `key` (`SET NX` across replicas).
+    private func claimRefresh(_ key: RequestKey) async -> Bool {
+        let claim = try? await redis.send("SET", keys.refresh(key), "1", "NX", "PX", String(Self.milliseconds(staleWhileRevalidate)))
+        return claim?.isOK == true
+    }
+
+    @discardableResult
+    public func store(_ answer: CachedAnswer, for key: RequestKey) async -> Bool {
+        let lifetime = answer.ttl + max(staleWhileRevalidate, staleIfError)
+        let tags = answer.tags.entities.union(answer.tags.types).sorted()
+        var arguments: [[UInt8]] = ["EVAL", Self.storeScript, String(2 + tags.count), keys.answer(key), keys.refresh(key)].map { Array($0.utf8) }
+        arguments += tags.map { Array(keys.tag($0).utf8) }
+        arguments.append(StoredAnswerEncoding.encode(answer))
+        arguments += [String(Self.milliseconds(lifetime)), key.description, String(Self.milliseconds(answer.storedAt + lifetime)),
+                      String(Self.milliseconds(answer.storedAt))].map { Array($0.utf8) }
+        guard case .integer? = try? await redis.send(arguments) else {
+            _ = failed()
+            return false
+        }
+        return true
+    }
+
+    public func refreshFailed(_ key: RequestKey) async {
+        if (try? await redis.send("DEL", keys.refresh(key))) == nil { _ = failed() }
+    }
+
+    @discardableResult
+    public func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>]) async -> Int {
+        do throws(RedisError) {
+            var doomed: Set<String> = []
+            for entity in entities { doomed.formUnion(try await members(of: entity)) }
+            var candidates: [String] = []
+            for type in types { candidates += try await members(of: type).filter { !doomed.contains($0) } }
+            candidates = Array(Set(candidates))
+            if !candidates.isEmpty {
+                let reply = try await redis.send([Array("MGET".utf8)] + candidates.map { Array(keys.answer(hex: $0).utf8) })
+                guard let records = reply.elements, records.count == candidates.count else { throw .unexpectedReply("MGET: \(reply)") }
+                for (hex, record) in zip(candidates, records) {
+                    guard let bytes = record.bytes else { continue }
+                    // An unreadable record goes too: nothing shows it does not hold the type.
+                    if StoredAnswerEncoding.decode(bytes)?.tags.disagrees(with: arguments) != true { doomed.insert(hex) }
+                }
+            }
+            guard !doomed.isEmpty else { return 0 }
+            let reply = try await redis.send([Array("DEL".utf8)] + doomed.map { Array(keys.answer(hex: $0).utf8) })
+            guard let removed = reply.integer else { throw .unexpectedReply("DEL: \(reply)") }
+            counters.withLock { $0.invalidations += Int(removed) }
+            return Int(removed)
+        } catch {
+            _ = failed()
+            return 0
+        }
+    }
+
+    /// The key hexes of the answers tagged `tag` that have not expired.
+    private func members(of tag: String) async throws(RedisError) -> [String] {
+        let reply = try await redis.send("ZRANGE", keys.tag(tag), "0", "-1")
+        guard let elements = reply.elements else { throw .unexpectedReply("ZRANGE: \(reply)") }
+        return elements.compactMap { $0.bytes.map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    public func record(_ outcome: CacheOutcome) {
+        counters.withLock { counters in
+            switch outcome {
+            case .hit: counters.hits += 1
+            case .miss: counters.misses += 1
+            case .bypass: counters.bypasses += 1
+            }
+        }
+        observer(outcome)
+    }
+
+    public var statistics: ResponseCacheStatistics { counters.withLock { $0 } }
+
+    /// Counts a failed look-up, store or purge; the look-up's answer for it.
+    private func failed() -> ResponseCacheLookup {
+        counters.withLock { $0.storeErrors += 1 }
+        return .unavailable
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return max(1, seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    }
+
+    /// Stores an answer atomically: KEYS = the answer, its refresh claim, its
+    /// tag sets; ARGV = the record, its lifetime in ms, its key hex, when it
+    /// expires and when it was stored (ms since the epoch). Each tag set
+    /// drops members expired before now, scores the answer by its expiry, and
+    /// lives at least as long as it.
+    static let storeScript = """
+        redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+        redis.call('DEL', KEYS[2])
+        for i = 3, #KEYS do
+          redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', '(' .. ARGV[5])
+          redis.call('ZADD', KEYS[i], ARGV[4], ARGV[3])
+          if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+        end
+        return #KEYS - 2
+        """
+}
