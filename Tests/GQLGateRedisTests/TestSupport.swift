@@ -51,7 +51,9 @@ final class RedisTestServer: Sendable {
 
 /// Starts `path` with `arguments`, output to /dev/null, with the default
 /// signal mask and dispositions (the test process blocks some signals, and
-/// children would inherit that).
+/// children would inherit that). The tests' own sockets are close-on-exec:
+/// a server holding a copy of another suite's socket would keep its peer
+/// from ever reading end-of-stream.
 private func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
@@ -80,7 +82,7 @@ private func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
 
 /// A port nothing listens on now.
 func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
@@ -98,7 +100,7 @@ func freePort() throws -> Int {
 private func waitUntilAccepting(port: Int) throws {
     let deadline = ContinuousClock.now + .seconds(10)
     while ContinuousClock.now < deadline {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

@@ -13,7 +13,7 @@ struct SocketTransportTests {
 
         init() {
             var fds: [Int32] = [0, 0]
-            precondition(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+            precondition(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
             transport = SocketTransport(owning: fds[0])
             peer = fds[1]
             let flags = fcntl(peer, F_GETFL)

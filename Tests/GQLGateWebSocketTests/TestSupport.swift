@@ -47,7 +47,7 @@ struct SocketPairHarness {
 
     init(role: WebSocketConnection.Role, configuration: WebSocketConfiguration = WebSocketConfiguration(), loop: EventLoop) {
         var fds: [Int32] = [0, 0]
-        precondition(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        precondition(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fds[1], SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         self.loop = loop

@@ -222,7 +222,7 @@ import Glibc
 
     @Test func framesBytesReadAheadByTheHandshakeFirst() async {
         var fds: [Int32] = [0, 0]
-        _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds)
+        _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds)
         defer { close(fds[1]) }
         let recorder = EventRecorder()
         let first = frame(1, Array("early".utf8))
