@@ -24,6 +24,7 @@ public struct ConfigReload: Sendable, Equatable {
         keep("server.threads", \.server.threads)
         keep("server.loops", \.server.loops)
         keep("server.max_body_bytes", \.server.maxBodyBytes)
+        keep("server.max_header_bytes", \.server.maxHeaderBytes)
         self.effective = effective
         self.needsRestart = needsRestart
     }

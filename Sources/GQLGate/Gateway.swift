@@ -62,7 +62,8 @@ public final class Gateway: Sendable {
         server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.server.listen.host, port: config.server.listen.port, threads: config.server.httpThreadCount,
-                maxBodyBytes: config.server.maxBodyBytes, connectionLimit: config.server.maxConnections),
+                maxBodyBytes: config.server.maxBodyBytes, connectionLimit: config.server.maxConnections,
+                connectionMemoryBytes: config.server.maxHeaderBytes),
             delegate: endpoint)
     }
 

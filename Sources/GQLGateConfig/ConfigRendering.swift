@@ -25,6 +25,7 @@ extension GatewayConfig {
                 .init("loops", .plain(server.loops.description)),
                 .init("drain_timeout", .duration(server.drainTimeout)),
                 .init("max_connections", .plain(String(server.maxConnections))),
+                .init("max_header_bytes", .size(server.maxHeaderBytes)),
             ]),
             .init("upstream", [
                 .init("url", .optional(upstream.url)),

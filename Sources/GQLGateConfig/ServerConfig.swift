@@ -19,6 +19,11 @@ public struct ServerConfig: Sendable, Equatable {
     /// `server.max_connections`: client connections open at once (WebSockets and streams
     /// included); past it new connections are refused. Default 16384.
     public var maxConnections = 16_384
+    /// `server.max_header_bytes`: the memory libmicrohttpd keeps for each client
+    /// connection, which bounds a request's line and header fields (larger ones
+    /// get 431) and is held for as long as the connection is open, WebSocket and
+    /// SSE clients included. Default 16 KiB.
+    public var maxHeaderBytes = 16 << 10
 
     /// The defaults.
     public init() {}
@@ -36,7 +41,7 @@ public struct ServerConfig: Sendable, Equatable {
 }
 
 extension ServerConfig {
-    static let keys = ["listen", "path", "max_body_bytes", "threads", "loops", "drain_timeout", "max_connections"]
+    static let keys = ["listen", "path", "max_body_bytes", "threads", "loops", "drain_timeout", "max_connections", "max_header_bytes"]
 
     /// The paths that gqlgate serves itself, which `server.path` cannot take.
     static let reservedPaths = ["/healthz", "/readyz", "/metrics"]
@@ -59,5 +64,11 @@ extension ServerConfig {
         loops = try map["loops"]?.threadCount() ?? loops
         drainTimeout = try map["drain_timeout"]?.duration() ?? drainTimeout
         maxConnections = try map["max_connections"]?.int(1...1_000_000) ?? maxConnections
+        if let value = map["max_header_bytes"] {
+            maxHeaderBytes = try value.size(minimum: 1)
+            guard (4 << 10...1 << 20).contains(maxHeaderBytes) else {
+                throw value.invalid("a size from 4KiB to 1MiB", value: String(maxHeaderBytes))
+            }
+        }
     }
 }

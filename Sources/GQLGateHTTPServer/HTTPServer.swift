@@ -30,15 +30,28 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionTimeoutSeconds: Int
     /// Most simultaneous connections (0: libmicrohttpd's default).
     public var connectionLimit: Int
+    /// libmicrohttpd's memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`):
+    /// it holds the request line, the header fields and the answer's header
+    /// block, and stays allocated while the connection is open (an upgraded
+    /// WebSocket keeps it too). libmicrohttpd zeroes it after every request, so
+    /// its size is paid on each one (with libmicrohttpd's 32 KiB default, 49,000
+    /// of the instructions callgrind counts per proxied request; see
+    /// docs/benchmarks.md). 16 KiB takes a request line plus header fields of
+    /// about 15 KiB, of which a `Cookie` field of about 7.5 KiB (libmicrohttpd
+    /// parses a copy of it); nginx's default refuses any header line over 8 KiB.
+    /// Larger header blocks get 431, or a closed connection once they reach the
+    /// pool's size. Bodies do not count: they pass through the pool in pieces.
+    public var connectionMemoryBytes: Int
 
     public init(host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 1, maxBodyBytes: Int = 1 << 20,
-                connectionTimeoutSeconds: Int = 120, connectionLimit: Int = 0) {
+                connectionTimeoutSeconds: Int = 120, connectionLimit: Int = 0, connectionMemoryBytes: Int = 16 << 10) {
         self.host = host
         self.port = port
         self.threads = threads
         self.maxBodyBytes = maxBodyBytes
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.connectionLimit = connectionLimit
+        self.connectionMemoryBytes = connectionMemoryBytes
     }
 }
 
@@ -79,7 +92,7 @@ public final class HTTPServer: @unchecked Sendable {
                 thread_pool_size: UInt32(max(1, configuration.threads)),
                 connection_limit: UInt32(configuration.connectionLimit),
                 connection_timeout_seconds: UInt32(configuration.connectionTimeoutSeconds),
-                listen_backlog: 1024, connection_memory_limit: Self.connectionMemoryBytes,
+                listen_backlog: 1024, connection_memory_limit: configuration.connectionMemoryBytes,
                 access_handler: accessHandler, access_handler_cls: context,
                 completed_handler: completedHandler, completed_handler_cls: context)
             return gqlgate_mhd_start(&options, &error, error.count)
@@ -89,18 +102,6 @@ public final class HTTPServer: @unchecked Sendable {
         }
         daemon = started
     }
-
-    /// libmicrohttpd's memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`):
-    /// it holds the request line, the header fields and the answer's header
-    /// block, and libmicrohttpd zeroes it after every request, so its size is
-    /// paid on each one (with the 32 KiB default, 49,000 of the instructions
-    /// callgrind counts per proxied request; see docs/benchmarks.md). 16 KiB
-    /// still takes a request line plus header fields of about 15 KiB, of which
-    /// a `Cookie` field of about 7.5 KiB (libmicrohttpd parses a copy of it);
-    /// nginx's default refuses any header line over 8 KiB. Larger header blocks
-    /// get 431, or a closed connection once they reach the pool's size. Bodies
-    /// do not count: they pass through the pool in pieces.
-    static let connectionMemoryBytes = 16 * 1024
 
     /// The port actually bound.
     public var port: UInt16 {

@@ -11,6 +11,7 @@ import Testing
         #expect(server.loops == .auto)
         #expect(server.drainTimeout == .seconds(10))
         #expect(server.maxConnections == 16_384)
+        #expect(server.maxHeaderBytes == 16_384)
     }
 
     @Test func readsEveryKey() throws {
@@ -23,6 +24,7 @@ import Testing
               loops: auto
               drain_timeout: 1m
               max_connections: 20000
+              max_header_bytes: 8KiB
             """).server
         #expect(server.listen == ListenAddress(host: "::1", port: 9090))
         #expect(server.path == "/api/graphql")
@@ -31,10 +33,13 @@ import Testing
         #expect(server.loops == .auto)
         #expect(server.drainTimeout == .seconds(60))
         #expect(server.maxConnections == 20_000)
+        #expect(server.maxHeaderBytes == 8192)
     }
 
     @Test func rejectsConnectionLimitsOutOfRange() {
         #expect(loadError("server: {max_connections: 0}")?.hasPrefix("server.max_connections: ") == true)
+        #expect(loadError("server: {max_header_bytes: 2KiB}")?.hasPrefix("server.max_header_bytes: ") == true)
+        #expect(loadError("server: {max_header_bytes: 2MiB}")?.hasPrefix("server.max_header_bytes: ") == true)
     }
 
     @Test func threadsAutoMeansOneAndLoopsAutoMeansCoresMinusOne() throws {

@@ -191,6 +191,22 @@ def test_default_limit_accepts_a_large_query(gateway):
 
 
 # ---------------------------------------------------------------------------
+# 431: header fields past server.max_header_bytes
+
+
+@pytest.mark.parametrize("limit, fits, refused", [("8KiB", 5 * 1024, 9 * 1024), ("32KiB", 20 * 1024, 34 * 1024)])
+def test_header_fields_past_max_header_bytes_get_431(gqlgate, limit, fits, refused):
+    gw = gqlgate(config=f"server:\n  max_header_bytes: {limit}\n")
+    ok = post_graphql(gw.url, "{ hello }", headers={"X-Trace-Context": "t" * fits})
+    assert ok.status == 200, str(ok)
+    too_large = post_graphql(gw.url, "{ hello }", headers={"X-Trace-Context": "t" * (refused // 2), "X-Other": "o" * (refused // 2)})
+    assert too_large.status == 431, str(too_large)
+    # Still serving.
+    again = post_graphql(gw.url, "{ hello }")
+    assert again.status == 200, str(again)
+
+
+# ---------------------------------------------------------------------------
 # 400 BAD_REQUEST: operation selection
 
 TWO_OPS = "query A { hello } query B { bookCount }"
