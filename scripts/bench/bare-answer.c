@@ -2,9 +2,9 @@
  * bare-answer: the cheapest answer from memory the gqlgate stack can give, for the
  * benchmark's cache workload (M).
  *
- * One libmicrohttpd epoll thread, libmicrohttpd's default per-connection memory, the POST
- * body collected (a cache needs it for its key), and one fixed GraphQL answer handed over
- * without a copy. No lookup, no key, no Swift: whatever a cache hit in gqlgate costs, it
+ * One libmicrohttpd epoll thread, 16 KiB of memory per connection as gqlgate gives it
+ * (server.max_header_bytes), the POST body collected (a cache needs it for its key), and one
+ * fixed GraphQL answer handed over without a copy. No lookup, no key, no Swift: whatever a cache hit in gqlgate costs, it
  * costs at least this. gqlgate cache / M is then what gqlgate's cache path adds, and
  * M / nginx proxy_cache is how low libmicrohttpd lets a cache hit go on this machine.
  *
@@ -21,8 +21,8 @@
 static const char answer[] = "{\"data\":{\"hello\":\"world\"}}";
 
 struct body {
-    size_t length;
-    char bytes[16384];
+    size_t length, capacity;
+    char *bytes;
 };
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url,
@@ -38,7 +38,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     }
     if (*upload_size > 0) {
         size_t count = *upload_size;
-        if (body->length + count > sizeof body->bytes) return MHD_NO;
+        if (body->length + count > body->capacity) {
+            size_t wanted = (body->length + count) * 2;
+            char *grown = realloc(body->bytes, wanted);
+            if (grown == NULL) return MHD_NO;
+            body->bytes = grown;
+            body->capacity = wanted;
+        }
         memcpy(body->bytes + body->length, upload, count);
         body->length += count;
         *upload_size = 0;
@@ -56,7 +62,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
 static void on_completed(void *cls, struct MHD_Connection *connection, void **request,
                          enum MHD_RequestTerminationCode code) {
     (void)cls; (void)connection; (void)code;
-    free(*request);
+    struct body *body = *request;
+    if (body != NULL) free(body->bytes);
+    free(body);
     *request = NULL;
 }
 
@@ -72,7 +80,7 @@ int main(int argc, char **argv) {
     struct MHD_Daemon *daemon = MHD_start_daemon(
         MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_TURBO, 0, NULL, NULL, on_request, NULL,
         MHD_OPTION_SOCK_ADDR, &address, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-        MHD_OPTION_CONNECTION_LIMIT, 4096u, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_LIMIT, 4096u, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384, MHD_OPTION_END);
     if (daemon == NULL) {
         fprintf(stderr, "bare-answer: cannot listen on 127.0.0.1:%s\n", argv[1]);
         return 1;
