@@ -105,7 +105,9 @@ public final class Gateway: Sendable {
         }
         // Only memory hits are answered on the server thread: a Redis hit needs the network.
         let cacheHits = caching.cache is MemoryResponseCache
-            ? caching.cacheExchange.map { CacheHitShortcut(apq: caching.apq, documents: documents, limits: limits, cache: $0) } : nil
+            ? caching.cacheExchange.map {
+                CacheHitShortcut(apq: caching.apq, documents: documents, limits: limits, cache: $0, varyHeaders: config.cache.varyHeaders)
+            } : nil
         return GatewayPipeline(
             config: config, chain: chain, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
             subscriptions: subscriptions, schemaLearning: schemaLearning, cacheHits: cacheHits)

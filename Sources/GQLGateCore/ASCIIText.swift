@@ -12,13 +12,23 @@ extension StringProtocol {
 
     /// Whether `needle` (lower-case ASCII) occurs in the text, ASCII letters compared without case.
     public func containsIgnoringASCIICase(_ needle: String) -> Bool {
-        let pattern = Array(needle.utf8)
+        // Both sides as contiguous bytes when they are (native strings are),
+        // so the search runs on buffers, with no copy and no generic indexing.
+        let found = utf8.withContiguousStorageIfAvailable { bytes in
+            needle.utf8.withContiguousStorageIfAvailable { pattern in Self.bytes(bytes, containIgnoringCase: pattern) }
+        }
+        if let found = found ?? nil { return found }
+        return Array(utf8).withUnsafeBufferPointer { bytes in
+            Array(needle.utf8).withUnsafeBufferPointer { pattern in Self.bytes(bytes, containIgnoringCase: pattern) }
+        }
+    }
+
+    private static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, containIgnoringCase pattern: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = pattern.first else { return true }
-        let bytes = Array(utf8)
         guard bytes.count >= pattern.count else { return false }
-        for start in 0...(bytes.count - pattern.count) where Self.lowered(bytes[start]) == first {
+        for start in 0...(bytes.count - pattern.count) where lowered(bytes[start]) == first {
             var index = 1
-            while index < pattern.count, Self.lowered(bytes[start + index]) == pattern[index] { index += 1 }
+            while index < pattern.count, lowered(bytes[start + index]) == pattern[index] { index += 1 }
             if index == pattern.count { return true }
         }
         return false

@@ -71,11 +71,22 @@ public struct CacheExchange: Exchange {
     /// for anything else, which `handle` decides, and always with a store
     /// other than `MemoryResponseCache`. Synchronous, for answering on a server thread.
     public func freshHit(_ operation: Operation) -> GraphQLResponse? {
-        guard operation.kind == .query, let memory else { return nil }
-        let client = CacheControlDirectives(operation.headers)
-        guard !client.noCache, !client.noStore,
-              let found = memory.freshAnswer(for: RequestKey(operation: operation, varyHeaders: settings.varyHeaders), now: clock.now())
-        else { return nil }
+        guard operation.kind == .query else { return nil }
+        return freshHit(key: requestKey(for: operation), headers: operation.headers)
+    }
+
+    /// The key a query's answer is stored under: its document, operation
+    /// name, variables and scope (`cache.vary_headers`).
+    public func requestKey(for operation: Operation) -> RequestKey {
+        RequestKey(operation: operation, varyHeaders: settings.varyHeaders)
+    }
+
+    /// `freshHit` for a query whose key is known already (`requestKey(for:)`),
+    /// sent with `headers` (a client's `Cache-Control: no-cache` still bypasses).
+    public func freshHit(key: RequestKey, headers: HTTPHeaders) -> GraphQLResponse? {
+        guard let memory else { return nil }
+        let client = CacheControlDirectives(headers)
+        guard !client.noCache, !client.noStore, let found = memory.freshAnswer(for: key, now: clock.now()) else { return nil }
         memory.record(.hit)
         var response = served(found.answer, age: found.age)
         response.headers.replaceOrAdd(name: "X-Cache", value: CacheOutcome.hit.rawValue)

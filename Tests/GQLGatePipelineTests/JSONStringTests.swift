@@ -29,6 +29,9 @@ import Testing
         #expect("Accept: Text/Event-Stream".containsIgnoringASCIICase("event-stream"))
         #expect("multipart/mixed;subscriptionSpec=1.0".containsIgnoringASCIICase("multipart"))
         #expect(!"application/json".containsIgnoringASCIICase("stream"))
+        #expect("anything".containsIgnoringASCIICase(""))
+        #expect(!"json".containsIgnoringASCIICase("application/json"))
+        #expect("text/EVENT-STREAM".dropFirst(5).containsIgnoringASCIICase("event-stream"))
         #expect(!"strea".containsIgnoringASCIICase("stream"))
         #expect("x".containsIgnoringASCIICase(""))
     }

@@ -65,6 +65,22 @@ def test_variable_order_does_not_matter_but_authorization_does(cached, strawberr
     assert again.header("X-Cache") == "HIT", str(again)
 
 
+def test_a_request_repeated_byte_for_byte_keeps_its_scope_and_the_clients_no_cache(cached, strawberry_upstream):
+    """Repeated hits skip decoding (the request's bytes map to its cache key); what scopes or
+    bypasses the cache must still count on every one of them."""
+    query = "query Count { bookCount }"
+    assert post_graphql(cached.url, query, headers={"Authorization": "Bearer a"}).header("X-Cache") == "MISS"
+    for _ in range(3):
+        assert post_graphql(cached.url, query, headers={"Authorization": "Bearer a"}).header("X-Cache") == "HIT"
+    before = strawberry_upstream.count()
+    other = post_graphql(cached.url, query, headers={"Authorization": "Bearer b"})
+    assert other.header("X-Cache") == "MISS", str(other)
+    assert strawberry_upstream.count() == before + 1
+    bypass = post_graphql(cached.url, query, headers={"Authorization": "Bearer a", "Cache-Control": "no-cache"})
+    assert bypass.header("X-Cache") == "BYPASS", str(bypass)
+    assert post_graphql(cached.url, query, headers={"Authorization": "Bearer a"}).header("X-Cache") == "HIT"
+
+
 def test_an_answer_with_errors_is_bypassed(cached, strawberry_upstream):
     for _ in range(2):
         r = post_graphql(cached.url, "{ fail hello }")
