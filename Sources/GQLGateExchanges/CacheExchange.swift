@@ -89,7 +89,7 @@ public struct CacheExchange: Exchange {
         guard !client.noCache, !client.noStore, let found = memory.freshAnswer(for: key, now: clock.now()) else { return nil }
         memory.record(.hit)
         var response = served(found.answer, age: found.age)
-        response.headers.replaceOrAdd(name: "X-Cache", value: CacheOutcome.hit.rawValue)
+        response.headers.add(name: "X-Cache", value: CacheOutcome.hit.rawValue)  // stored without one
         return response
     }
 
@@ -122,7 +122,7 @@ public struct CacheExchange: Exchange {
 
     private func served(_ answer: CachedAnswer, age: Duration) -> GraphQLResponse {
         var headers = answer.headers
-        headers.replaceOrAdd(name: "Age", value: String(max(0, age.components.seconds)))
+        headers.add(name: "Age", value: String(max(0, age.components.seconds)))  // stored without one
         return GraphQLResponse(status: answer.status, headers: headers, body: answer.body, source: .cache)
     }
 
@@ -157,6 +157,7 @@ public struct CacheExchange: Exchange {
         var headers = response.headers
         headers.remove(name: "X-Request-Id")
         headers.remove(name: "Age")
+        headers.remove(name: "X-Cache")
         let tags = CacheTags(entities: inspection.entities, types: inspection.types,
                              arguments: settings.invalidateOnMutation ? rootArguments(of: operation) : [:])
         let stored = await cache.store(
