@@ -1,32 +1,42 @@
 /// A map bounded by the total cost of its values (bytes, for the response
 /// cache and the APQ store) that forgets the least recently used entries
 /// first. Not thread-safe: wrap it in a `Mutex`.
+///
+/// Inlinable, so that the modules using it (the response cache, the APQ
+/// store) get it specialised for their keys and values: a generic dictionary
+/// look-up through witness tables costs a cache hit several times more.
 public struct CostBoundedLRU<Key: Hashable, Value> {
     /// Most total cost kept.
     public let capacity: Int
     /// Sum of the costs of the entries held.
-    public private(set) var totalCost = 0
-    private var index: [Key: Int] = [:]
-    private var slots: [Slot] = []
-    private var freeSlots: [Int] = []
-    private var newest = -1
-    private var oldest = -1
+    @inlinable public var totalCost: Int { storedCost }
+    @usableFromInline var storedCost = 0
+    @usableFromInline var index: [Key: Int] = [:]
+    @usableFromInline var slots: [Slot] = []
+    @usableFromInline var freeSlots: [Int] = []
+    @usableFromInline var newest = -1
+    @usableFromInline var oldest = -1
 
-    fileprivate struct Slot {
-        var entry: (key: Key, value: Value, cost: Int)?
-        var newer = -1
-        var older = -1
+    @usableFromInline
+    struct Slot {
+        @usableFromInline var entry: (key: Key, value: Value, cost: Int)?
+        @usableFromInline var newer = -1
+        @usableFromInline var older = -1
+
+        @inlinable init() {}
     }
 
+    @inlinable
     public init(capacity: Int) {
         precondition(capacity > 0)
         self.capacity = capacity
     }
 
     /// Entries held.
-    public var count: Int { index.count }
+    @inlinable public var count: Int { index.count }
 
     /// The value for `key`, marking it most recently used.
+    @inlinable
     public mutating func value(for key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
         moveToNewest(slot)
@@ -34,13 +44,14 @@ public struct CostBoundedLRU<Key: Hashable, Value> {
     }
 
     /// The value for `key`, leaving the recency order alone.
+    @inlinable
     public func peek(_ key: Key) -> Value? {
         index[key].flatMap { slots[$0].entry?.value }
     }
 
     /// Replaces the value for `key` in place, keeping its cost and recency.
     /// Returns false when there is none.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func update(_ key: Key, _ change: (inout Value) -> Void) -> Bool {
         guard let slot = index[key], var entry = slots[slot].entry else { return false }
         change(&entry.value)
@@ -52,7 +63,7 @@ public struct CostBoundedLRU<Key: Hashable, Value> {
     /// value for `key` (not reported), then drops the oldest entries until the
     /// total fits. A value costing more than `capacity` is not stored (and any
     /// old value for `key` is removed). Returns the entries dropped for room.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func insert(_ value: Value, for key: Key, cost: Int) -> [(key: Key, value: Value)] {
         removeValue(for: key)
         guard cost <= capacity else { return [] }
@@ -70,29 +81,31 @@ public struct CostBoundedLRU<Key: Hashable, Value> {
         }
         slots[slot].entry = (key, value, cost)
         index[key] = slot
-        totalCost += cost
+        storedCost += cost
         linkAsNewest(slot)
         return dropped
     }
 
     /// Removes and returns the value for `key`.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func removeValue(for key: Key) -> Value? {
         guard let slot = index.removeValue(forKey: key), let entry = slots[slot].entry else { return nil }
         unlink(slot)
         slots[slot] = Slot()
         freeSlots.append(slot)
-        totalCost -= entry.cost
+        storedCost -= entry.cost
         return entry.value
     }
 
-    private mutating func moveToNewest(_ slot: Int) {
+    @inlinable
+    mutating func moveToNewest(_ slot: Int) {
         guard slot != newest else { return }
         unlink(slot)
         linkAsNewest(slot)
     }
 
-    private mutating func unlink(_ slot: Int) {
+    @inlinable
+    mutating func unlink(_ slot: Int) {
         let node = slots[slot]
         if node.newer >= 0 { slots[node.newer].older = node.older } else { newest = node.older }
         if node.older >= 0 { slots[node.older].newer = node.newer } else { oldest = node.newer }
@@ -100,7 +113,8 @@ public struct CostBoundedLRU<Key: Hashable, Value> {
         slots[slot].older = -1
     }
 
-    private mutating func linkAsNewest(_ slot: Int) {
+    @inlinable
+    mutating func linkAsNewest(_ slot: Int) {
         slots[slot].older = newest
         slots[slot].newer = -1
         if newest >= 0 { slots[newest].newer = slot }
