@@ -1,7 +1,10 @@
-"""Upstream credentials end to end: static headers, a rotating token file, OAuth2.
+"""Upstream credentials end to end: static headers, a rotating token file, OAuth2,
+and an upstream WebSocket whose credentials are refused.
 
 The token endpoint is ``token_auth.py`` (its own process); the Strawberry
-upstream's ``/auth/graphql`` accepts only unexpired tokens it minted.
+upstream's ``/auth/graphql`` accepts only unexpired tokens it minted, over HTTP
+and in a WebSocket's ``connection_init``, and ``/auth/revoke`` closes its
+WebSockets as an upstream does when their credentials run out.
 """
 
 from __future__ import annotations
@@ -9,10 +12,12 @@ from __future__ import annotations
 import concurrent.futures
 import json
 import sys
+import time
 import typing
 import urllib.request
 
 import pytest
+from websockets.sync.client import ClientConnection, connect
 
 from conftest import START_TIMEOUT, _RUNNING, _start_with_port_retry
 from harness import (
@@ -193,3 +198,77 @@ def test_wrong_client_secret_is_502_without_the_secret(gqlgate, strawberry_upstr
     body = assert_gateway_error(r, 502, "UPSTREAM_AUTH_FAILED")
     assert "wrong-secret-value" not in r.text and "invalid_client" in json.dumps(body)
     assert "wrong-secret-value" not in gw.proc.stderr()
+
+
+# ---------------------------------------------------------------------------
+# The upstream WebSocket
+
+
+BOOK_ADDED = "subscription { bookAdded { title } }"
+ADD_BOOK = 'mutation($t: String!) { addBook(title: $t, author: "WS") { id } }'
+
+
+def book_event(ws: ClientConnection, timeout: float) -> str:
+    """The title of the next ``bookAdded`` event on subscription ``books``; fails on any other message."""
+    while True:
+        message = json.loads(ws.recv(timeout=timeout))
+        if message["type"] not in ("ping", "pong"):
+            assert (message["type"], message.get("id")) == ("next", "books"), message
+            return message["payload"]["data"]["bookAdded"]["title"]
+
+
+def first_book_through(ws: ClientConnection, gateway_url: str, prefix: str, timeout: float = 15) -> str:
+    """Adds books through gqlgate until one reaches ``ws``: books added before
+    the subscription runs upstream (again) raise no event."""
+    sent: list[str] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        sent.append(f"{prefix} {len(sent)}")
+        assert post_graphql(gateway_url, ADD_BOOK, {"t": sent[-1]}).status == 200
+        try:
+            title = book_event(ws, timeout=0.5)
+        except TimeoutError:
+            continue
+        assert title in sent, (title, sent)
+        return title
+    pytest.fail(f"no bookAdded event within {timeout}s for {sent}")
+
+
+def revoke_upstream_sockets(upstream: typing.Any, code: int) -> int:
+    """Makes the upstream revoke its WebSockets' tokens and close them with ``code``; how many it closed."""
+    request = urllib.request.Request(upstream.path(f"/auth/revoke?code={code}"), method="POST")
+    with urllib.request.urlopen(request, timeout=5) as r:
+        return json.loads(r.read())["closed"]
+
+
+def upstream_sockets(upstream: typing.Any) -> dict[str, int]:
+    """The upstream's WebSockets at ``/auth/graphql``: open now with an accepted token, refused so far."""
+    with urllib.request.urlopen(upstream.path("/auth/sockets"), timeout=5) as r:
+        return json.loads(r.read())
+
+
+@pytest.mark.parametrize("code", [4401, 4403])
+def test_upstream_websocket_refused_reopens_with_a_fresh_token_and_keeps_the_stream(
+        gqlgate, strawberry_upstream, token_endpoint, code):
+    endpoint = token_endpoint()
+    gw = gqlgate(strawberry_upstream.path("/auth/graphql"), config=oauth2_config(endpoint), env=SECRET_ENV)
+    with connect(f"ws://127.0.0.1:{gw.port}/graphql", subprotocols=["graphql-transport-ws"], open_timeout=10) as ws:
+        ws.send(json.dumps({"type": "connection_init"}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "connection_ack"
+        ws.send(json.dumps({"type": "subscribe", "id": "books", "payload": {"query": BOOK_ADDED}}))
+        first_book_through(ws, gw.url, "before")
+        assert endpoint.issued() == 1, endpoint.calls()
+        refused = upstream_sockets(strawberry_upstream)["refused"]
+
+        # The upstream revokes the token and closes the socket: only a fresh
+        # token gets a new one past its connection_init.
+        assert revoke_upstream_sockets(strawberry_upstream, code) == 1
+        wait_until(lambda: endpoint.issued() == 2, timeout=10, what="gqlgate to ask for a fresh token")
+        first_book_through(ws, gw.url, "after")
+        # The first socket gqlgate opened again already carried the fresh token.
+        assert upstream_sockets(strawberry_upstream) == {"open": 1, "refused": refused}
+        for title in ("steady 1", "steady 2"):
+            assert post_graphql(gw.url, ADD_BOOK, {"t": title}).status == 200
+            while book_event(ws, timeout=10) != title:
+                pass
+    assert endpoint.issued() == 2, endpoint.calls()

@@ -3,7 +3,12 @@
 * ``mint`` / ``valid``: HMAC-signed tokens ``<n>.<expiry ms>.<signature>``
   under a shared secret (``TOKEN_SECRET``, default ``test-token-secret``).
 * ``RequireToken``: ASGI middleware for the Strawberry upstream's
-  ``/auth/graphql``: 401 unless ``Authorization: Bearer`` holds a valid token.
+  ``/auth/graphql``: HTTP is 401 unless ``Authorization: Bearer`` holds a
+  valid token; a WebSocket is closed 4403 unless its ``connection_init``
+  payload's ``Authorization`` does. ``revoke(code)`` revokes the token of
+  every WebSocket open there and closes it with ``code`` (4401 or 4403), the
+  way an upstream ends a connection whose credentials ran out;
+  ``socket_stats()`` tells how many are open and how many were refused.
 * The token endpoint (``python token_auth.py --port P``): an OAuth2 client
   credentials endpoint (``POST /token``, client ``gqlgate`` / ``s3cret``,
   basic or post client authentication) that counts its calls (``GET /calls``)
@@ -18,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import hashlib
 import hmac
 import itertools
@@ -67,8 +73,24 @@ async def _body(receive: typing.Any) -> bytes:
             return data
 
 
+# Tokens ``revoke`` took back: refused from then on, whatever their expiry.
+REVOKED: set[str] = set()
+
+
+def accepted_token(authorization: typing.Any) -> typing.Optional[str]:
+    """The bearer token of an ``Authorization`` value if it is valid and not revoked."""
+    if not isinstance(authorization, str) or not authorization.lower().startswith("bearer "):
+        return None
+    token = authorization[7:].strip()
+    return token if valid(token) and token not in REVOKED else None
+
+
 class RequireToken:
-    """401 for HTTP requests without a valid bearer token; everything else passes to ``app``."""
+    """Lets through to ``app`` only what carries a valid, unrevoked bearer token.
+
+    HTTP: 401 without one in the ``Authorization`` header. WebSocket: closed
+    4403 when the ``connection_init`` payload's ``Authorization`` holds none.
+    """
 
     def __init__(self, app: typing.Any) -> None:
         self.app = app
@@ -76,13 +98,97 @@ class RequireToken:
     async def __call__(self, scope: dict, receive: typing.Any, send: typing.Any) -> None:
         if scope["type"] == "http":
             headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
-            auth = headers.get("authorization", "")
-            if not (auth.lower().startswith("bearer ") and valid(auth[7:].strip())):
+            if accepted_token(headers.get("authorization")) is None:
                 await _body(receive)
                 await _answer(send, 401, {"errors": [{"message": "token missing, invalid or expired"}]},
                               [(b"www-authenticate", b"Bearer")])
                 return
+        if scope["type"] == "websocket":
+            socket = TokenWebSocket(receive, send)
+            TokenWebSocket.open.add(socket)
+            try:
+                await self.app(scope, socket.receive, socket.send)
+            finally:
+                TokenWebSocket.open.discard(socket)
+            return
         await self.app(scope, receive, send)
+
+
+class TokenWebSocket:
+    """One WebSocket behind ``RequireToken``: the ASGI ``receive``/``send`` its app
+    uses, which check the ``connection_init`` token and can close the socket
+    from outside (``revoke``); the app then sees a disconnect."""
+
+    open: set[TokenWebSocket] = set()
+    refused = 0
+
+    def __init__(self, receive: typing.Any, send: typing.Any) -> None:
+        self._receive = receive
+        self._send = send
+        self.token: typing.Optional[str] = None
+        self._close_code: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._closed = False
+
+    def close(self, code: int) -> None:
+        """Closes the socket with ``code`` at the app's next (or current) ``receive``."""
+        if not self._close_code.done():
+            self._close_code.set_result(code)
+
+    async def receive(self) -> dict:
+        incoming = asyncio.ensure_future(self._receive())
+        await asyncio.wait({incoming, self._close_code}, return_when=asyncio.FIRST_COMPLETED)
+        if not incoming.done():
+            incoming.cancel()
+            return await self._close(self._close_code.result())
+        message = incoming.result()
+        init = _connection_init(message) if self.token is None else None
+        if init is not None:
+            fields = init["payload"] if isinstance(init.get("payload"), dict) else {}
+            self.token = accepted_token(next((v for k, v in fields.items() if k.lower() == "authorization"), None))
+            if self.token is None:
+                TokenWebSocket.refused += 1
+                return await self._close(4403)
+        return message
+
+    async def send(self, message: dict) -> None:
+        if self._closed:
+            return
+        if message["type"] == "websocket.close":
+            self._closed = True
+        await self._send(message)
+
+    async def _close(self, code: int) -> dict:
+        if not self._closed:
+            self._closed = True
+            with contextlib.suppress(OSError, RuntimeError):
+                await self._send({"type": "websocket.close", "code": code})
+        return {"type": "websocket.disconnect", "code": code}
+
+
+def _connection_init(message: dict) -> typing.Optional[dict]:
+    """The ``connection_init`` an ASGI WebSocket message carries, if it is one."""
+    if message["type"] != "websocket.receive" or not message.get("text"):
+        return None
+    try:
+        init = json.loads(message["text"])
+    except ValueError:
+        return None
+    return init if isinstance(init, dict) and init.get("type") == "connection_init" else None
+
+
+def revoke(code: int) -> int:
+    """Revokes the token of every WebSocket open behind ``RequireToken`` and
+    closes it with ``code``; how many it closed."""
+    sockets = [s for s in TokenWebSocket.open if s.token is not None]
+    for socket in sockets:
+        REVOKED.add(typing.cast(str, socket.token))
+        socket.close(code)
+    return len(sockets)
+
+
+def socket_stats() -> dict[str, int]:
+    """WebSockets behind ``RequireToken`` open now with an accepted token, and refused so far."""
+    return {"open": sum(s.token is not None for s in TokenWebSocket.open), "refused": TokenWebSocket.refused}
 
 
 class TokenEndpoint:

@@ -10,7 +10,13 @@ see what gqlgate sends upstream and control what the upstream answers:
 * ``/hop-headers``    a GraphQL-shaped answer carrying hop-by-hop response headers
 * ``/conn-close``     a GraphQL-shaped answer with ``Connection: close``
 * ``/chunked``        a GraphQL-shaped answer sent with ``Transfer-Encoding: chunked``
-* ``/auth/graphql``  the GraphQL API behind bearer tokens from ``token_auth.py`` (401 otherwise)
+* ``/auth/graphql``  the GraphQL API behind bearer tokens from ``token_auth.py``: HTTP is 401
+                      without one; a WebSocket's ``connection_init`` payload must carry one
+                      (``{"Authorization": "Bearer ..."}``), else it is closed 4403
+* ``/auth/revoke``   ``POST ?code=4401`` (or 4403): revokes the token of every WebSocket open
+                      at ``/auth/graphql`` and closes it with that code; answers ``{"closed": n}``
+* ``/auth/sockets``  ``{"open": n, "refused": n}``: WebSockets open at ``/auth/graphql`` with an
+                      accepted token now, and closed 4403 at their ``connection_init`` so far
 * ``/flaky/calls``   per-key request counts of the failure injection in ``flaky.py``
 * ``/apq/graphql``    the same schema with automatic persisted queries (Strawberry has none of its own)
 * ``/apq/seen``       what ``/apq/graphql`` was sent, in order: ``hash``, ``hash+query`` or ``query``
@@ -47,7 +53,7 @@ from strawberry.asgi import GraphQL
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
 
 from flaky import FlakyRequests
-from token_auth import RequireToken
+from token_auth import RequireToken, revoke, socket_stats
 
 # ---------------------------------------------------------------------------
 # Schema
@@ -354,6 +360,15 @@ async def apq_seen(request: Request) -> Response:
     return Response(json.dumps(APQ_SEEN), media_type="application/json")
 
 
+async def revoke_tokens(request: Request) -> Response:
+    closed = revoke(int(request.query_params.get("code", "4401")))
+    return Response(json.dumps({"closed": closed}), media_type="application/json")
+
+
+async def token_sockets(request: Request) -> Response:
+    return Response(json.dumps(socket_stats()), media_type="application/json")
+
+
 async def counters(request: Request) -> Response:
     return Response(json.dumps(dict(COUNTERS)), media_type="application/json")
 
@@ -389,6 +404,9 @@ def make_routes(ws_app: GraphQL) -> list[typing.Any]:
         Route("/graphql", graphql_app),
         Route("/auth/graphql", RequireToken(graphql_app), methods=["GET", "POST"]),
         WebSocketRoute("/graphql", ws_app),
+        WebSocketRoute("/auth/graphql", RequireToken(ws_app)),
+        Route("/auth/revoke", revoke_tokens, methods=["POST"]),
+        Route("/auth/sockets", token_sockets, methods=["GET"]),
         Route("/status/{code:int}", status_route, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
         Route("/echo-headers", echo_headers, methods=["GET", "POST"]),
         Route("/hop-headers", hop_headers, methods=["GET", "POST"]),
