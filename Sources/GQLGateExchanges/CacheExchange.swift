@@ -86,8 +86,7 @@ public struct CacheExchange: Exchange {
     public func freshHit(key: RequestKey, headers: HTTPHeaders) -> GraphQLResponse? {
         guard let memory else { return nil }
         let client = CacheControlDirectives(headers)
-        guard !client.noCache, !client.noStore, let found = memory.freshAnswer(for: key, now: clock.now()) else { return nil }
-        memory.record(.hit)
+        guard !client.noCache, !client.noStore, let found = memory.freshHit(for: key, now: clock.now()) else { return nil }
         var response = served(found.answer, age: found.age)
         response.headers.add(name: "X-Cache", value: CacheOutcome.hit.rawValue)  // stored without one
         return response

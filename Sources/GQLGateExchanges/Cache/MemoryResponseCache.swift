@@ -58,14 +58,20 @@ public final class MemoryResponseCache: ResponseCacheStore {
         }
     }
 
-    /// The answer for `key` when it is fresh at time `now`; unlike `lookup`,
-    /// an expired answer is left as it is (no refresh claimed, nothing dropped).
-    public func freshAnswer(for key: RequestKey, now: Duration) -> (answer: CachedAnswer, age: Duration)? {
-        state.withLock { state in
+    /// The answer for `key` when it is fresh at time `now`, counted as a hit;
+    /// unlike `lookup`, an expired answer is left as it is (no refresh
+    /// claimed, nothing dropped, nothing counted).
+    public func freshHit(for key: RequestKey, now: Duration) -> (answer: CachedAnswer, age: Duration)? {
+        let found: (answer: CachedAnswer, age: Duration, bytesHeld: Int)? = state.withLock { state in
             guard let entry = state.entries.value(for: key) else { return nil }
             let age = now - entry.answer.storedAt
-            return age < entry.answer.ttl ? (entry.answer, age) : nil
+            guard age < entry.answer.ttl else { return nil }
+            state.statistics.hits += 1
+            return (entry.answer, age, state.entries.totalCost)
         }
+        guard let found else { return nil }
+        observer(.hit, found.bytesHeld)
+        return (found.answer, found.age)
     }
 
     /// Stores `answer` under `key`, replacing what was there. Always true
