@@ -83,7 +83,7 @@ let package = Package(
         .target(
             name: "GQLGateRedis",
             dependencies: [
-                "GQLGateCore", "GQLGateEventLoop", "GQLGateExchanges", "GQLGateSubscriptions", "CHiredis",
+                "GQLGateCore", "GQLGateEventLoop", "GQLGateExchanges", "CHiredis",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -84,7 +84,9 @@ public final class HTTPServer: @unchecked Sendable {
             OpenFileLimit.raise(toFit: configuration.connectionLimit * 2 + 256)
         }
         // MHD_USE_TURBO: read, write and accept at once on the non-blocking
-        // sockets instead of waiting for epoll to say they are ready first.
+        // sockets instead of waiting for epoll to say they are ready first (and
+        // close them without a `shutdown` first: gqlgate starts no processes
+        // that could hold a copy, so the peer still sees the end at once).
         let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_ALLOW_UPGRADE.rawValue
             | MHD_USE_TURBO.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()  // the server outlives its daemon (stop() in deinit)

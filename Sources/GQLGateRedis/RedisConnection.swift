@@ -1,6 +1,6 @@
 import CHiredis
+import GQLGateCore
 import GQLGateEventLoop
-import GQLGateSubscriptions
 
 /// One hiredis async connection driven by an `EventLoop`: hiredis' read and
 /// write hooks register its socket in the loop's epoll, loop timers bound

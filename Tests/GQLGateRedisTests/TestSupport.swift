@@ -49,11 +49,17 @@ final class RedisTestServer: Sendable {
     deinit { stop() }
 }
 
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which
+/// Swift's Glibc module does not export: looked up at run time.
+private let spawnCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32)? =
+    dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map { unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self) }
+
 /// Starts `path` with `arguments`, output to /dev/null, with the default
 /// signal mask and dispositions (the test process blocks some signals, and
-/// children would inherit that). The tests' own sockets are close-on-exec:
-/// a server holding a copy of another suite's socket would keep its peer
-/// from ever reading end-of-stream.
+/// children would inherit that), and no other descriptor of this process:
+/// suites run side by side, and a server holding a copy of another suite's
+/// socket (libmicrohttpd's turbo mode closes without `shutdown`) would keep
+/// its peer from ever reading end-of-stream.
 private func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
@@ -72,6 +78,7 @@ private func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    if let closeFrom = spawnCloseFrom { _ = closeFrom(&actions, 3) }
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
     defer { for argument in argv { free(argument) } }
     var pid = pid_t()

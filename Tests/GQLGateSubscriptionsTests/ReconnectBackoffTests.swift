@@ -1,4 +1,4 @@
-import GQLGateSubscriptions
+import GQLGateCore
 import Synchronization
 import Testing
 

@@ -116,45 +116,14 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Send
             request: request, clientTransport: .webSocket, delivery: .webSocket, headers: upgradeHeaders,
             requestID: context.requestIDs.next())
         let chain = context.pipelines.current.chain
-        // The chain runs in a task that ends once it has handed over the
-        // results, and another task reads them: a task keeps the memory of
-        // its deepest moment (here every exchange's frame) until it ends, and
-        // a subscription's reader may live for hours.
         let task = Task(executorPreference: loop) { [self] in
             do {
                 let results = try await chain.run(operation)
-                onLoop { self.read(results, id: id, run: run) }
-            } catch is CancellationError {
-                return
-            } catch {
-                onLoop { self.deliver(WebSocketResult.event(for: error, id: id), run: run) }
-            }
-        }
-        operations[id] = RunningOperation(run: run, stop: task.cancel)
-    }
-
-    /// Reads the results of run `run` of operation `id` into the machine,
-    /// unless the operation was stopped meanwhile (then dropping `results` ends them).
-    private func read(_ results: ResultStream, id: String, run: UInt64) {
-        guard operations[id]?.run == run else { return }
-        if let channel = results.channel {
-            // Pushed straight into the machine on the producer's thread: no task, no iterator.
-            // This connection's send buffer limit is what bounds a slow client.
-            operations[id] = RunningOperation(run: run, stop: channel.cancel)
-            channel.consume { [self] event in
-                onLoop {
-                    switch event {
-                    case .result(let response): self.deliver(WebSocketResult.event(for: response, id: id), run: run)
-                    case .finished(nil): self.deliver(.completed(id: id), run: run)
-                    case .finished(let error?): self.deliver(WebSocketResult.event(for: error, id: id), run: run)
-                    }
+                if let channel = results.channel {
+                    // The task ends here, with its frames; the results are pushed from now on.
+                    onLoop { self.consume(channel, id: id, run: run) }
+                    return
                 }
-                return true
-            }
-            return
-        }
-        let task = Task(executorPreference: loop) { [self] in
-            do {
                 for try await response in results {
                     onLoop { self.deliver(WebSocketResult.event(for: response, id: id), run: run) }
                 }
@@ -166,6 +135,25 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Send
             }
         }
         operations[id] = RunningOperation(run: run, stop: task.cancel)
+    }
+
+    /// Takes the results of run `run` of operation `id` from `channel`,
+    /// pushed straight into the machine on the producer's thread (no task, no
+    /// iterator; this connection's send buffer limit bounds a slow client),
+    /// unless the operation was stopped meanwhile (then dropping the channel ends it).
+    private func consume(_ channel: ResultChannel, id: String, run: UInt64) {
+        guard operations[id]?.run == run else { return }
+        operations[id] = RunningOperation(run: run, stop: channel.cancel)
+        channel.consume { [self] event in
+            onLoop {
+                switch event {
+                case .result(let response): self.deliver(WebSocketResult.event(for: response, id: id), run: run)
+                case .finished(nil): self.deliver(.completed(id: id), run: run)
+                case .finished(let error?): self.deliver(WebSocketResult.event(for: error, id: id), run: run)
+                }
+            }
+            return true
+        }
     }
 
     private func deliver(_ event: ClientConnectionEvent, run: UInt64) {

@@ -114,7 +114,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchec
                     perform(multiplexer.handle(.timer, now: .now))
                 }
             case .deliver(let ids, .result(let payload)):
-                let response = FannedOutResult.response(for: payload)
+                let response = Self.fannedOutResponse(for: payload)
                 for id in ids { deliver(response, to: id) }
             case .deliver(let ids, .failed(let errors)):
                 for id in ids { end(id) { $0.finish(throwing: GraphQLErrorsFailure(errors: errors)) } }
@@ -132,13 +132,11 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchec
 
     /// One upstream event as the response every listener gets: built, and
     /// its payload checked, once however many listeners share it.
-    private enum FannedOutResult {
-        static func response(for payload: SerializedJSON) -> GraphQLResponse {
-            let headers: HTTPHeaders = ["Content-Type": "application/json"]
-            return WebSocketResult.isExecutionResult(payload.text)
-                ? .executionResult(headers: headers, body: Bytes(payload.text), source: .upstream)
-                : GraphQLResponse(status: 200, headers: headers, body: Bytes(payload.text), source: .upstream)
-        }
+    private static func fannedOutResponse(for payload: SerializedJSON) -> GraphQLResponse {
+        let headers: HTTPHeaders = ["Content-Type": "application/json"]
+        return WebSocketResult.isExecutionResult(payload.text)
+            ? .executionResult(headers: headers, body: Bytes(payload.text), source: .upstream)
+            : GraphQLResponse(status: 200, headers: headers, body: Bytes(payload.text), source: .upstream)
     }
 
     private func deliver(_ response: GraphQLResponse, to id: UInt64) {

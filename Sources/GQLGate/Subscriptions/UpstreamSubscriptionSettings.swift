@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGateConfig
 import GQLGatePipeline
 import GQLGateSubscriptions

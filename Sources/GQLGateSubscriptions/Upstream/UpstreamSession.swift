@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGatePipeline
 
 /// gqlgate as the client of the upstream API over one WebSocket (one per

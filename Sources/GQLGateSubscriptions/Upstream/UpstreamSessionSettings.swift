@@ -1,3 +1,5 @@
+import GQLGateCore
+
 /// How gqlgate, as the client of the upstream API, runs one upstream WebSocket.
 public struct UpstreamSessionSettings: Sendable {
     /// `upstream.ws_protocol`.
