@@ -83,12 +83,10 @@ public final class HTTPServer: @unchecked Sendable {
             // Each client connection may come with an upstream one, plus the loops' own descriptors.
             OpenFileLimit.raise(toFit: configuration.connectionLimit * 2 + 256)
         }
-        // MHD_USE_TURBO: read, write and accept at once on the non-blocking
-        // sockets instead of waiting for epoll to say they are ready first (and
-        // close them without a `shutdown` first: gqlgate starts no processes
-        // that could hold a copy, so the peer still sees the end at once).
+        // Not MHD_USE_TURBO: it closes connections without a `shutdown`, and a
+        // connection dropped for a client too slow to read its stream was then
+        // sometimes left open for seconds.
         let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_ALLOW_UPGRADE.rawValue
-            | MHD_USE_TURBO.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()  // the server outlives its daemon (stop() in deinit)
         var error = [CChar](repeating: 0, count: 256)
         let started: OpaquePointer? = configuration.host.withCString { host in

@@ -58,8 +58,7 @@ private let spawnCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_fi
 /// signal mask and dispositions (the test process blocks some signals, and
 /// children would inherit that), and no other descriptor of this process:
 /// suites run side by side, and a server holding a copy of another suite's
-/// socket (libmicrohttpd's turbo mode closes without `shutdown`) would keep
-/// its peer from ever reading end-of-stream.
+/// socket could keep its peer from reading end-of-stream.
 private func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
