@@ -27,7 +27,7 @@ VENV ?= .venv
 PYTEST_ARGS ?=
 DEMO_ARGS ?=
 
-SYSTEM_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libwslay-dev libhiredis-dev redis-server pkg-config curl
+SYSTEM_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libwslay-dev libhiredis-dev libmimalloc-dev redis-server pkg-config curl
 BENCH_PACKAGES := nginx-light wrk linux-perf
 
 .DEFAULT_GOAL := build

@@ -86,7 +86,10 @@ let package = Package(
                 "GQLGateCore", "GQLGateEventLoop", "GQLGateExchanges", "CHiredis",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            // mimalloc replaces glibc's malloc for the whole process (every library's
+            // allocations included): see README, "Design notes".
+            linkerSettings: [.linkedLibrary("mimalloc", .when(platforms: [.linux]))]
         ),
         .target(
             name: "GQLGateSubscriptions",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -341,3 +342,12 @@ def test_thread_pool_and_several_loops_serve_concurrent_clients(gqlgate, strawbe
         answers = list(pool.map(lambda name: post_graphql(gw.url, HELLO_QUERY, {"name": name}), names))
     assert [a.status for a in answers] == [200] * len(names)
     assert [a.json()["data"]["hello"] for a in answers] == [f"Hello, {name}!" for name in names]
+
+
+def test_the_gateway_allocates_with_mimalloc(gateway):
+    """The executable links mimalloc so that every allocation in the process, libcurl's and
+    libmicrohttpd's included, goes to it (README, "Design notes"); a linker that dropped the
+    library would quietly bring back glibc's malloc."""
+    assert post_graphql(gateway.url, "{ hello }").status == 200
+    maps = Path(f"/proc/{gateway.proc.pid}/maps").read_text()
+    assert "libmimalloc" in maps, "libmimalloc is not mapped into the running gateway"
