@@ -13,18 +13,16 @@ import GQLGatePipeline
 /// `persistedQuery` is removed from the extensions sent upstream. Requests
 /// without it are forwarded untouched. Place first, before `DocumentExchange`
 /// (which needs the query).
-public struct APQExchange: Exchange {
+public struct APQExchange: OperationStage {
     private let store: PersistedQueryStore
 
     public init(store: PersistedQueryStore = PersistedQueryStore()) {
         self.store = store
     }
 
-    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
-        guard operation.request.extensions?["persistedQuery"] != nil else { return try await next(operation) }
-        var operation = operation
+    public func prepare(_ operation: inout Operation) throws(GatewayError) {
+        guard operation.request.extensions?["persistedQuery"] != nil else { return }
         operation.request = try resolved(operation.request)
-        return try await next(operation)
     }
 
     /// `request` as `handle` passes it on: with the registered query filled

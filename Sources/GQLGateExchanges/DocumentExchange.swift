@@ -6,7 +6,7 @@ import GQLGatePipeline
 /// `maxDocumentBytes` (checked before parsing), a syntax error, a fragment
 /// cycle or an unknown operation; forwards everything else. Must come before
 /// any exchange that looks at `operation.kind`.
-public struct DocumentExchange: Exchange {
+public struct DocumentExchange: OperationStage {
     private let cache: DocumentCache
     private let maxDocumentBytes: Int
 
@@ -18,7 +18,7 @@ public struct DocumentExchange: Exchange {
         self.maxDocumentBytes = maxDocumentBytes
     }
 
-    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+    public func prepare(_ operation: inout Operation) throws {
         guard let query = operation.request.query, !query.isEmpty else {
             throw GatewayError.badRequest("The request has no \"query\".")
         }
@@ -27,11 +27,9 @@ public struct DocumentExchange: Exchange {
             throw GatewayError.queryTooComplex(
                 "The document is \(size) bytes; limits.max_document_bytes allows \(maxDocumentBytes).")
         }
-        var operation = operation
         let document = try cache.analyse(query)
         operation.selected = try document.selectOperation(named: operation.request.operationName)
         operation.document = document
-        return try await next(operation)
     }
 
     /// `operation` as `handle` passes it on, when its query text was analysed

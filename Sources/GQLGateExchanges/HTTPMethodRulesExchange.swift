@@ -5,17 +5,17 @@ import GQLGatePipeline
 /// single answer (a plain JSON request) gets 400
 /// `SUBSCRIPTION_TRANSPORT_REQUIRED`. Place after `DocumentExchange`;
 /// forwards everything else.
-public struct HTTPMethodRulesExchange: Exchange {
+public struct HTTPMethodRulesExchange: OperationStage {
     public init() {}
 
-    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+    public func prepare(_ operation: inout Operation) throws(GatewayError) {
         switch operation.kind {
         case .mutation where operation.clientTransport == .httpGet:
-            throw GatewayError.methodNotAllowed("Mutations are not allowed over GET; use POST.", allow: "POST")
+            throw .methodNotAllowed("Mutations are not allowed over GET; use POST.", allow: "POST")
         case .subscription where !operation.delivery.streams:
-            throw GatewayError.subscriptionTransportRequired
+            throw .subscriptionTransportRequired
         default:
-            return try await next(operation)
+            break
         }
     }
 }

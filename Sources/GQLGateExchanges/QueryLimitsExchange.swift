@@ -5,7 +5,7 @@ import GQLGatePipeline
 /// measured once per distinct document (fragments expanded), so the check
 /// costs two comparisons. Place after `DocumentExchange`; document size is
 /// checked there, before parsing.
-public struct QueryLimitsExchange: Exchange {
+public struct QueryLimitsExchange: OperationStage {
     /// The limits applied.
     public struct Limits: Sendable, Equatable {
         /// Deepest field nesting allowed (root fields are depth 1).
@@ -25,9 +25,8 @@ public struct QueryLimitsExchange: Exchange {
         self.limits = limits
     }
 
-    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+    public func prepare(_ operation: inout Operation) throws(GatewayError) {
         if let shape = operation.selected?.shape { try check(shape) }
-        return try await next(operation)
     }
 
     /// Throws `QUERY_TOO_COMPLEX` when `shape` is over a limit.

@@ -3,13 +3,12 @@ import GQLGatePipeline
 /// Notes the selected operation's kind and name in `RequestTrace.current`,
 /// for the access log and the request metrics. Place it right after
 /// `DocumentExchange`; it forwards every operation unchanged.
-public struct RequestTraceExchange: Exchange {
+public struct RequestTraceExchange: OperationStage {
     public init() {}
 
-    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+    public func prepare(_ operation: inout Operation) {
         if let selected = operation.selected {
             RequestTrace.current?.operationSelected(kind: selected.kind, name: selected.name)
         }
-        return try await next(operation)
     }
 }

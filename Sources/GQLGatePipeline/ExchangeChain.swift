@@ -1,5 +1,6 @@
 /// Exchanges folded around a transport, once, into one function: the first
-/// exchange sees each operation first and the results last.
+/// exchange sees each operation first and the results last. Consecutive
+/// `OperationStage`s are folded into one step that calls them in order.
 public struct ExchangeChain: Sendable {
     private let entry: ExchangeNext
 
@@ -8,11 +9,28 @@ public struct ExchangeChain: Sendable {
     ///   - transport: what the last stage's `next` calls.
     public init(exchanges: [any Exchange], transport: any Transport) {
         var next: ExchangeNext = { try await transport.send($0) }
+        var stages: [any OperationStage] = []  // in reverse order, until folded
         for exchange in exchanges.reversed() {
+            if let stage = exchange as? any OperationStage {
+                stages.append(stage)
+                continue
+            }
+            next = Self.folding(Array(stages.reversed()), before: next)
+            stages = []
             let rest = next
             next = { try await exchange.handle($0, next: rest) }
         }
-        entry = next
+        entry = Self.folding(Array(stages.reversed()), before: next)
+    }
+
+    /// `next` with `stages` run first, in order, in one step.
+    private static func folding(_ stages: [any OperationStage], before next: @escaping ExchangeNext) -> ExchangeNext {
+        guard !stages.isEmpty else { return next }
+        return { operation in
+            var operation = operation
+            for stage in stages { try stage.prepare(&operation) }
+            return try await next(operation)
+        }
     }
 
     /// Runs `operation` through the pipeline.

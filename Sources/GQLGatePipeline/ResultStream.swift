@@ -72,7 +72,9 @@ public struct ResultStream: AsyncSequence, Sendable {
         return stream
     }
 
-    /// Applies `transform` to every result as it passes.
+    /// Applies `transform` to every result as it passes. Where the result's
+    /// type is not implied, name it (`let mapped: ResultStream = …`):
+    /// `AsyncSequence`'s own `map` is the other candidate.
     public func map(_ transform: @escaping @Sendable (GraphQLResponse) async throws -> GraphQLResponse) -> ResultStream {
         switch storage {
         case .single(let response):
@@ -125,7 +127,7 @@ public struct ResultStream: AsyncSequence, Sendable {
                 state = .finished
                 return try await produce()
             case .stream(var iterator):
-                let response = try await iterator.next()
+                let response = try await iterator.next(isolation: #isolation)
                 state = response == nil ? .finished : .stream(iterator)
                 return response
             case .finished:

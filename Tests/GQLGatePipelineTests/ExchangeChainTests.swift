@@ -54,6 +54,21 @@ private struct RefusingExchange: Exchange {
     }
 }
 
+/// A stage that records the query it sees, appends its name to it, and
+/// refuses queries that contain `refuseOn`.
+private struct MarkingStage: OperationStage {
+    let name: String
+    let trace: Trace
+    var refuseOn: String?
+
+    func prepare(_ operation: inout Operation) throws {
+        let query = operation.request.query ?? "-"
+        trace.record("\(name) stage: \(query)")
+        if let refuseOn, query.contains(refuseOn) { throw GatewayError.badRequest("\(name) refused") }
+        operation.request.query = query + " \(name)"
+    }
+}
+
 /// The end of the chain: records each operation and answers `upstream`, or throws `error`.
 private struct FakeTransport: Transport {
     let trace: Trace
@@ -138,5 +153,44 @@ private struct FakeTransport: Transport {
             "a down: { one }", #"transport: { one } body {"query":"{ one }"}"#, "a up: upstream",
             "a down: { two }", #"transport: { two } body {"query":"{ two }"}"#, "a up: upstream",
         ])
+    }
+
+    @Test func stagesInARowRunInOrderBetweenExchanges() async throws {
+        let trace = Trace()
+        let chain = ExchangeChain(
+            exchanges: [
+                MarkingStage(name: "s1", trace: trace), MarkingStage(name: "s2", trace: trace), TracingExchange(name: "a", trace: trace),
+                MarkingStage(name: "s3", trace: trace),
+            ],
+            transport: FakeTransport(trace: trace))
+        let result = try await chain.run(operation("{ a }", body: #"{"query":"{ a }"}"#)).first()
+        #expect(result?.body.string == "upstream+a")
+        #expect(trace.recorded == [
+            "s1 stage: { a }", "s2 stage: { a } s1", "a down: { a } s1 s2", "s3 stage: { a } s1 s2",
+            #"transport: { a } s1 s2 s3 body {"query":"{ a } s1 s2 s3"}"#, "a up: upstream",
+        ])
+    }
+
+    @Test func aStageThatThrowsAnswersAndTheRestNeverRuns() async throws {
+        let trace = Trace()
+        let chain = ExchangeChain(
+            exchanges: [
+                TracingExchange(name: "a", trace: trace), MarkingStage(name: "s1", trace: trace),
+                MarkingStage(name: "s2", trace: trace, refuseOn: "bad"), MarkingStage(name: "s3", trace: trace),
+            ],
+            transport: FakeTransport(trace: trace))
+        await #expect(throws: GatewayError.badRequest("s2 refused")) { try await chain.run(operation("{ bad }")) }
+        #expect(trace.recorded == ["a down: { bad }", "s1 stage: { bad }", "s2 stage: { bad } s1", "a saw error: 400 BAD_REQUEST: s2 refused"])
+    }
+
+    @Test func aStageUsedAsAnExchangeBehavesTheSame() async throws {
+        let trace = Trace()
+        let stage = MarkingStage(name: "s", trace: trace)
+        let result = try await stage.handle(operation("{ a }")) { operation in
+            trace.record("next: \(operation.request.query ?? "-")")
+            return .single(response("done"))
+        }.first()
+        #expect(result?.body.string == "done")
+        #expect(trace.recorded == ["s stage: { a }", "next: { a } s"])
     }
 }

@@ -37,7 +37,7 @@ private struct Boom: Error, Equatable {}
     }
 
     @Test func mapTransformsASingleResult() async throws {
-        let mapped = ResultStream.single(response("a")).map { result in
+        let mapped: ResultStream = ResultStream.single(response("a")).map { result in
             var result = result
             result.headers.add(name: "X-Mapped", value: "1")
             return result
@@ -50,7 +50,7 @@ private struct Boom: Error, Equatable {}
     }
 
     @Test func mapsComposeInOrderOnASingleResult() async throws {
-        let mapped = ResultStream.single(response("a"))
+        let mapped: ResultStream = ResultStream.single(response("a"))
             .map { response($0.body.string + "b") }
             .map { response($0.body.string + "c") }
         #expect(try await bodies(of: mapped) == ["abc"])
@@ -58,7 +58,7 @@ private struct Boom: Error, Equatable {}
     }
 
     @Test func mapTransformsEveryResultOfAStream() async throws {
-        let mapped = stream(["1", "2", "3"]).map { response("<\($0.body.string)>") }.map { response($0.body.string + "!") }
+        let mapped: ResultStream = stream(["1", "2", "3"]).map { response("<\($0.body.string)>") }.map { response($0.body.string + "!") }
         #expect(try await bodies(of: mapped) == ["<1>!", "<2>!", "<3>!"])
     }
 

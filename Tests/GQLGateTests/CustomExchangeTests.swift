@@ -28,6 +28,43 @@ import Testing
         #expect(answer.headers["x-request-id"]?.count == 32)
         #expect(log.lines == ["→ query Ping", "← 200 from gateway"])
     }
+
+    @Test func ownStagesRefuseOperationsBeforeTheRestSeesThem() async throws {
+        let log = LineLog()
+        var config = GatewayConfig()
+        config.server.listen = ListenAddress(host: "127.0.0.1", port: 0)
+        config.server.loops = .fixed(1)
+        config.upstream.url = "http://127.0.0.1:9/graphql"
+        let gateway = try Gateway(config: config, exchanges: [RequireClientName(), LoggingExchange(log: log), PingExchange()])
+        try gateway.start()
+        defer { gateway.shutdown(drainTimeout: .seconds(1)) }
+
+        let clientLoops = EventLoopGroup(count: 1)
+        defer { clientLoops.shutdownAndWait() }
+        let client = HTTPClient(group: clientLoops)
+        func ping(_ headers: HTTPHeaders) async throws -> HTTPClientResponse {
+            try await client.execute(HTTPClientRequest(
+                url: "http://127.0.0.1:\(gateway.port)/graphql", method: .post, headers: headers,
+                body: Bytes(#"{"query":"query Ping { ping }","operationName":"Ping"}"#)))
+        }
+
+        let refused = try await ping(["Content-Type": "application/json"])
+        #expect(refused.status == 400)
+        #expect(refused.body.string.contains("Name your client in apollographql-client-name."))
+        #expect(log.lines.isEmpty)
+        let named = try await ping(["Content-Type": "application/json", "apollographql-client-name": "ios"])
+        #expect(named.status == 200)
+        #expect(log.lines == ["→ query Ping", "← 200 from gateway"])
+    }
+}
+
+/// The stage from the README.
+struct RequireClientName: OperationStage {
+    func prepare(_ operation: inout Operation) throws {
+        guard operation.headers["apollographql-client-name"] != nil else {
+            throw GatewayError.badRequest("Name your client in apollographql-client-name.")
+        }
+    }
 }
 
 /// The logging exchange from the README, writing to a list instead of stdout.

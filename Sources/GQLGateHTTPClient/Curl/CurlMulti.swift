@@ -108,17 +108,29 @@ final class CurlMulti: @unchecked Sendable {
             gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_POSTFIELDS, UnsafeRawPointer(request.body.baseAddress ?? emptyBody))
         }
         var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
-        for field in request.headers {
-            var line = field.name
-            line += ": "
-            line += field.value
-            list = line.withCString { curl_slist_append(list, $0) }  // curl copies it
-        }
+        for field in request.headers { list = Self.appending(field, to: list) }
         transfer.headerList = list
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, list)
         gqlgate_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, request.timeout.milliseconds))
         gqlgate_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, request.connectTimeout.milliseconds))
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
+    }
+
+    /// `list` with the line `name: value` appended (curl copies it), built
+    /// in a temporary buffer rather than as a `String`.
+    private static func appending(_ field: HTTPHeaders.Field, to list: UnsafeMutablePointer<curl_slist>?) -> UnsafeMutablePointer<curl_slist>? {
+        var name = field.name, value = field.value
+        let count = name.utf8.count + 2 + value.utf8.count + 1
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: count) { line in
+            let bytes = UnsafeMutableRawBufferPointer(line)
+            var end = name.withUTF8 { bytes.copyBytes(from: $0); return $0.count }
+            bytes[end] = UInt8(ascii: ":")
+            bytes[end + 1] = UInt8(ascii: " ")
+            end += 2
+            end += value.withUTF8 { UnsafeMutableRawBufferPointer(rebasing: bytes[end...]).copyBytes(from: $0); return $0.count }
+            bytes[end] = 0
+            return curl_slist_append(list, line.baseAddress)
+        }
     }
 
     /// Ends a transfer: `code` nil means cancelled by the caller.

@@ -160,14 +160,18 @@ public struct JSONReader {
     private mutating func string() throws(Failure) -> String {
         position += 1
         let start = position
+        var bytesOr: UInt8 = 0
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 defer { position += 1 }
+                // ASCII needs no validation, and String(validating:) costs more than the copy.
+                if bytesOr < 0x80 { return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self) }
                 return try validUTF8(start..<position)
             }
             if byte == UInt8(ascii: "\\") { return try escapedString(prefix: start..<position) }
             guard byte >= 0x20 else { throw failure }
+            bytesOr |= byte
             position += 1
         }
         throw failure
