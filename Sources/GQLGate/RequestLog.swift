@@ -26,10 +26,13 @@ struct RequestLog: Sendable {
     func record(_ response: ServerResponse, startedAt: UInt64, trace: RequestTrace.Snapshot?) {
         let elapsed = MonotonicClock.nanoseconds() &- startedAt
         metrics.requestFinished(kind: trace?.kind, status: response.status, duration: .nanoseconds(elapsed))
-        let line = Self.accessLine(response, elapsedNanoseconds: elapsed, trace: trace)
         switch sink {
-        case .writer(let writer): writer.write(line)
-        case .logger(let logger): logger.info("\(AccessLine.message)", metadata: line.metadata)
+        case .writer(let writer) where writer.isEnabled:
+            writer.write(Self.accessLine(response, elapsedNanoseconds: elapsed, trace: trace))
+        case .logger(let logger) where logger.logLevel <= .info:
+            logger.info("\(AccessLine.message)", metadata: Self.accessLine(response, elapsedNanoseconds: elapsed, trace: trace).metadata)
+        case .writer, .logger:
+            break
         }
     }
 

@@ -23,7 +23,7 @@ extension StringProtocol {
         }
     }
 
-    private static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, containIgnoringCase pattern: UnsafeBufferPointer<UInt8>) -> Bool {
+    fileprivate static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, containIgnoringCase pattern: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = pattern.first else { return true }
         guard bytes.count >= pattern.count else { return false }
         for start in 0...(bytes.count - pattern.count) where lowered(bytes[start]) == first {
@@ -115,5 +115,15 @@ public enum JSONString {
         var out = ""
         append(value, to: &out, escapingDelete: escapingDelete)
         return out
+    }
+}
+
+extension String {
+    /// `StringProtocol.containsIgnoringASCIICase` for a `String`, on its own
+    /// bytes: the generic one goes through an unspecialised
+    /// `withContiguousStorageIfAvailable` on every call.
+    public func containsIgnoringASCIICase(_ needle: String) -> Bool {
+        var text = self, needle = needle
+        return text.withUTF8 { bytes in needle.withUTF8 { pattern in Self.bytes(bytes, containIgnoringCase: pattern) } }
     }
 }

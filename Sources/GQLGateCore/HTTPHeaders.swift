@@ -41,6 +41,12 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 
+    /// Makes room for `count` fields in all, so that adding the last few
+    /// does not copy the list again.
+    public mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     /// Appends a field, keeping any existing one of the same name.
     public mutating func add(name: String, value: String) {
         fields.append(Field(name: name, value: value))

@@ -121,6 +121,7 @@ public struct CacheExchange: Exchange {
 
     private func served(_ answer: CachedAnswer, age: Duration) -> GraphQLResponse {
         var headers = answer.headers
+        headers.reserveCapacity(headers.count + 3)  // Age here; X-Cache and X-Request-Id later
         headers.add(name: "Age", value: String(max(0, age.components.seconds)))  // stored without one
         return GraphQLResponse(status: answer.status, headers: headers, body: answer.body, source: .cache)
     }

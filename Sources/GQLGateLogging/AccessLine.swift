@@ -62,9 +62,13 @@ public struct AccessLogWriter: Sendable {
         self.clock = clock
     }
 
+    /// Whether `write` writes: the level lets `info` lines through (it can
+    /// change on a reload). Lets a caller skip building a line nobody reads.
+    public var isEnabled: Bool { settings.logLevel <= .info }
+
     /// Writes `line` at `info`, unless the level is above it.
     public func write(_ line: AccessLine) {
-        guard settings.logLevel <= .info else { return }
+        guard isEnabled else { return }
         writer.write(render(line, format: settings.lineFormat, timestamp: clock()))
     }
 

@@ -29,8 +29,9 @@ final class WebSocketEndpoint: Sendable {
 
     /// Whether the request asks to switch to WebSocket.
     static func isUpgrade(_ request: ServerRequest) -> Bool {
-        request.headers.values(for: "upgrade").contains { value in
-            value.split(separator: ",").contains { String($0.trimmingASCIISpaces()).equalsIgnoringASCIICase("websocket") }
+        request.headers.contains { field in
+            field.name.equalsIgnoringASCIICase("upgrade")
+                && field.value.split(separator: ",").contains { String($0.trimmingASCIISpaces()).equalsIgnoringASCIICase("websocket") }
         }
     }
 

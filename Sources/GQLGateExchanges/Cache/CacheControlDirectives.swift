@@ -12,8 +12,8 @@ public struct CacheControlDirectives: Sendable, Equatable {
     public var sharedMaxAge: Duration?
 
     public init(_ headers: HTTPHeaders) {
-        for value in headers.values(for: "cache-control") {
-            for token in value.split(separator: ",") {
+        for field in headers where field.name.equalsIgnoringASCIICase("cache-control") {
+            for token in field.value.split(separator: ",") {
                 let parts = token.split(separator: "=", maxSplits: 1)
                 let name = String(parts[0].trimmingASCIISpaces()).lowercased()
                 let argument = parts.count == 2 ? String(parts[1].trimmingASCIISpaces().filter { $0 != "\"" }) : nil
