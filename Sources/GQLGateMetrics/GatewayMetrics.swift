@@ -20,9 +20,9 @@ public final class GatewayMetrics: Sendable {
     public let factory: PrometheusMetricsFactory
 
     private let requests: [[CoreMetrics.Counter]]
-    private let requestDurations: [CoreMetrics.Timer]
+    private let requestDurations: [ValueHistogram]
     private let upstreamRequests: [CoreMetrics.Counter]
-    private let upstreamDuration: CoreMetrics.Timer
+    private let upstreamDuration: ValueHistogram
     private let retries: [CoreMetrics.Counter]
     private let cacheHits: CoreMetrics.Counter
     private let cacheMisses: CoreMetrics.Counter
@@ -52,13 +52,18 @@ public final class GatewayMetrics: Sendable {
                         factory: factory)
             }
         }
+        // Histograms of seconds as `Double`s: recording one compares 13 doubles,
+        // where a `Duration` histogram compares 13 128-bit durations.
+        let seconds = Self.durationBuckets.map { Double($0.wholeNanoseconds) / 1e9 }
+        let durationName = { (name: String) in MetricNameDescriptor(metricName: name, unitName: "seconds", helpText: "") }
         requestDurations = OperationLabel.allCases.map { operation in
-            Timer(label: "gqlgate_request_duration_seconds", dimensions: [("operation", operation.rawValue)], factory: factory)
+            registry.makeValueHistogram(descriptor: durationName("gqlgate_request_duration"), labels: [("operation", operation.rawValue)],
+                                        buckets: seconds)
         }
         upstreamRequests = UpstreamOutcome.allCases.map {
             Counter(label: "gqlgate_upstream_requests_total", dimensions: [("outcome", $0.rawValue)], factory: factory)
         }
-        upstreamDuration = Timer(label: "gqlgate_upstream_duration_seconds", factory: factory)
+        upstreamDuration = registry.makeValueHistogram(descriptor: durationName("gqlgate_upstream_duration"), buckets: seconds)
         retries = RetryLabel.allCases.map {
             Counter(label: "gqlgate_retries_total", dimensions: [("reason", $0.rawValue)], factory: factory)
         }
@@ -89,13 +94,13 @@ public final class GatewayMetrics: Sendable {
     public func requestFinished(kind: OperationKind?, status: Int, duration: Duration) {
         let operation = OperationLabel(kind)
         requests[operation.index][StatusClass(status: status).index].increment()
-        requestDurations[operation.index].recordNanoseconds(duration.wholeNanoseconds)
+        requestDurations[operation.index].record(Double(duration.wholeNanoseconds) / 1e9)
     }
 
     /// One upstream attempt ended.
     public func upstreamFinished(outcome: UpstreamOutcome, duration: Duration) {
         upstreamRequests[outcome.index].increment()
-        upstreamDuration.recordNanoseconds(duration.wholeNanoseconds)
+        upstreamDuration.record(Double(duration.wholeNanoseconds) / 1e9)
     }
 
     /// An upstream attempt is retried.

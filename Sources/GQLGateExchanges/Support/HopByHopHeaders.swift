@@ -25,7 +25,7 @@ public enum HopByHopHeaders {
     public static func removing(from headers: HTTPHeaders) -> HTTPHeaders {
         let named = connectionNamedFields(headers)
         var kept: [HTTPHeaders.Field] = []
-        kept.reserveCapacity(headers.count)
+        kept.reserveCapacity(headers.count + 1)  // room for the X-Request-Id a transport adds
         for field in headers where !isHopByHop(field.name) {
             if !named.isEmpty, named.contains(where: { field.name.equalsIgnoringASCIICase($0) }) { continue }
             kept.append(field)
