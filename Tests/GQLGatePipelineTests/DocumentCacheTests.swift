@@ -63,6 +63,30 @@ private func failure(_ cache: DocumentCache, _ query: String) -> GatewayError? {
         #expect(cache.count == 2)
     }
 
+    @Test func textsThatDifferOnlyInUnicodeNormalisationAreDifferentDocuments() throws {
+        let cache = DocumentCache()
+        let composed = "{ search(text: \"caf\u{E9}\") }"
+        let decomposed = "{ search(text: \"cafe\u{301}\") }"
+        #expect(composed == decomposed)  // equal as Swift strings, not as bytes
+        let first = try cache.analyse(composed)
+        let second = try cache.analyse(decomposed)
+        #expect(first !== second)
+        #expect(first.sha256 != second.sha256)
+        #expect(cache.parseCount == 2)
+        #expect(try cache.analyse(decomposed) === second)
+        #expect(cache.cachedDocument(for: composed) === first)
+    }
+
+    @Test func anEvictedTextIsNotFoundByItsText() throws {
+        let cache = DocumentCache(capacity: 1)
+        let a = try cache.analyse("{ a }")
+        #expect(cache.cachedDocument(for: "{ a }") === a)
+        _ = try cache.analyse("{ b }")  // evicts { a }
+        #expect(cache.cachedDocument(for: "{ a }") == nil)
+        #expect(try cache.analyse("{ a }") !== a)
+        #expect(cache.parseCount == 3)
+    }
+
     @Test func sha256IsTheHexDigestOfTheText() throws {
         let cache = DocumentCache()
         #expect(try cache.analyse("{ hello }").sha256 == "001c3174e099bd72b729d0c0a529ba9f5a740c446e2a6e1d71b283cb84ec3065")

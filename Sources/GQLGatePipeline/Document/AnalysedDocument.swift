@@ -23,7 +23,7 @@ public final class AnalysedDocument: @unchecked Sendable {
     /// The operations it defines, in order.
     public let operations: [DocumentOperation]
     /// The query text it was parsed from.
-    private let queryText: String
+    let queryText: String
     /// Hex SHA-256 of the query text (the APQ hash).
     public let sha256: String
     /// Forms derived on first use, for the response cache and dedupe.
