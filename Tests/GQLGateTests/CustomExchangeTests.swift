@@ -8,21 +8,9 @@ import Testing
 @Suite(.serialized) struct CustomExchangeTests {
     @Test func ownExchangesSeeAnalysedOperationsAndCanAnswerThemselves() async throws {
         let log = LineLog()
-        var config = GatewayConfig()
-        config.server.listen = ListenAddress(host: "127.0.0.1", port: 0)
-        config.server.loops = .fixed(1)
-        config.upstream.url = "http://127.0.0.1:9/graphql"
-        let gateway = try Gateway(config: config, exchanges: [LoggingExchange(log: log), PingExchange()])
-        try gateway.start()
-        defer { gateway.shutdown(drainTimeout: .seconds(1)) }
-
-        let clientLoops = EventLoopGroup(count: 1)
-        defer { clientLoops.shutdownAndWait() }
-        let client = HTTPClient(group: clientLoops)
-        let answer = try await client.execute(HTTPClientRequest(
-            url: "http://127.0.0.1:\(gateway.port)/graphql", method: .post, headers: ["Content-Type": "application/json"],
-            body: Bytes(#"{"query":"query Ping { ping }","operationName":"Ping"}"#)))
-
+        let answer = try await withGateway(exchanges: [LoggingExchange(log: log), PingExchange()]) { ping in
+            try await ping(["Content-Type": "application/json"])
+        }
         #expect(answer.status == 200)
         #expect(answer.body.string == #"{"data":{"ping":"pong"}}"#)
         #expect(answer.headers["x-request-id"]?.count == 32)
@@ -31,30 +19,38 @@ import Testing
 
     @Test func ownStagesRefuseOperationsBeforeTheRestSeesThem() async throws {
         let log = LineLog()
+        try await withGateway(exchanges: [RequireClientName(), LoggingExchange(log: log), PingExchange()]) { ping in
+            let refused = try await ping(["Content-Type": "application/json"])
+            #expect(refused.status == 400)
+            #expect(refused.body.string.contains("Name your client in apollographql-client-name."))
+            #expect(log.lines.isEmpty)
+            let named = try await ping(["Content-Type": "application/json", "apollographql-client-name": "ios"])
+            #expect(named.status == 200)
+            #expect(log.lines == ["→ query Ping", "← 200 from gateway"])
+        }
+    }
+
+    /// Runs `body` with a gateway made of `exchanges` (its upstream unreachable)
+    /// and a function that POSTs `query Ping` to it with the given headers.
+    private func withGateway<Result>(
+        exchanges: [any Exchange],
+        _ body: (_ ping: (HTTPHeaders) async throws -> HTTPClientResponse) async throws -> Result
+    ) async throws -> Result {
         var config = GatewayConfig()
         config.server.listen = ListenAddress(host: "127.0.0.1", port: 0)
         config.server.loops = .fixed(1)
         config.upstream.url = "http://127.0.0.1:9/graphql"
-        let gateway = try Gateway(config: config, exchanges: [RequireClientName(), LoggingExchange(log: log), PingExchange()])
+        let gateway = try Gateway(config: config, exchanges: exchanges)
         try gateway.start()
         defer { gateway.shutdown(drainTimeout: .seconds(1)) }
-
         let clientLoops = EventLoopGroup(count: 1)
         defer { clientLoops.shutdownAndWait() }
         let client = HTTPClient(group: clientLoops)
-        func ping(_ headers: HTTPHeaders) async throws -> HTTPClientResponse {
+        return try await body { headers in
             try await client.execute(HTTPClientRequest(
                 url: "http://127.0.0.1:\(gateway.port)/graphql", method: .post, headers: headers,
                 body: Bytes(#"{"query":"query Ping { ping }","operationName":"Ping"}"#)))
         }
-
-        let refused = try await ping(["Content-Type": "application/json"])
-        #expect(refused.status == 400)
-        #expect(refused.body.string.contains("Name your client in apollographql-client-name."))
-        #expect(log.lines.isEmpty)
-        let named = try await ping(["Content-Type": "application/json", "apollographql-client-name": "ios"])
-        #expect(named.status == 200)
-        #expect(log.lines == ["→ query Ping", "← 200 from gateway"])
     }
 }
 
