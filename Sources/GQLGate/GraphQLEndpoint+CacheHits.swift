@@ -10,9 +10,7 @@ extension GraphQLEndpoint {
         guard let shortcut = pipeline.cacheHits, !inFlight.isClosed else { return nil }
         let startedAt = MonotonicClock.nanoseconds()
         guard let (hit, trace) = shortcut.answer(request) else { return nil }
-        var headers = hit.headers
-        headers.add(name: "X-Request-Id", value: clientRequestID(request) ?? requestIDs.next())  // cached answers have none
-        let response = ServerResponse(status: hit.status, headers: headers, body: hit.body)
+        let response = serverResponse(hit, requestID: clientRequestID(request) ?? requestIDs.next())
         requestLog.record(response, startedAt: startedAt, trace: trace)
         return response
     }

@@ -12,15 +12,7 @@ extension StringProtocol {
 
     /// Whether `needle` (lower-case ASCII) occurs in the text, ASCII letters compared without case.
     public func containsIgnoringASCIICase(_ needle: String) -> Bool {
-        // Both sides as contiguous bytes when they are (native strings are),
-        // so the search runs on buffers, with no copy and no generic indexing.
-        let found = utf8.withContiguousStorageIfAvailable { bytes in
-            needle.utf8.withContiguousStorageIfAvailable { pattern in Self.bytes(bytes, containIgnoringCase: pattern) }
-        }
-        if let found = found ?? nil { return found }
-        return Array(utf8).withUnsafeBufferPointer { bytes in
-            Array(needle.utf8).withUnsafeBufferPointer { pattern in Self.bytes(bytes, containIgnoringCase: pattern) }
-        }
+        String(self).containsIgnoringASCIICase(needle)  // a String's own bytes; a substring is copied
     }
 
     fileprivate static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, containIgnoringCase pattern: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -119,9 +111,8 @@ public enum JSONString {
 }
 
 extension String {
-    /// `StringProtocol.containsIgnoringASCIICase` for a `String`, on its own
-    /// bytes: the generic one goes through an unspecialised
-    /// `withContiguousStorageIfAvailable` on every call.
+    /// Whether `needle` (lower-case ASCII) occurs in the string, ASCII letters
+    /// compared without case; searched in the string's own bytes.
     public func containsIgnoringASCIICase(_ needle: String) -> Bool {
         var text = self, needle = needle
         return text.withUTF8 { bytes in needle.withUTF8 { pattern in Self.bytes(bytes, containIgnoringCase: pattern) } }

@@ -25,7 +25,7 @@ public struct APQExchange: OperationStage {
         operation.request = try resolved(operation.request)
     }
 
-    /// `request` as `handle` passes it on: with the registered query filled
+    /// `request` as `prepare` passes it on: with the registered query filled
     /// in (or the sent one registered) and `persistedQuery` removed; the
     /// request itself when it has no `persistedQuery`.
     public func resolved(_ request: GraphQLRequest) throws(GatewayError) -> GraphQLRequest {

@@ -32,9 +32,9 @@ public struct DocumentExchange: OperationStage {
         operation.document = document
     }
 
-    /// `operation` as `handle` passes it on, when its query text was analysed
+    /// `operation` as `prepare` leaves it, when its query text was analysed
     /// already and the operation it names exists; nil for anything else,
-    /// which `handle` decides. Never parses.
+    /// which `prepare` decides. Never parses.
     public func analysedFromCache(_ operation: Operation) -> Operation? {
         guard let query = operation.request.query, !query.isEmpty, query.utf8.count <= maxDocumentBytes,
               let document = cache.cachedDocument(for: query),

@@ -144,12 +144,8 @@ enum ResponseBuilder {
     }
 
     private static func isServerOwned(_ name: String) -> Bool {
-        switch name.utf8.count {
-        case 10: name.equalsIgnoringASCIICase("connection")
-        case 14: name.equalsIgnoringASCIICase("content-length")
-        case 17: name.equalsIgnoringASCIICase("transfer-encoding")
-        default: false
-        }
+        name.equalsIgnoringASCIICase("content-length") || name.equalsIgnoringASCIICase("transfer-encoding")
+            || name.equalsIgnoringASCIICase("connection")
     }
 }
 

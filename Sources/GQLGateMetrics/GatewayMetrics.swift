@@ -54,7 +54,7 @@ public final class GatewayMetrics: Sendable {
         }
         // Histograms of seconds as `Double`s: recording one compares 13 doubles,
         // where a `Duration` histogram compares 13 128-bit durations.
-        let seconds = Self.durationBuckets.map { Double($0.wholeNanoseconds) / 1e9 }
+        let seconds = Self.durationBuckets.map(Self.seconds)
         let durationName = { (name: String) in MetricNameDescriptor(metricName: name, unitName: "seconds", helpText: "") }
         requestDurations = OperationLabel.allCases.map { operation in
             registry.makeValueHistogram(descriptor: durationName("gqlgate_request_duration"), labels: [("operation", operation.rawValue)],
@@ -94,13 +94,17 @@ public final class GatewayMetrics: Sendable {
     public func requestFinished(kind: OperationKind?, status: Int, duration: Duration) {
         let operation = OperationLabel(kind)
         requests[operation.index][StatusClass(status: status).index].increment()
-        requestDurations[operation.index].record(Double(duration.wholeNanoseconds) / 1e9)
+        requestDurations[operation.index].record(Self.seconds(duration))
     }
 
     /// One upstream attempt ended.
     public func upstreamFinished(outcome: UpstreamOutcome, duration: Duration) {
         upstreamRequests[outcome.index].increment()
-        upstreamDuration.record(Double(duration.wholeNanoseconds) / 1e9)
+        upstreamDuration.record(Self.seconds(duration))
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.wholeNanoseconds) / 1e9
     }
 
     /// An upstream attempt is retried.

@@ -9,18 +9,17 @@ public struct ExchangeChain: Sendable {
     ///   - transport: what the last stage's `next` calls.
     public init(exchanges: [any Exchange], transport: any Transport) {
         var next: ExchangeNext = { try await transport.send($0) }
-        var stages: [any OperationStage] = []  // in reverse order, until folded
+        var stages: [any OperationStage] = []  // the row of stages right before `next`, in order
         for exchange in exchanges.reversed() {
             if let stage = exchange as? any OperationStage {
-                stages.append(stage)
+                stages.insert(stage, at: 0)
                 continue
             }
-            next = Self.folding(Array(stages.reversed()), before: next)
+            let rest = Self.folding(stages, before: next)
             stages = []
-            let rest = next
             next = { try await exchange.handle($0, next: rest) }
         }
-        entry = Self.folding(Array(stages.reversed()), before: next)
+        entry = Self.folding(stages, before: next)
     }
 
     /// `next` with `stages` run first, in order, in one step.

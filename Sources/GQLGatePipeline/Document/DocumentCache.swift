@@ -22,7 +22,7 @@ public final class DocumentCache: Sendable {
             for (_, dropped) in documents.insert(document, for: key, cost: 1) {
                 keysByText.removeValue(forKey: QueryText(dropped.queryText))
             }
-            if documents.peek(key) != nil { keysByText[QueryText(document.queryText)] = key }
+            keysByText[QueryText(document.queryText)] = key  // a document costs 1, so it always fits
         }
     }
 
@@ -38,9 +38,7 @@ public final class DocumentCache: Sendable {
     /// Syntax errors throw `GRAPHQL_PARSE_FAILED` and are not cached.
     public func analyse(_ query: String) throws(GatewayError) -> AnalysedDocument {
         if let hit = entries.withLock({ $0.document(forText: query) }) { return hit }
-        let digest = Self.digest(of: query)
-        let key = DigestKey(digest)
-        if let hit = entries.withLock({ $0.documents.value(for: key) }) { return hit }
+        let digest = Self.digest(of: query)  // not held by its text, so not by its digest either
         let document: Document
         do {
             document = try parse(source: query, noLocation: true)
@@ -51,7 +49,7 @@ public final class DocumentCache: Sendable {
         }
         parses.withLock { $0 += 1 }
         let analysed = try AnalysedDocument(document: document, query: query, sha256: digest.hexString)
-        entries.withLock { $0.insert(analysed, for: key) }
+        entries.withLock { $0.insert(analysed, for: DigestKey(digest)) }
         return analysed
     }
 
