@@ -40,8 +40,7 @@ struct CachingStages: Sendable {
             let exchange = CacheExchange(
                 cache: cache,
                 settings: CacheExchange.Settings(
-                    varyHeaders: settings.varyHeaders, ttl: ttl, invalidateOnMutation: settings.invalidateOnMutation, schema: schema),
-                clock: settings.backend == .redis ? .wall : .continuous)
+                    varyHeaders: settings.varyHeaders, ttl: ttl, invalidateOnMutation: settings.invalidateOnMutation, schema: schema))
             after.append(exchange)
             cacheExchange = exchange
             self.cache = cache

@@ -104,10 +104,11 @@ public final class Gateway: Sendable {
                 source: source)
         }
         // Only memory hits are answered on the server thread: a Redis hit needs the network.
-        let cacheHits = caching.cache is MemoryResponseCache
-            ? caching.cacheExchange.map {
-                CacheHitShortcut(apq: caching.apq, documents: documents, limits: limits, cache: $0, varyHeaders: config.cache.varyHeaders)
-            } : nil
+        let cacheHits = caching.cacheExchange.flatMap { cache in
+            cache.givesFreshHitsAtOnce
+                ? CacheHitShortcut(apq: caching.apq, documents: documents, limits: limits, cache: cache, varyHeaders: config.cache.varyHeaders)
+                : nil
+        }
         return GatewayPipeline(
             config: config, chain: chain, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
             subscriptions: subscriptions, schemaLearning: schemaLearning, cacheHits: cacheHits)

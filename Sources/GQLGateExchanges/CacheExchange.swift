@@ -49,13 +49,13 @@ public struct CacheExchange: Exchange {
     private let settings: Settings
     private let clock: CacheClock
 
-    /// - Parameter clock: the store's time; a store shared between processes
-    ///   needs `.wall`.
-    public init(cache: any ResponseCacheStore, settings: Settings = Settings(), clock: CacheClock = .continuous) {
+    /// - Parameter clock: the time answers are stamped and aged with; by
+    ///   default the store's own (`ResponseCacheStore.clock`).
+    public init(cache: any ResponseCacheStore, settings: Settings = Settings(), clock: CacheClock? = nil) {
         self.cache = cache
         memory = cache as? MemoryResponseCache
         self.settings = settings
-        self.clock = clock
+        self.clock = clock ?? cache.clock
     }
 
     public func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
@@ -66,14 +66,8 @@ public struct CacheExchange: Exchange {
         }
     }
 
-    /// The answer to a query when the cache holds a fresh one for it, as
-    /// `handle` would give it (`X-Cache: HIT`, `Age`, the hit counted); nil
-    /// for anything else, which `handle` decides, and always with a store
-    /// other than `MemoryResponseCache`. Synchronous, for answering on a server thread.
-    public func freshHit(_ operation: Operation) -> GraphQLResponse? {
-        guard operation.kind == .query else { return nil }
-        return freshHit(key: requestKey(for: operation), headers: operation.headers)
-    }
+    /// Whether `freshHit` can answer: the store is `MemoryResponseCache`.
+    public var givesFreshHitsAtOnce: Bool { memory != nil }
 
     /// The key a query's answer is stored under: its document, operation
     /// name, variables and scope (`cache.vary_headers`).
@@ -81,8 +75,12 @@ public struct CacheExchange: Exchange {
         RequestKey(operation: operation, varyHeaders: settings.varyHeaders)
     }
 
-    /// `freshHit` for a query whose key is known already (`requestKey(for:)`),
-    /// sent with `headers` (a client's `Cache-Control: no-cache` still bypasses).
+    /// The answer to the query whose key is `key` (`requestKey(for:)`), sent
+    /// with `headers`, when the cache holds a fresh one, as `handle` would give
+    /// it (`X-Cache: HIT`, `Age`, the hit counted); nil for anything else
+    /// (a client's `Cache-Control: no-cache` included), which `handle`
+    /// decides, and always with a store other than `MemoryResponseCache`.
+    /// Synchronous, for answering on a server thread.
     public func freshHit(key: RequestKey, headers: HTTPHeaders) -> GraphQLResponse? {
         guard let memory else { return nil }
         let client = CacheControlDirectives(headers)
@@ -95,7 +93,7 @@ public struct CacheExchange: Exchange {
     // MARK: - Queries
 
     private func query(_ operation: Operation, next: @escaping ExchangeNext) async throws -> GraphQLResponse {
-        let key = RequestKey(operation: operation, varyHeaders: settings.varyHeaders)
+        let key = requestKey(for: operation)
         let client = CacheControlDirectives(operation.headers)
         let found = client.noCache || client.noStore ? .miss : await cache.lookup(key, now: clock.now())
         let (response, outcome): (GraphQLResponse, CacheOutcome)

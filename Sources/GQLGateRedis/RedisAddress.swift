@@ -13,9 +13,33 @@ enum RedisAddress {
         return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
     }
 
+    /// Resolves `host` on a thread of its own and calls `completion` there:
+    /// `getaddrinfo` blocks, so it runs neither on a loop nor on Swift's
+    /// shared task threads.
+    static func resolve(_ host: String, completion: @escaping @Sendable (Result<String, RedisError>) -> Void) {
+        let job: @Sendable () -> Void = { completion(resolve(host)) }
+        let box = Unmanaged.passRetained(JobBox(job)).toOpaque()  // released by the thread
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, nil, { argument in
+            Unmanaged<JobBox>.fromOpaque(argument!).takeRetainedValue().job()
+            return nil
+        }, box)
+        guard rc == 0 else {
+            Unmanaged<JobBox>.fromOpaque(box).release()
+            completion(.failure(.unavailable("cannot start a thread to resolve \(host): \(rc)")))
+            return
+        }
+        pthread_detach(thread)
+    }
+
+    private final class JobBox {
+        let job: @Sendable () -> Void
+        init(_ job: @escaping @Sendable () -> Void) { self.job = job }
+    }
+
     /// The first IPv4 address of `host`, else its first IPv6 one, as hiredis
-    /// itself prefers (blocking: call off the loops).
-    static func resolve(_ host: String) -> Result<String, RedisError> {
+    /// itself prefers (blocking).
+    private static func resolve(_ host: String) -> Result<String, RedisError> {
         var message = "no address"
         for family in [AF_INET, AF_INET6] {
             var hints = addrinfo()

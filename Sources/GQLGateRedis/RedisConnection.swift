@@ -93,8 +93,7 @@ final class RedisConnection: FileDescriptorHandler, @unchecked Sendable {
         }
         resolving = true
         let loop = loop
-        Task.detached { [self] in
-            let resolved = RedisAddress.resolve(host)
+        RedisAddress.resolve(host) { [self] resolved in
             loop.execute {
                 self.resolving = false
                 guard !self.closed else { return }

@@ -1,3 +1,4 @@
+import GQLGateEventLoop
 import GQLGateExchanges
 import Synchronization
 
@@ -9,9 +10,8 @@ import Synchronization
 /// query is fetched and not stored) and the failure is counted in
 /// `statistics.storeErrors`.
 ///
-/// Times are the exchange's `CacheClock`, which must be `.wall` so that
-/// replicas agree on an answer's age. `max_bytes` does not bound Redis; its
-/// own `maxmemory` does.
+/// Its clock is `.wall`, so that replicas agree on an answer's age.
+/// `max_bytes` does not bound Redis; its own `maxmemory` does.
 public final class RedisResponseCache: ResponseCacheStore {
     /// Told of each recorded outcome (for metrics).
     public typealias Observer = @Sendable (CacheOutcome) -> Void
@@ -41,7 +41,8 @@ public final class RedisResponseCache: ResponseCacheStore {
         do {
             reply = try await redis.send([Array("GET".utf8), Array(keys.answer(key).utf8)])
         } catch {
-            return failed()
+            failed()
+            return .unavailable
         }
         switch reply {
         case .null:
@@ -57,7 +58,8 @@ public final class RedisResponseCache: ResponseCacheStore {
             if age < answer.ttl + staleIfError { return .expired(answer, age: age) }
             return .miss
         default:
-            return failed()
+            failed()
+            return .unavailable
         }
     }
 
@@ -77,14 +79,14 @@ public final class RedisResponseCache: ResponseCacheStore {
         arguments += [String(Self.milliseconds(lifetime)), key.description, String(Self.milliseconds(answer.storedAt + lifetime)),
                       String(Self.milliseconds(answer.storedAt))].map { Array($0.utf8) }
         guard case .integer? = try? await redis.send(arguments) else {
-            _ = failed()
+            failed()
             return false
         }
         return true
     }
 
     public func refreshFailed(_ key: RequestKey) async {
-        if (try? await redis.send("DEL", keys.refresh(key))) == nil { _ = failed() }
+        if (try? await redis.send("DEL", keys.refresh(key))) == nil { failed() }
     }
 
     @discardableResult
@@ -92,9 +94,9 @@ public final class RedisResponseCache: ResponseCacheStore {
         do throws(RedisError) {
             var doomed: Set<String> = []
             for entity in entities { doomed.formUnion(try await members(of: entity)) }
-            var candidates: [String] = []
-            for type in types { candidates += try await members(of: type).filter { !doomed.contains($0) } }
-            candidates = Array(Set(candidates))
+            var typed: Set<String> = []
+            for type in types { typed.formUnion(try await members(of: type)) }
+            let candidates = Array(typed.subtracting(doomed))
             if !candidates.isEmpty {
                 let reply = try await redis.send([Array("MGET".utf8)] + candidates.map { Array(keys.answer(hex: $0).utf8) })
                 guard let records = reply.elements, records.count == candidates.count else { throw .unexpectedReply("MGET: \(reply)") }
@@ -110,12 +112,14 @@ public final class RedisResponseCache: ResponseCacheStore {
             counters.withLock { $0.invalidations += Int(removed) }
             return Int(removed)
         } catch {
-            _ = failed()
+            failed()
             return 0
         }
     }
 
-    /// The key hexes of the answers tagged `tag` that have not expired.
+    /// The key hexes of the answers tagged `tag`. Members whose answers Redis
+    /// has expired may be among them until the next store under the tag
+    /// drops them: their records read as nil, and deleting them is a no-op.
     private func members(of tag: String) async throws(RedisError) -> [String] {
         let reply = try await redis.send("ZRANGE", keys.tag(tag), "0", "-1")
         guard let elements = reply.elements else { throw .unexpectedReply("ZRANGE: \(reply)") }
@@ -135,15 +139,16 @@ public final class RedisResponseCache: ResponseCacheStore {
 
     public var statistics: ResponseCacheStatistics { counters.withLock { $0 } }
 
-    /// Counts a failed look-up, store or purge; the look-up's answer for it.
-    private func failed() -> ResponseCacheLookup {
+    public var clock: CacheClock { .wall }
+
+    /// Counts a failed look-up, store or purge.
+    private func failed() {
         counters.withLock { $0.storeErrors += 1 }
-        return .unavailable
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return max(1, seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    /// Whole milliseconds, rounded up, at least 1 (Redis refuses a `PX` of 0).
+    private static func milliseconds(_ duration: Duration) -> Int {
+        max(1, duration.milliseconds)
     }
 
     /// Stores an answer atomically: KEYS = the answer, its refresh claim, its

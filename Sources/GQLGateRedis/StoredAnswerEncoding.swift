@@ -1,4 +1,5 @@
 import GQLGateCore
+import GQLGateEventLoop
 import GQLGateExchanges
 
 /// How a `CachedAnswer` is kept in Redis: a compact binary record, read back
@@ -18,8 +19,8 @@ public enum StoredAnswerEncoding {
         var out = magic
         out.reserveCapacity(answer.cost)
         append(UInt16(clamping: answer.status), to: &out)
-        append(UInt64(bitPattern: nanoseconds(answer.storedAt)), to: &out)
-        append(UInt64(bitPattern: nanoseconds(answer.ttl)), to: &out)
+        append(answer.storedAt.nanoseconds, to: &out)
+        append(answer.ttl.nanoseconds, to: &out)
         append(UInt32(answer.headers.count), to: &out)
         for field in answer.headers {
             append(field.name, to: &out)
@@ -61,11 +62,6 @@ public enum StoredAnswerEncoding {
             status: Int(status), headers: headers, body: Bytes(Array(body)),
             storedAt: .nanoseconds(Int64(bitPattern: storedAt)), ttl: .nanoseconds(Int64(bitPattern: ttl)),
             tags: CacheTags(entities: Set(entities), types: Set(types), arguments: arguments))
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {

@@ -12,7 +12,9 @@ public struct ResponseCacheStatistics: Sendable, Equatable {
     /// Entries removed by mutations.
     public var invalidations = 0
     /// Look-ups, stores and purges a shared store could not carry out
-    /// (unreachable, too slow, an unreadable answer); each such query was answered as a bypass.
+    /// (unreachable, too slow, an unexpected reply); a query whose look-up
+    /// failed was answered as a bypass. A stored answer that cannot be read
+    /// is not an error: it counts as a miss and the next store replaces it.
     public var storeErrors = 0
     /// Entries held now (a shared store does not count them: 0).
     public var entries = 0

@@ -19,6 +19,14 @@ public protocol ResponseCacheStore: Sendable {
     func record(_ outcome: CacheOutcome)
     /// The counters now.
     var statistics: ResponseCacheStatistics { get }
+    /// The time answers are stamped and aged with: the process's
+    /// `.continuous` clock by default; a store shared between processes
+    /// needs `.wall`, so that they agree on an answer's age.
+    var clock: CacheClock { get }
+}
+
+extension ResponseCacheStore {
+    public var clock: CacheClock { .continuous }
 }
 
 /// What a look-up found.
@@ -31,7 +39,7 @@ public enum ResponseCacheLookup: Sendable {
     /// Expired but within `stale_if_error`: fetch, and serve it if that fails.
     case expired(CachedAnswer, age: Duration)
     case miss
-    /// The store could not answer (unreachable, slow, or holding something
-    /// unreadable): fetch, do not store (`X-Cache: BYPASS`).
+    /// The store could not answer (unreachable, slow, or replying something
+    /// unexpected): fetch, do not store (`X-Cache: BYPASS`).
     case unavailable
 }
