@@ -41,6 +41,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// The batch `runLocalWork` is running; swapped with `local`, so that
     /// neither array gives up its buffer and a batch allocates nothing.
     private var runningBatch: [Work] = []
+    /// The inbox's other buffer: `drainInbox` swaps it in under the lock.
+    private var drainedInbox: [Work] = []
     private var handlers: [Int32: (handler: any FileDescriptorHandler, events: UInt32)] = [:]
     private var timers = TimerQueue()
     private var running = true
@@ -222,11 +224,10 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private func drainInbox() {
         var counter: UInt64 = 0
         _ = read(wakeFD, &counter, 8)
-        // Moved under the lock: copying a few entries costs less than a new
-        // buffer for the inbox on every wake-up.
-        inbox.withLock { queue in
-            local.append(contentsOf: queue)
-            queue.removeAll(keepingCapacity: true)
-        }
+        // Two buffers swapped under the lock: other threads wait for no copy,
+        // and neither buffer is given up.
+        inbox.withLock { swap(&$0, &drainedInbox) }
+        local.append(contentsOf: drainedInbox)
+        drainedInbox.removeAll(keepingCapacity: true)
     }
 }

@@ -16,10 +16,9 @@ struct TimerQueue {
     private var heap: [Entry] = []
     /// Timers scheduled and neither fired nor cancelled: cancelling checks
     /// here, not by scanning the heap (thousands of connections each cancel
-    /// and re-arm a keep-alive timer).
+    /// and re-arm a keep-alive timer). A heap entry not in it was cancelled,
+    /// and is dropped when it reaches the top.
     private var pending: Set<UInt64> = []
-    /// Cancelled timers still in the heap; dropped when they reach its top.
-    private var cancelled: Set<UInt64> = []
     private var nextID: UInt64 = 1
 
     var isEmpty: Bool { pending.isEmpty }
@@ -34,9 +33,7 @@ struct TimerQueue {
     }
 
     mutating func cancel(_ id: ID) {
-        if pending.remove(id.raw) != nil {
-            cancelled.insert(id.raw)
-        }
+        pending.remove(id.raw)
     }
 
     /// The earliest live deadline.
@@ -57,8 +54,7 @@ struct TimerQueue {
     }
 
     private mutating func dropCancelledTop() {
-        while let top = heap.first, cancelled.contains(top.id) {
-            cancelled.remove(top.id)
+        while let top = heap.first, !pending.contains(top.id) {
             _ = removeTop()
         }
     }

@@ -10,7 +10,9 @@ import Synchronization
 /// The producer calls `yield` and `finish` from one thread at a time (its
 /// event loop). The consumer attaches once with `consume` and may `cancel`
 /// from anywhere; the producer's `onTermination` then runs once, as it does
-/// after `finish` and when the channel is dropped without a consumer.
+/// after `finish`, and when the last reference to the channel goes without
+/// either (a producer that keeps a reference learns of a consumer that
+/// left only through `cancel`).
 public final class ResultChannel: Sendable {
     /// What the consumer is handed.
     public enum Event: Sendable {

@@ -31,7 +31,7 @@ public enum WebSocketHandshake {
         guard method == "GET" else {
             throw WebSocketError(.badUpgradeRequest, "a WebSocket upgrade must use GET, not \(method)")
         }
-        guard headers["upgrade"].map({ tokens($0).contains { $0.equalsIgnoringASCIICase("websocket") } }) == true else {
+        guard asksForWebSocket(headers) else {
             throw WebSocketError(.badUpgradeRequest, "the request has no 'Upgrade: websocket'")
         }
         guard headers.values(for: "connection").flatMap(tokens).contains(where: { $0.equalsIgnoringASCIICase("upgrade") }) else {
@@ -49,6 +49,11 @@ public enum WebSocketHandshake {
         var response: HTTPHeaders = ["Upgrade": "websocket", "Sec-WebSocket-Accept": acceptValue(forKey: key)]
         if let chosen { response.add(name: "Sec-WebSocket-Protocol", value: chosen) }
         return WebSocketUpgradeAcceptance(subprotocol: chosen, responseHeaders: response)
+    }
+
+    /// Whether the request's `Upgrade` field names `websocket`.
+    public static func asksForWebSocket(_ headers: HTTPHeaders) -> Bool {
+        headers["upgrade"].map { tokens($0).contains { $0.equalsIgnoringASCIICase("websocket") } } == true
     }
 
     /// The comma-separated tokens of a header value, trimmed, empty ones dropped.

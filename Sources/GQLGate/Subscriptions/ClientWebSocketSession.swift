@@ -5,6 +5,7 @@ import GQLGateMetrics
 import GQLGatePipeline
 import GQLGateSubscriptions
 import GQLGateWebSocket
+import Synchronization
 
 /// One client WebSocket: the I/O shell around the protocol state machine
 /// the client's subprotocol chose. Messages become machine events; the
@@ -138,21 +139,42 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Send
     }
 
     /// Takes the results of run `run` of operation `id` from `channel`,
-    /// pushed straight into the machine on the producer's thread (no task, no
-    /// iterator; this connection's send buffer limit bounds a slow client),
-    /// unless the operation was stopped meanwhile (then dropping the channel ends it).
+    /// pushed straight into the machine (no task, no iterator), unless the
+    /// operation was stopped meanwhile (then the channel is cancelled, which
+    /// removes its listener). Produced on this loop, a result goes into the
+    /// send buffer at once (whose limit closes a client that does not read);
+    /// produced on another loop, at most `channel.bufferLimit` results wait
+    /// for this one, past which the subscription ends as too slow.
     private func consume(_ channel: ResultChannel, id: String, run: UInt64) {
-        guard operations[id]?.run == run else { return }
+        guard operations[id]?.run == run else {
+            channel.cancel()
+            return
+        }
         operations[id] = RunningOperation(run: run, stop: channel.cancel)
+        let waiting = WaitingResults()
         channel.consume { [self] event in
-            onLoop {
-                switch event {
-                case .result(let response): self.deliver(WebSocketResult.event(for: response, id: id), run: run)
-                case .finished(nil): self.deliver(.completed(id: id), run: run)
-                case .finished(let error?): self.deliver(WebSocketResult.event(for: error, id: id), run: run)
-                }
+            let isResult = if case .result = event { true } else { false }
+            if loop.inLoop {
+                take(event, id: id, run: run)
+                return true
+            }
+            if isResult, waiting.count.wrappingAdd(1, ordering: .relaxed).newValue > channel.bufferLimit {
+                waiting.count.wrappingSubtract(1, ordering: .relaxed)
+                return false
+            }
+            loop.execute {
+                self.take(event, id: id, run: run)
+                if isResult { waiting.count.wrappingSubtract(1, ordering: .relaxed) }
             }
             return true
+        }
+    }
+
+    private func take(_ event: ResultChannel.Event, id: String, run: UInt64) {
+        switch event {
+        case .result(let response): deliver(WebSocketResult.event(for: response, id: id), run: run)
+        case .finished(nil): deliver(.completed(id: id), run: run)
+        case .finished(let error?): deliver(WebSocketResult.event(for: error, id: id), run: run)
         }
     }
 
@@ -189,4 +211,10 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Send
         context.metrics.websocketClosed()
         context.sessions.remove(self)
     }
+}
+
+/// Results handed over from another loop that this connection's loop has not
+/// taken yet.
+private final class WaitingResults: Sendable {
+    let count = Atomic<Int>(0)
 }

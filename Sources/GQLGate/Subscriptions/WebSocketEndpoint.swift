@@ -29,10 +29,7 @@ final class WebSocketEndpoint: Sendable {
 
     /// Whether the request asks to switch to WebSocket.
     static func isUpgrade(_ request: ServerRequest) -> Bool {
-        request.headers.contains { field in
-            field.name.equalsIgnoringASCIICase("upgrade")
-                && field.value.split(separator: ",").contains { String($0.trimmingASCIISpaces()).equalsIgnoringASCIICase("websocket") }
-        }
+        WebSocketHandshake.asksForWebSocket(request.headers)
     }
 
     /// The answer to an upgrade request on the GraphQL path: 101, or 400/426 for a bad handshake.

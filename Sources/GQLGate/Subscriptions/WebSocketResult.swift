@@ -8,7 +8,7 @@ enum WebSocketResult {
     /// `data` or `errors`; parsed to find out unless the response says so),
     /// else a failure saying what the upstream answered.
     static func event(for response: GraphQLResponse, id: String) -> ClientConnectionEvent {
-        let text = response.body.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        let text = response.body.string
         if response.bodyIsExecutionResult || isExecutionResult(text) {
             return .result(id: id, payload: SerializedJSON(trusted: text))
         }
