@@ -71,11 +71,12 @@ public final class Gateway: Sendable {
     static func makePipeline(config: GatewayConfig, client: HTTPClient, exchanges: [any Exchange], metrics: GatewayMetrics,
                              readiness: Readiness, subscriptions context: SubscriptionContext) throws(ConfigError) -> GatewayPipeline {
         let forwarded = config.headers.forward + (config.headers.forwardClientAuthorization ? ["authorization"] : [])
-        let transport = MeasuredHTTPTransport(
-            base: HTTPTransport(client: client, settings: HTTPTransport.Settings(
+        let transport = HTTPTransport(
+            client: client,
+            settings: HTTPTransport.Settings(
                 url: config.upstream.url ?? "", timeout: config.upstream.timeout, connectTimeout: config.upstream.connectTimeout,
-                forwardedHeaders: forwarded)),
-            metrics: metrics, readiness: readiness)
+                forwardedHeaders: forwarded),
+            observer: UpstreamAttemptMetrics(metrics: metrics, readiness: readiness))
         let caching = try CachingStages(config: config, metrics: metrics, loops: context.loops, logger: context.logger)
         let documents = DocumentExchange(cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes)
         let limits = QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases))

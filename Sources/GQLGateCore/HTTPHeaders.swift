@@ -73,18 +73,18 @@ extension String {
     /// ASCII case-insensitive comparison, as HTTP field names need.
     public func equalsIgnoringASCIICase(_ other: String) -> Bool {
         // Most comparisons differ in length, which a String knows without reading its bytes.
-        guard utf8.count == other.utf8.count else { return false }
-        var a = self, b = other
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                guard x.count == y.count else { return false }
-                for i in 0..<x.count where x[i] != y[i] {
-                    if x[i] | 0x20 != y[i] | 0x20 { return false }
-                    let lower = x[i] | 0x20
-                    if lower < 0x61 || lower > 0x7A { return false }
-                }
-                return true
-            }
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        // Both strings' own bytes, read in place (copying a String to reach them costs retains).
+        let compared = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in zip(x, y).allSatisfy(Self.sameIgnoringASCIICase) }
         }
+        return compared.flatMap { $0 } ?? zip(a, b).allSatisfy(Self.sameIgnoringASCIICase)
+    }
+
+    private static func sameIgnoringASCIICase(_ x: UInt8, _ y: UInt8) -> Bool {
+        guard x != y else { return true }
+        let lower = x | 0x20
+        return lower == y | 0x20 && lower >= 0x61 && lower <= 0x7A
     }
 }

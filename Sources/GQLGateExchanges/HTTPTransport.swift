@@ -29,13 +29,31 @@ public struct HTTPTransport: Transport {
 
     private let client: HTTPClient
     private let settings: Settings
+    private let observer: (any UpstreamAttemptObserver)?
 
-    public init(client: HTTPClient, settings: Settings) {
+    /// - Parameter observer: told about every attempt (the gateway's metrics and readiness).
+    public init(client: HTTPClient, settings: Settings, observer: (any UpstreamAttemptObserver)? = nil) {
         self.client = client
         self.settings = settings
+        self.observer = observer
     }
 
     public func send(_ operation: Operation) async throws -> ResultStream {
+        guard let observer else { return .single(try await answer(operation)) }
+        observer.attemptStarted()
+        let started = MonotonicClock.nanoseconds()
+        do {
+            let response = try await answer(operation)
+            observer.attemptEnded(.success(response.status), startedAt: started)
+            return .single(response)
+        } catch {
+            observer.attemptEnded(.failure(error), startedAt: started)
+            throw error
+        }
+    }
+
+    /// One attempt: the upstream's answer, or the error that ended the attempt.
+    private func answer(_ operation: Operation) async throws -> GraphQLResponse {
         let request = HTTPClientRequest(
             url: settings.url, method: .post, headers: upstreamHeaders(for: operation), body: operation.upstreamBody(),
             timeout: try attemptTimeout(for: operation), connectTimeout: settings.connectTimeout)
@@ -45,9 +63,9 @@ public struct HTTPTransport: Transport {
         } catch let error as HTTPClientError where error.kind == .cancelled {
             throw CancellationError()
         }
-        var headers = HopByHopHeaders.removing(from: answer.headers)
-        headers.replaceOrAdd(name: "X-Request-Id", value: operation.requestID)
-        return .single(GraphQLResponse(status: answer.status, headers: headers, body: answer.body, source: .upstream))
+        var headers = HopByHopHeaders.removing(from: answer.headers, alsoRemoving: "X-Request-Id")
+        headers.add(name: "X-Request-Id", value: operation.requestID)
+        return GraphQLResponse(status: answer.status, headers: headers, body: answer.body, source: .upstream)
     }
 
     func upstreamHeaders(for operation: Operation) -> HTTPHeaders {
@@ -83,4 +101,15 @@ public struct HTTPTransport: Transport {
     }
 
     static let transportOwned = ["content-type", "accept", "x-request-id", "host", "expect", "content-encoding"]
+}
+
+/// Told about every upstream attempt an `HTTPTransport` makes, on the
+/// attempt's task: the gateway counts and times them, and takes them as
+/// evidence of the upstream's readiness.
+public protocol UpstreamAttemptObserver: Sendable {
+    /// An attempt starts.
+    func attemptStarted()
+    /// The attempt that started at `startedAt` (`MonotonicClock` nanoseconds)
+    /// ended with the upstream's status, or with the error it threw.
+    func attemptEnded(_ outcome: Result<Int, any Error>, startedAt: UInt64)
 }

@@ -40,6 +40,12 @@ public struct ResultStream: AsyncSequence, Sendable {
 
     /// The first result (the only one, for queries and mutations).
     public func first() async throws -> GraphQLResponse? {
+        // A ready result, the usual case, is returned before any iterator's frame is set up.
+        if case .single(let response) = storage { return response }
+        return try await firstProduced()
+    }
+
+    private func firstProduced() async throws -> GraphQLResponse? {
         switch storage {
         case .single(let response): return response
         case .deferred(let produce): return try await produce()

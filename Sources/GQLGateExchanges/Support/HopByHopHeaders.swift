@@ -21,12 +21,14 @@ public enum HopByHopHeaders {
 
     /// `headers` without hop-by-hop fields, without the fields `Connection`
     /// names, and without `Content-Length` (the server recomputes it for the
-    /// body it sends).
-    public static func removing(from headers: HTTPHeaders) -> HTTPHeaders {
+    /// body it sends); without `alsoRemoving` either, when given (a field the
+    /// caller sets itself, with room left to add it).
+    public static func removing(from headers: HTTPHeaders, alsoRemoving replaced: String? = nil) -> HTTPHeaders {
         let named = connectionNamedFields(headers)
         var kept: [HTTPHeaders.Field] = []
-        kept.reserveCapacity(headers.count + 1)  // room for the X-Request-Id a transport adds
-        for field in headers where !isHopByHop(field.name) {
+        kept.reserveCapacity(headers.count + 1)
+        for field in headers.fields where !isHopByHop(field.name) {
+            if let replaced, field.name.equalsIgnoringASCIICase(replaced) { continue }
             if !named.isEmpty, named.contains(where: { field.name.equalsIgnoringASCIICase($0) }) { continue }
             kept.append(field)
         }
@@ -37,7 +39,7 @@ public enum HopByHopHeaders {
     /// and `close` (which name no field); usually none.
     private static func connectionNamedFields(_ headers: HTTPHeaders) -> [String] {
         var named: [String] = []
-        for field in headers where field.name.equalsIgnoringASCIICase("connection") {
+        for field in headers.fields where field.name.equalsIgnoringASCIICase("connection") {
             if field.value.equalsIgnoringASCIICase("keep-alive") || field.value.equalsIgnoringASCIICase("close") { continue }
             for token in field.value.split(separator: ",") {
                 let name = String(token.trimmingASCIISpaces())

@@ -12,6 +12,7 @@ import GQLGateEventLoop
 final class CurlMulti: @unchecked Sendable {
     let loop: EventLoop
     private let multi: UnsafeMutableRawPointer
+    private let proxies: ProxyEnvironment
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private var watchers: [Int32: SocketWatcher] = [:]
     private var timer: EventLoopTimerID?
@@ -21,9 +22,10 @@ final class CurlMulti: @unchecked Sendable {
     /// Set only on a multi made for one CONNECT_ONLY connection (`CurlConnectionTransport`).
     private var connectOnly: CurlConnectionTransport?
 
-    init(loop: EventLoop, maxConnections: Int) {
+    init(loop: EventLoop, maxConnections: Int, proxies: ProxyEnvironment = .process) {
         CurlGlobal.ensureInitialized()
         self.loop = loop
+        self.proxies = proxies
         multi = curl_multi_init()
         let me = Unmanaged.passUnretained(self).toOpaque()  // the multi lives as long as the client
         gqlgate_curl_multi_setopt_socket_function(multi, curlSocketCallback)
@@ -93,12 +95,15 @@ final class CurlMulti: @unchecked Sendable {
         gqlgate_curl_easy_setopt_header_function(easy, curlHeaderCallback)
         gqlgate_curl_easy_setopt_closesocket_function(easy, curlCloseSocketCallback)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_CLOSESOCKETDATA, Unmanaged.passUnretained(self).toOpaque())
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_NOPROXY, proxies.noProxy)
+        if proxies.isSameForEveryURL { gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PROXY, proxies.http) }
         return easy
     }
 
     private func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer) {
         let request = transfer.request
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_URL, request.url)
+        if !proxies.isSameForEveryURL { gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PROXY, proxies.proxy(for: request.url)) }
         switch request.method {
         case .get:
             gqlgate_curl_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
@@ -189,6 +194,8 @@ final class CurlMulti: @unchecked Sendable {
         gqlgate_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))  // ALPN offers http/1.1 only
         gqlgate_curl_easy_setopt_long(easy, CURLOPT_HTTPPROXYTUNNEL, 1)  // through an HTTP proxy, tunnel with CONNECT
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_URL, url)
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PROXY, proxies.proxy(for: url))
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_NOPROXY, proxies.noProxy)
         gqlgate_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, timeout.milliseconds))
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, connection.errorBuffer)
         gqlgate_curl_easy_setopt_closesocket_function(easy, curlCloseSocketCallback)

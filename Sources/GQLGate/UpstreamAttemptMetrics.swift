@@ -1,0 +1,51 @@
+import GQLGateEventLoop
+import GQLGateExchanges
+import GQLGateHTTPClient
+import GQLGateMetrics
+import GQLGatePipeline
+
+/// What the gateway learns from each upstream attempt: counted by outcome
+/// with its duration, noted in the request's `RequestTrace`, and taken as
+/// readiness evidence.
+struct UpstreamAttemptMetrics: UpstreamAttemptObserver {
+    let metrics: GatewayMetrics
+    let readiness: Readiness
+
+    func attemptStarted() {
+        RequestTrace.current?.upstreamAttemptStarted()
+    }
+
+    func attemptEnded(_ outcome: Result<Int, any Error>, startedAt: UInt64) {
+        let finished = MonotonicClock.nanoseconds()
+        let duration = Duration.nanoseconds(finished &- startedAt)
+        switch outcome {
+        case .success(let status):
+            metrics.upstreamFinished(outcome: UpstreamOutcome(status: status), duration: duration)
+            readiness.upstreamAnswered(at: finished)
+            RequestTrace.current?.upstreamAnswered(status: status)
+        case .failure(let error):
+            let failure = UpstreamOutcome(failure: error)
+            metrics.upstreamFinished(outcome: failure, duration: duration)
+            if failure != .cancelled { readiness.upstreamFailed(at: finished) }
+        }
+    }
+}
+
+extension UpstreamOutcome {
+    /// The outcome of an attempt that ended with `failure` instead of an answer.
+    init(failure: any Error) {
+        switch failure {
+        case let error as HTTPClientError:
+            switch error.kind {
+            case .notReached: self = .unreachable
+            case .timedOut: self = .timeout
+            case .failedAfterSend: self = .connectionError
+            case .cancelled: self = .cancelled
+            }
+        case is CancellationError:
+            self = .cancelled
+        default:
+            self = .connectionError
+        }
+    }
+}
