@@ -33,7 +33,22 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// The first value of `name`, if any.
     public subscript(name: String) -> String? {
-        fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
+        firstIndex(of: name).map { fields[$0].value }
+    }
+
+    /// Where the first field named `name` is.
+    private func firstIndex(of name: String) -> Int? {
+        fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices where fields[index].name.equalsIgnoringASCIICase(name) { return index }
+            return nil
+        }
+    }
+
+    /// Calls `body` with the fields read in place. Iterating the list instead
+    /// copies each field on the way (two retains); hot paths read through this.
+    @inlinable
+    public func withFields<Result>(_ body: (UnsafeBufferPointer<Field>) throws -> Result) rethrows -> Result {
+        try fields.withUnsafeBufferPointer(body)
     }
 
     /// Every value of `name`, in order.
@@ -63,9 +78,22 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
     }
 
+    /// Removes every field `isRemoved` picks, in place, keeping the order of the rest.
+    public mutating func removeAll(where isRemoved: (Field) throws -> Bool) rethrows {
+        let kept = try fields.withUnsafeMutableBufferPointer { fields in
+            var kept = 0
+            for index in fields.indices where try !isRemoved(fields[index]) {
+                if kept != index { fields.swapAt(kept, index) }
+                kept += 1
+            }
+            return kept
+        }
+        fields.removeLast(fields.count - kept)
+    }
+
     /// Whether a field named `name` exists.
     public func contains(_ name: String) -> Bool {
-        fields.contains { $0.name.equalsIgnoringASCIICase(name) }
+        firstIndex(of: name) != nil
     }
 }
 
@@ -73,13 +101,15 @@ extension String {
     /// ASCII case-insensitive comparison, as HTTP field names need.
     public func equalsIgnoringASCIICase(_ other: String) -> Bool {
         // Most comparisons differ in length, which a String knows without reading its bytes.
-        let a = utf8, b = other.utf8
-        guard a.count == b.count else { return false }
-        // Both strings' own bytes, read in place (copying a String to reach them costs retains).
-        let compared = a.withContiguousStorageIfAvailable { x in
-            b.withContiguousStorageIfAvailable { y in zip(x, y).allSatisfy(Self.sameIgnoringASCIICase) }
+        let count = utf8.count
+        guard count == other.utf8.count else { return false }
+        // Both strings' own bytes, read in place: a native string's C string is its storage.
+        return withCString { x in
+            other.withCString { y in
+                for i in 0..<count where !Self.sameIgnoringASCIICase(UInt8(bitPattern: x[i]), UInt8(bitPattern: y[i])) { return false }
+                return true
+            }
         }
-        return compared.flatMap { $0 } ?? zip(a, b).allSatisfy(Self.sameIgnoringASCIICase)
     }
 
     private static func sameIgnoringASCIICase(_ x: UInt8, _ y: UInt8) -> Bool {

@@ -30,12 +30,15 @@ public struct HTTPTransport: Transport {
     private let client: HTTPClient
     private let settings: Settings
     private let observer: (any UpstreamAttemptObserver)?
+    /// The lengths of the forwarded names: most client fields are ruled out by length alone.
+    private let forwardedNameLengths: Set<Int>
 
     /// - Parameter observer: told about every attempt (the gateway's metrics and readiness).
     public init(client: HTTPClient, settings: Settings, observer: (any UpstreamAttemptObserver)? = nil) {
         self.client = client
         self.settings = settings
         self.observer = observer
+        forwardedNameLengths = Set(settings.forwardedHeaders.map(\.utf8.count))
     }
 
     public func send(_ operation: Operation) async throws -> ResultStream {
@@ -57,15 +60,15 @@ public struct HTTPTransport: Transport {
         let request = HTTPClientRequest(
             url: settings.url, method: .post, headers: upstreamHeaders(for: operation), body: operation.upstreamBody(),
             timeout: try attemptTimeout(for: operation), connectTimeout: settings.connectTimeout)
-        let answer: HTTPClientResponse
+        var answer: HTTPClientResponse
         do {
             answer = try await client.execute(request)
         } catch let error as HTTPClientError where error.kind == .cancelled {
             throw CancellationError()
         }
-        var headers = HopByHopHeaders.removing(from: answer.headers, alsoRemoving: "X-Request-Id")
-        headers.add(name: "X-Request-Id", value: operation.requestID)
-        return GraphQLResponse(status: answer.status, headers: headers, body: answer.body, source: .upstream)
+        HopByHopHeaders.remove(from: &answer.headers, alsoRemoving: "X-Request-Id")
+        answer.headers.add(name: "X-Request-Id", value: operation.requestID)
+        return GraphQLResponse(status: answer.status, headers: answer.headers, body: answer.body, source: .upstream)
     }
 
     func upstreamHeaders(for operation: Operation) -> HTTPHeaders {
@@ -77,8 +80,10 @@ public struct HTTPTransport: Transport {
         fields.append(HTTPHeaders.Field(name: "Accept", value: accept ?? Self.defaultAccept))
         fields.append(HTTPHeaders.Field(name: "X-Request-Id", value: operation.requestID))
         let added = operation.upstreamHeaders
-        for field in operation.headers where isForwarded(field.name) && (added.isEmpty || !added.contains(field.name)) {
-            fields.append(field)
+        operation.headers.withFields { clientFields in
+            for index in clientFields.indices where isForwarded(clientFields[index].name) {
+                if added.isEmpty || !added.contains(clientFields[index].name) { fields.append(clientFields[index]) }
+            }
         }
         fields.append(contentsOf: added.fields)
         return HTTPHeaders(fields)
@@ -96,7 +101,7 @@ public struct HTTPTransport: Transport {
     /// Whether a client header goes upstream: named in the forward list, and
     /// neither one the transport sets itself nor one that frames the message.
     private func isForwarded(_ name: String) -> Bool {
-        settings.forwardedHeaders.contains { name.equalsIgnoringASCIICase($0) }
+        forwardedNameLengths.contains(name.utf8.count) && settings.forwardedHeaders.contains { name.equalsIgnoringASCIICase($0) }
             && !Self.transportOwned.contains { name.equalsIgnoringASCIICase($0) } && !HopByHopHeaders.isHopByHop(name)
     }
 

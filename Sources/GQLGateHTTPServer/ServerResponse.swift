@@ -134,11 +134,13 @@ enum ResponseBuilder {
     }
 
     static func addHeaders(_ headers: HTTPHeaders, to handle: OpaquePointer) {
-        for field in headers where !isServerOwned(field.name) {
-            // withCString hands over a native string's own bytes; passing the
-            // String itself would copy both into a new array per field.
-            _ = field.name.withCString { name in
-                field.value.withCString { value in MHD_add_response_header(handle, name, value) }
+        headers.withFields { fields in
+            for index in fields.indices where !isServerOwned(fields[index].name) {
+                // withCString hands over a native string's own bytes; passing the
+                // String itself would copy both into a new array per field.
+                _ = fields[index].name.withCString { name in
+                    fields[index].value.withCString { value in MHD_add_response_header(handle, name, value) }
+                }
             }
         }
     }

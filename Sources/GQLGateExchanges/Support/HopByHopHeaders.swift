@@ -21,25 +21,28 @@ public enum HopByHopHeaders {
 
     /// `headers` without hop-by-hop fields, without the fields `Connection`
     /// names, and without `Content-Length` (the server recomputes it for the
-    /// body it sends); without `alsoRemoving` either, when given (a field the
-    /// caller sets itself, with room left to add it).
-    public static func removing(from headers: HTTPHeaders, alsoRemoving replaced: String? = nil) -> HTTPHeaders {
+    /// body it sends).
+    public static func removing(from headers: HTTPHeaders) -> HTTPHeaders {
+        var kept = headers
+        remove(from: &kept)
+        return kept
+    }
+
+    /// Removes from `headers`, in place, what `removing(from:)` leaves out,
+    /// and the field named `alsoRemoving` when given (one the caller sets itself).
+    public static func remove(from headers: inout HTTPHeaders, alsoRemoving replaced: String? = nil) {
         let named = connectionNamedFields(headers)
-        var kept: [HTTPHeaders.Field] = []
-        kept.reserveCapacity(headers.count + 1)
-        for field in headers.fields where !isHopByHop(field.name) {
-            if let replaced, field.name.equalsIgnoringASCIICase(replaced) { continue }
-            if !named.isEmpty, named.contains(where: { field.name.equalsIgnoringASCIICase($0) }) { continue }
-            kept.append(field)
+        headers.removeAll { field in
+            isHopByHop(field.name) || replaced.map { field.name.equalsIgnoringASCIICase($0) } == true
+                || (!named.isEmpty && named.contains { field.name.equalsIgnoringASCIICase($0) })
         }
-        return HTTPHeaders(kept)
     }
 
     /// Field names listed in `Connection` other than the usual `keep-alive`
     /// and `close` (which name no field); usually none.
     private static func connectionNamedFields(_ headers: HTTPHeaders) -> [String] {
         var named: [String] = []
-        for field in headers.fields where field.name.equalsIgnoringASCIICase("connection") {
+        for field in headers.fields where field.name.utf8.count == 10 && field.name.equalsIgnoringASCIICase("connection") {
             if field.value.equalsIgnoringASCIICase("keep-alive") || field.value.equalsIgnoringASCIICase("close") { continue }
             for token in field.value.split(separator: ",") {
                 let name = String(token.trimmingASCIISpaces())

@@ -112,8 +112,11 @@ final class CurlMulti: @unchecked Sendable {
             gqlgate_curl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
             gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_POSTFIELDS, UnsafeRawPointer(request.body.baseAddress ?? emptyBody))
         }
-        var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
-        for field in request.headers { list = Self.appending(field, to: list) }
+        let list = request.headers.withFields { fields in
+            var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
+            for index in fields.indices { list = Self.appending(name: fields[index].name, value: fields[index].value, to: list) }
+            return list
+        }
         transfer.headerList = list
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, list)
         gqlgate_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, request.timeout.milliseconds))
@@ -123,18 +126,15 @@ final class CurlMulti: @unchecked Sendable {
 
     /// `list` with the line `name: value` appended (curl copies it), built
     /// in a temporary buffer rather than as a `String`.
-    private static func appending(_ field: HTTPHeaders.Field, to list: UnsafeMutablePointer<curl_slist>?) -> UnsafeMutablePointer<curl_slist>? {
-        var name = field.name, value = field.value
-        let count = name.utf8.count + 2 + value.utf8.count + 1
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: count) { line in
-            let bytes = UnsafeMutableRawBufferPointer(line)
-            var end = name.withUTF8 { bytes.copyBytes(from: $0); return $0.count }
-            bytes[end] = UInt8(ascii: ":")
-            bytes[end + 1] = UInt8(ascii: " ")
-            end += 2
-            end += value.withUTF8 { UnsafeMutableRawBufferPointer(rebasing: bytes[end...]).copyBytes(from: $0); return $0.count }
-            bytes[end] = 0
-            return curl_slist_append(list, line.baseAddress)
+    private static func appending(name: String, value: String, to list: UnsafeMutablePointer<curl_slist>?) -> UnsafeMutablePointer<curl_slist>? {
+        let nameCount = name.utf8.count, valueCount = value.utf8.count
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: nameCount + 2 + valueCount + 1) { line in
+            let bytes = line.baseAddress!
+            name.withCString { bytes.update(from: $0, count: nameCount) }
+            bytes[nameCount] = CChar(UInt8(ascii: ":"))
+            bytes[nameCount + 1] = CChar(UInt8(ascii: " "))
+            value.withCString { (bytes + nameCount + 2).update(from: $0, count: valueCount + 1) }  // with its NUL
+            return curl_slist_append(list, bytes)
         }
     }
 
