@@ -19,17 +19,10 @@ public enum HopByHopHeaders {
         }
     }
 
-    /// `headers` without hop-by-hop fields, without the fields `Connection`
-    /// names, and without `Content-Length` (the server recomputes it for the
-    /// body it sends).
-    public static func removing(from headers: HTTPHeaders) -> HTTPHeaders {
-        var kept = headers
-        remove(from: &kept)
-        return kept
-    }
-
-    /// Removes from `headers`, in place, what `removing(from:)` leaves out,
-    /// and the field named `alsoRemoving` when given (one the caller sets itself).
+    /// Removes from `headers`, in place, the hop-by-hop fields, the fields
+    /// `Connection` names, and `Content-Length` (the server recomputes it for
+    /// the body it sends); also the field named `alsoRemoving`, when given
+    /// (one the caller sets itself).
     public static func remove(from headers: inout HTTPHeaders, alsoRemoving replaced: String? = nil) {
         let named = connectionNamedFields(headers)
         headers.removeAll { field in
