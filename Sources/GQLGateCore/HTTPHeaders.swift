@@ -75,20 +75,12 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Removes every field named `name`.
     public mutating func remove(name: String) {
-        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+        removeAll { $0.name.equalsIgnoringASCIICase(name) }
     }
 
     /// Removes every field `isRemoved` picks, in place, keeping the order of the rest.
     public mutating func removeAll(where isRemoved: (Field) throws -> Bool) rethrows {
-        let kept = try fields.withUnsafeMutableBufferPointer { fields in
-            var kept = 0
-            for index in fields.indices where try !isRemoved(fields[index]) {
-                if kept != index { fields.swapAt(kept, index) }
-                kept += 1
-            }
-            return kept
-        }
-        fields.removeLast(fields.count - kept)
+        try fields.removeAll(where: isRemoved)
     }
 
     /// Whether a field named `name` exists.

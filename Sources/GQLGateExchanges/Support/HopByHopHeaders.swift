@@ -35,7 +35,7 @@ public enum HopByHopHeaders {
     /// and `close` (which name no field); usually none.
     private static func connectionNamedFields(_ headers: HTTPHeaders) -> [String] {
         var named: [String] = []
-        for field in headers.fields where field.name.utf8.count == 10 && field.name.equalsIgnoringASCIICase("connection") {
+        for field in headers.fields where field.name.equalsIgnoringASCIICase("connection") {
             if field.value.equalsIgnoringASCIICase("keep-alive") || field.value.equalsIgnoringASCIICase("close") { continue }
             for token in field.value.split(separator: ",") {
                 let name = String(token.trimmingASCIISpaces())

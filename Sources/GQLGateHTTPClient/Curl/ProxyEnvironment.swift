@@ -16,7 +16,7 @@ import Glibc
 /// `https_proxy` then `HTTPS_PROXY`; either falls back to `all_proxy` then
 /// `ALL_PROXY`. Hosts matched by `no_proxy` (else `NO_PROXY`) go direct. A
 /// variable that is set but empty counts as set: it means "no proxy".
-struct ProxyEnvironment: Sendable, Equatable {
+struct ProxyEnvironment: Sendable {
     /// Proxy for `http://` URLs; empty: none.
     var http: String
     /// Proxy for `https://` URLs; empty: none.
