@@ -94,7 +94,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             if let format = HTTPStreamFormat(delivery, keepAlive: pipeline.config.subscriptions.keepalive) {
                 return try await streamedAnswer(operation, format: format, chain: pipeline.chain)
             }
-            guard let result = try await pipeline.chain.run(operation).first() else {
+            guard let result = try await pipeline.chain.run(consume operation).first() else {
                 return serverResponse(GatewayError.upstreamUnavailable("The upstream sent no result.").response(), requestID: requestID)
             }
             return serverResponse(result, requestID: requestID)

@@ -14,31 +14,33 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     /// The fields in order.
-    public private(set) var fields: [Field]
+    public var fields: [Field] { storage }
+
+    @usableFromInline var storage: [Field]
 
     public init(_ fields: [Field] = []) {
-        self.fields = fields
+        storage = fields
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        fields = elements.map { Field(name: $0.0, value: $0.1) }
+        storage = elements.map { Field(name: $0.0, value: $0.1) }
     }
 
-    public var isEmpty: Bool { fields.isEmpty }
-    public var count: Int { fields.count }
+    public var isEmpty: Bool { storage.isEmpty }
+    public var count: Int { storage.count }
 
     public func makeIterator() -> IndexingIterator<[Field]> {
-        fields.makeIterator()
+        storage.makeIterator()
     }
 
     /// The first value of `name`, if any.
     public subscript(name: String) -> String? {
-        firstIndex(of: name).map { fields[$0].value }
+        firstIndex(of: name).map { storage[$0].value }
     }
 
     /// Where the first field named `name` is.
     private func firstIndex(of name: String) -> Int? {
-        fields.withUnsafeBufferPointer { fields in
+        storage.withUnsafeBufferPointer { fields in
             for index in fields.indices where fields[index].name.equalsIgnoringASCIICase(name) { return index }
             return nil
         }
@@ -48,23 +50,23 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// copies each field on the way (two retains); hot paths read through this.
     @inlinable
     public func withFields<Result>(_ body: (UnsafeBufferPointer<Field>) throws -> Result) rethrows -> Result {
-        try fields.withUnsafeBufferPointer(body)
+        try storage.withUnsafeBufferPointer(body)
     }
 
     /// Every value of `name`, in order.
     public func values(for name: String) -> [String] {
-        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+        storage.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 
     /// Makes room for `count` fields in all, so that adding the last few
     /// does not copy the list again.
     public mutating func reserveCapacity(_ count: Int) {
-        fields.reserveCapacity(count)
+        storage.reserveCapacity(count)
     }
 
     /// Appends a field, keeping any existing one of the same name.
     public mutating func add(name: String, value: String) {
-        fields.append(Field(name: name, value: value))
+        storage.append(Field(name: name, value: value))
     }
 
     /// Replaces every field named `name` with one field.
@@ -78,9 +80,20 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         removeAll { $0.name.equalsIgnoringASCIICase(name) }
     }
 
-    /// Removes every field `isRemoved` picks, in place, keeping the order of the rest.
+    /// Removes every field `isRemoved` picks, in place, keeping the order of
+    /// the rest. The fields are read where they lie (the array's own
+    /// `removeAll(where:)` copies each one it looks at).
+    @inlinable
     public mutating func removeAll(where isRemoved: (Field) throws -> Bool) rethrows {
-        try fields.removeAll(where: isRemoved)
+        let kept = try storage.withUnsafeMutableBufferPointer { fields in
+            var kept = 0
+            for index in fields.indices where try !isRemoved(fields[index]) {
+                if kept != index { fields.swapAt(kept, index) }
+                kept += 1
+            }
+            return kept
+        }
+        if kept < storage.count { storage.removeSubrange(kept...) }
     }
 
     /// Whether a field named `name` exists.
@@ -90,7 +103,10 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 }
 
 extension String {
-    /// ASCII case-insensitive comparison, as HTTP field names need.
+    /// ASCII case-insensitive comparison, as HTTP field names need. Inlinable:
+    /// a caller that reads a field in place passes it without copying it
+    /// first, which an opaque call would need.
+    @inlinable
     public func equalsIgnoringASCIICase(_ other: String) -> Bool {
         // Most comparisons differ in length, which a String knows without reading its bytes.
         let count = utf8.count
@@ -104,7 +120,8 @@ extension String {
         }
     }
 
-    private static func sameIgnoringASCIICase(_ x: UInt8, _ y: UInt8) -> Bool {
+    @usableFromInline
+    static func sameIgnoringASCIICase(_ x: UInt8, _ y: UInt8) -> Bool {
         guard x != y else { return true }
         let lower = x | 0x20
         return lower == y | 0x20 && lower >= 0x61 && lower <= 0x7A

@@ -11,6 +11,9 @@ extension StringProtocol {
 extension HTTPHeaders {
     /// The name of the first field whose value is not safe to pass on, if any.
     public var firstFieldWithUnsafeValue: String? {
-        first { !$0.value.isSafeHeaderValue }?.name
+        withFields { fields in
+            for index in fields.indices where !fields[index].value.isSafeHeaderValue { return fields[index].name }
+            return nil
+        }
     }
 }

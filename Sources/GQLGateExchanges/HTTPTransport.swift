@@ -30,15 +30,16 @@ public struct HTTPTransport: Transport {
     private let client: HTTPClient
     private let settings: Settings
     private let observer: (any UpstreamAttemptObserver)?
-    /// The lengths of the forwarded names: most client fields are ruled out by length alone.
-    private let forwardedNameLengths: Set<Int>
+    /// The lengths of the forwarded names, one bit per length (`lengthBit`):
+    /// most client fields are ruled out by length alone, without hashing.
+    private let forwardedNameLengths: UInt64
 
     /// - Parameter observer: told about every attempt (the gateway's metrics and readiness).
     public init(client: HTTPClient, settings: Settings, observer: (any UpstreamAttemptObserver)? = nil) {
         self.client = client
         self.settings = settings
         self.observer = observer
-        forwardedNameLengths = Set(settings.forwardedHeaders.map(\.utf8.count))
+        forwardedNameLengths = settings.forwardedHeaders.reduce(0) { $0 | Self.lengthBit($1.utf8.count) }
     }
 
     public func send(_ operation: Operation) async throws -> ResultStream {
@@ -101,9 +102,12 @@ public struct HTTPTransport: Transport {
     /// Whether a client header goes upstream: named in the forward list, and
     /// neither one the transport sets itself nor one that frames the message.
     private func isForwarded(_ name: String) -> Bool {
-        forwardedNameLengths.contains(name.utf8.count) && settings.forwardedHeaders.contains { name.equalsIgnoringASCIICase($0) }
+        forwardedNameLengths & Self.lengthBit(name.utf8.count) != 0 && settings.forwardedHeaders.contains { name.equalsIgnoringASCIICase($0) }
             && !Self.transportOwned.contains { name.equalsIgnoringASCIICase($0) } && !HopByHopHeaders.isHopByHop(name)
     }
+
+    /// Bit `count` (bit 63 for 63 bytes or more).
+    private static func lengthBit(_ count: Int) -> UInt64 { 1 << UInt64(min(count, 63)) }
 
     static let transportOwned = ["content-type", "accept", "x-request-id", "host", "expect", "content-encoding"]
 }

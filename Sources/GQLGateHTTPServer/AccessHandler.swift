@@ -7,22 +7,38 @@ import GQLGateCore
 /// the call after a resume: queue the prepared answer.
 let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, requestSlot in
     guard let cls, let connection, let uploadDataSize, let requestSlot else { return .NO }
-    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    guard let existing = requestSlot.pointee else {
-        let request = ServerRequest(
-            connection: connection,
-            method: method.map { String(cString: $0) } ?? "GET",
-            path: url.map { String(cString: $0) } ?? "/",
-            server: server)
-        requestSlot.pointee = Unmanaged.passRetained(request).toOpaque()  // released in completedHandler
-        if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-           let declared = Int(String(cString: length)), declared > server.configuration.maxBodyBytes {
-            request.phase = .rejected
-            return queue(server.delegate.payloadTooLarge(request), on: connection, for: request)
+    // Guaranteed references: the server outlives its daemon, and the request
+    // is retained by its slot until the completed handler; no retain per call.
+    return Unmanaged<HTTPServer>.fromOpaque(cls)._withUnsafeGuaranteedRef { server in
+        guard let existing = requestSlot.pointee else {
+            return begin(on: connection, method: method, url: url, slot: requestSlot, server: server)
         }
-        return .YES
+        return Unmanaged<ServerRequest>.fromOpaque(existing)._withUnsafeGuaranteedRef { request in
+            step(request, on: connection, uploadData: uploadData, uploadDataSize: uploadDataSize, server: server)
+        }
     }
-    let request = Unmanaged<ServerRequest>.fromOpaque(existing).takeUnretainedValue()
+}
+
+/// The first call for a request: creates it, and refuses a declared body over the limit at once.
+private func begin(on connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?,
+                   slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, server: HTTPServer) -> MHD_Result {
+    let request = ServerRequest(
+        connection: connection,
+        method: method.map { String(cString: $0) } ?? "GET",
+        path: url.map { String(cString: $0) } ?? "/",
+        server: server)
+    slot.pointee = Unmanaged.passRetained(request).toOpaque()  // released in completedHandler
+    if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+       let declared = Int(String(cString: length)), declared > server.configuration.maxBodyBytes {
+        request.phase = .rejected
+        return queue(server.delegate.payloadTooLarge(request), on: connection, for: request)
+    }
+    return .YES
+}
+
+/// Every later call: collects the body, then answers or dispatches; after a resume, queues the answer.
+private func step(_ request: ServerRequest, on connection: OpaquePointer, uploadData: UnsafePointer<CChar>?,
+                  uploadDataSize: UnsafeMutablePointer<Int>, server: HTTPServer) -> MHD_Result {
     switch request.phase {
     case .receiving:
         let size = uploadDataSize.pointee

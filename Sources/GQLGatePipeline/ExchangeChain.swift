@@ -17,7 +17,7 @@ public struct ExchangeChain: Sendable {
             }
             let rest = Self.folding(stages, before: next)
             stages = []
-            next = { try await exchange.handle($0, next: rest) }
+            next = { (operation: consuming Operation) in try await exchange.handle(consume operation, next: rest) }
         }
         entry = Self.folding(stages, before: next)
     }
@@ -25,15 +25,14 @@ public struct ExchangeChain: Sendable {
     /// `next` with `stages` run first, in order, in one step.
     private static func folding(_ stages: [any OperationStage], before next: @escaping ExchangeNext) -> ExchangeNext {
         guard !stages.isEmpty else { return next }
-        return { operation in
-            var operation = operation
+        return { (operation: consuming Operation) in
             for stage in stages { try stage.prepare(&operation) }
-            return try await next(operation)
+            return try await next(consume operation)
         }
     }
 
     /// Runs `operation` through the pipeline.
-    public func run(_ operation: Operation) async throws -> ResultStream {
-        try await entry(operation)
+    public func run(_ operation: consuming Operation) async throws -> ResultStream {
+        try await entry(consume operation)
     }
 }

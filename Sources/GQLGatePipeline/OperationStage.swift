@@ -10,9 +10,8 @@ public protocol OperationStage: Exchange {
 }
 
 extension OperationStage {
-    public func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
-        var operation = operation
+    public func handle(_ operation: consuming Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
         try prepare(&operation)
-        return try await next(operation)
+        return try await next(consume operation)
     }
 }

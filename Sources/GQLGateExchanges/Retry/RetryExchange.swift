@@ -33,11 +33,10 @@ public struct RetryExchange: Exchange {
         self.random = random
     }
 
-    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
-        guard operation.kind == .query || operation.kind == .mutation else { return try await next(operation) }
+    public func handle(_ operation: consuming Operation, next: ExchangeNext) async throws -> ResultStream {
+        guard operation.kind == .query || operation.kind == .mutation else { return try await next(consume operation) }
         let start = now()
         budget.recordRequest(now: start)
-        var operation = operation
         let deadline = start + policy.deadline.nanoseconds
         operation.deadline = min(operation.deadline ?? .max, deadline)
 
@@ -45,7 +44,7 @@ public struct RetryExchange: Exchange {
         while true {
             let outcome: Result<GraphQLResponse, HTTPClientError>
             do {
-                guard let answer = try await next(operation).first() else { return .single(noAnswer()) }
+                guard let answer = try await next(copy operation).first() else { return .single(noAnswer()) }
                 outcome = .success(answer)
             } catch let failure as HTTPClientError where failure.kind != .cancelled {
                 outcome = .failure(failure)

@@ -34,14 +34,17 @@ public enum HopByHopHeaders {
     /// Field names listed in `Connection` other than the usual `keep-alive`
     /// and `close` (which name no field); usually none.
     private static func connectionNamedFields(_ headers: HTTPHeaders) -> [String] {
-        var named: [String] = []
-        for field in headers.fields where field.name.equalsIgnoringASCIICase("connection") {
-            if field.value.equalsIgnoringASCIICase("keep-alive") || field.value.equalsIgnoringASCIICase("close") { continue }
-            for token in field.value.split(separator: ",") {
-                let name = String(token.trimmingASCIISpaces())
-                if !isHopByHop(name), !name.equalsIgnoringASCIICase("close") { named.append(name) }
+        headers.withFields { fields in
+            var named: [String] = []
+            for index in fields.indices where fields[index].name.equalsIgnoringASCIICase("connection") {
+                let value = fields[index].value
+                if value.equalsIgnoringASCIICase("keep-alive") || value.equalsIgnoringASCIICase("close") { continue }
+                for token in value.split(separator: ",") {
+                    let name = String(token.trimmingASCIISpaces())
+                    if !isHopByHop(name), !name.equalsIgnoringASCIICase("close") { named.append(name) }
+                }
             }
+            return named
         }
-        return named
     }
 }

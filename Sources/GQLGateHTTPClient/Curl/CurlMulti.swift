@@ -102,7 +102,8 @@ final class CurlMulti: @unchecked Sendable {
 
     private func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer) {
         let request = transfer.request
-        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_URL, request.url)
+        // curl copies the URL; withCString lends a native string's own bytes instead of a new array.
+        request.url.withCString { gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_URL, $0) }
         if !proxies.isSameForEveryURL { gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PROXY, proxies.proxy(for: request.url)) }
         switch request.method {
         case .get:
@@ -342,7 +343,7 @@ private final class SocketWatcher: FileDescriptorHandler {
 
 private let curlSocketCallback: gqlgate_curl_socket_cb = { _, fd, what, userp, _ in
     guard let userp else { return 0 }
-    Unmanaged<CurlMulti>.fromOpaque(userp).takeUnretainedValue().watch(fd, what: what)
+    Unmanaged<CurlMulti>.fromOpaque(userp)._withUnsafeGuaranteedRef { $0.watch(fd, what: what) }
     return 0
 }
 
@@ -354,7 +355,7 @@ private let curlCloseSocketCallback: curl_closesocket_callback = { clientp, fd i
 
 private let curlTimerCallback: gqlgate_curl_timer_cb = { _, milliseconds, userp in
     guard let userp else { return 0 }
-    Unmanaged<CurlMulti>.fromOpaque(userp).takeUnretainedValue().armTimer(milliseconds: milliseconds)
+    Unmanaged<CurlMulti>.fromOpaque(userp)._withUnsafeGuaranteedRef { $0.armTimer(milliseconds: milliseconds) }
     return 0
 }
 

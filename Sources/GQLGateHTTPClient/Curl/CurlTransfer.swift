@@ -56,16 +56,17 @@ final class CurlTransfer: @unchecked Sendable {
 /// libcurl write callback: appends answer bytes to the transfer.
 let curlWriteCallback: gqlgate_curl_data_cb = { pointer, size, count, userdata in
     guard let pointer, let userdata else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
-    return transfer.body.append(pointer, length: length) ? length : 0
+    // The transfer is retained by its multi until it completes: a guaranteed reference, no retain per call.
+    return Unmanaged<CurlTransfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef { $0.body.append(pointer, length: length) } ? length : 0
 }
 
 /// libcurl header callback: collects the final response's header fields.
 let curlHeaderCallback: gqlgate_curl_data_cb = { pointer, size, count, userdata in
     guard let pointer, let userdata else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
-    transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length))
+    Unmanaged<CurlTransfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef {
+        $0.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length))
+    }
     return length
 }
