@@ -42,34 +42,29 @@ public struct HTTPTransport: Transport {
         forwardedNameLengths = settings.forwardedHeaders.reduce(0) { $0 | Self.lengthBit($1.utf8.count) }
     }
 
+    /// One attempt: the upstream's answer, or the error that ended the attempt
+    /// (told to the observer either way). One async call, with the client's.
     public func send(_ operation: Operation) async throws -> ResultStream {
-        guard let observer else { return .single(try await answer(operation)) }
-        observer.attemptStarted()
-        let started = MonotonicClock.nanoseconds()
-        do {
-            let response = try await answer(operation)
-            observer.attemptEnded(.success(response.status), startedAt: started)
-            return .single(response)
-        } catch {
-            observer.attemptEnded(.failure(error), startedAt: started)
-            throw error
-        }
-    }
-
-    /// One attempt: the upstream's answer, or the error that ended the attempt.
-    private func answer(_ operation: Operation) async throws -> GraphQLResponse {
-        let request = HTTPClientRequest(
-            url: settings.url, method: .post, headers: upstreamHeaders(for: operation), body: operation.upstreamBody(),
-            timeout: try attemptTimeout(for: operation), connectTimeout: settings.connectTimeout)
+        observer?.attemptStarted()
+        let started = observer == nil ? 0 : MonotonicClock.nanoseconds()
         var answer: HTTPClientResponse
         do {
-            answer = try await client.execute(request)
-        } catch let error as HTTPClientError where error.kind == .cancelled {
-            throw CancellationError()
+            let request = HTTPClientRequest(
+                url: settings.url, method: .post, headers: upstreamHeaders(for: operation), body: operation.upstreamBody(),
+                timeout: try attemptTimeout(for: operation), connectTimeout: settings.connectTimeout)
+            do {
+                answer = try await client.execute(request)
+            } catch let error as HTTPClientError where error.kind == .cancelled {
+                throw CancellationError()
+            }
+        } catch {
+            observer?.attemptEnded(.failure(error), startedAt: started)
+            throw error
         }
+        observer?.attemptEnded(.success(answer.status), startedAt: started)
         HopByHopHeaders.remove(from: &answer.headers, alsoRemoving: "X-Request-Id")
         answer.headers.add(name: "X-Request-Id", value: operation.requestID)
-        return GraphQLResponse(status: answer.status, headers: answer.headers, body: answer.body, source: .upstream)
+        return .single(GraphQLResponse(status: answer.status, headers: answer.headers, body: answer.body, source: .upstream))
     }
 
     func upstreamHeaders(for operation: Operation) -> HTTPHeaders {

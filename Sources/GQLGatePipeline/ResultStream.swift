@@ -3,14 +3,15 @@
 public struct ResultStream: AsyncSequence, Sendable {
     public typealias Element = GraphQLResponse
 
-    private enum Storage: Sendable {
+    @usableFromInline
+    enum Storage: Sendable {
         case single(GraphQLResponse)
         case deferred(@Sendable () async throws -> GraphQLResponse)
         case stream(AsyncThrowingStream<GraphQLResponse, any Error>)
         case channel(ResultChannel)
     }
 
-    private let storage: Storage
+    @usableFromInline let storage: Storage
 
     /// A stream of exactly one result.
     public static func single(_ response: GraphQLResponse) -> ResultStream {
@@ -39,13 +40,16 @@ public struct ResultStream: AsyncSequence, Sendable {
     }
 
     /// The first result (the only one, for queries and mutations).
+    /// Inlinable: a ready result, the usual case, is taken in the caller's
+    /// own frame, with no async call at all.
+    @inlinable
     public func first() async throws -> GraphQLResponse? {
-        // A ready result, the usual case, is returned before any iterator's frame is set up.
         if case .single(let response) = storage { return response }
         return try await firstProduced()
     }
 
-    private func firstProduced() async throws -> GraphQLResponse? {
+    @usableFromInline
+    func firstProduced() async throws -> GraphQLResponse? {
         switch storage {
         case .single(let response): return response
         case .deferred(let produce): return try await produce()
