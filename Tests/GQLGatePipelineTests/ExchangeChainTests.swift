@@ -34,13 +34,13 @@ private struct AnsweringExchange: Exchange {
     }
 }
 
-/// Rewrites the query before passing the operation on.
+/// Rewrites the query before passing the operation on: takes the operation
+/// over (`consuming`), changes it in place and hands it down.
 private struct RewritingExchange: Exchange {
-    func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
-        var operation = operation
+    func handle(_ operation: consuming Operation, next: ExchangeNext) async throws -> ResultStream {
         operation.request.query = "{ rewritten }"
         operation.headers.add(name: "X-Rewritten", value: "yes")
-        return try await next(operation)
+        return try await next(consume operation)
     }
 }
 
