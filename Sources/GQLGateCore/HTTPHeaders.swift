@@ -14,33 +14,31 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     /// The fields in order.
-    public var fields: [Field] { storage }
-
-    @usableFromInline var storage: [Field]
+    public private(set) var fields: [Field]
 
     public init(_ fields: [Field] = []) {
-        storage = fields
+        self.fields = fields
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        storage = elements.map { Field(name: $0.0, value: $0.1) }
+        fields = elements.map { Field(name: $0.0, value: $0.1) }
     }
 
-    public var isEmpty: Bool { storage.isEmpty }
-    public var count: Int { storage.count }
+    public var isEmpty: Bool { fields.isEmpty }
+    public var count: Int { fields.count }
 
     public func makeIterator() -> IndexingIterator<[Field]> {
-        storage.makeIterator()
+        fields.makeIterator()
     }
 
     /// The first value of `name`, if any.
     public subscript(name: String) -> String? {
-        firstIndex(of: name).map { storage[$0].value }
+        firstIndex(of: name).map { fields[$0].value }
     }
 
     /// Where the first field named `name` is.
     private func firstIndex(of name: String) -> Int? {
-        storage.withUnsafeBufferPointer { fields in
+        fields.withUnsafeBufferPointer { fields in
             for index in fields.indices where fields[index].name.equalsIgnoringASCIICase(name) { return index }
             return nil
         }
@@ -50,23 +48,23 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// copies each field on the way (two retains); hot paths read through this.
     @inlinable
     public func withFields<Result>(_ body: (UnsafeBufferPointer<Field>) throws -> Result) rethrows -> Result {
-        try storage.withUnsafeBufferPointer(body)
+        try fields.withUnsafeBufferPointer(body)
     }
 
     /// Every value of `name`, in order.
     public func values(for name: String) -> [String] {
-        storage.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 
     /// Makes room for `count` fields in all, so that adding the last few
     /// does not copy the list again.
     public mutating func reserveCapacity(_ count: Int) {
-        storage.reserveCapacity(count)
+        fields.reserveCapacity(count)
     }
 
     /// Appends a field, keeping any existing one of the same name.
     public mutating func add(name: String, value: String) {
-        storage.append(Field(name: name, value: value))
+        fields.append(Field(name: name, value: value))
     }
 
     /// Replaces every field named `name` with one field.
@@ -80,20 +78,9 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         removeAll { $0.name.equalsIgnoringASCIICase(name) }
     }
 
-    /// Removes every field `isRemoved` picks, in place, keeping the order of
-    /// the rest. The fields are read where they lie (the array's own
-    /// `removeAll(where:)` copies each one it looks at).
-    @inlinable
+    /// Removes every field `isRemoved` picks, in place, keeping the order of the rest.
     public mutating func removeAll(where isRemoved: (Field) throws -> Bool) rethrows {
-        let kept = try storage.withUnsafeMutableBufferPointer { fields in
-            var kept = 0
-            for index in fields.indices where try !isRemoved(fields[index]) {
-                if kept != index { fields.swapAt(kept, index) }
-                kept += 1
-            }
-            return kept
-        }
-        if kept < storage.count { storage.removeSubrange(kept...) }
+        try fields.removeAll(where: isRemoved)
     }
 
     /// Whether a field named `name` exists.
@@ -103,10 +90,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 }
 
 extension String {
-    /// ASCII case-insensitive comparison, as HTTP field names need. Inlinable:
-    /// a caller that reads a field in place passes it without copying it
-    /// first, which an opaque call would need.
-    @inlinable
+    /// ASCII case-insensitive comparison, as HTTP field names need.
     public func equalsIgnoringASCIICase(_ other: String) -> Bool {
         // Most comparisons differ in length, which a String knows without reading its bytes.
         let count = utf8.count
@@ -120,8 +104,7 @@ extension String {
         }
     }
 
-    @usableFromInline
-    static func sameIgnoringASCIICase(_ x: UInt8, _ y: UInt8) -> Bool {
+    private static func sameIgnoringASCIICase(_ x: UInt8, _ y: UInt8) -> Bool {
         guard x != y else { return true }
         let lower = x | 0x20
         return lower == y | 0x20 && lower >= 0x61 && lower <= 0x7A
