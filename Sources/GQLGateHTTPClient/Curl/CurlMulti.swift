@@ -21,6 +21,8 @@ final class CurlMulti: @unchecked Sendable {
     private var active: [ObjectIdentifier: UnsafeMutableRawPointer] = [:]
     /// Set only on a multi made for one CONNECT_ONLY connection (`CurlConnectionTransport`).
     private var connectOnly: CurlConnectionTransport?
+    /// The URL most recently requested, parsed (nearly every request goes to the one upstream URL).
+    private var lastURL: CurlParsedURL?
 
     init(loop: EventLoop, maxConnections: Int, proxies: ProxyEnvironment = .process) {
         CurlGlobal.ensureInitialized()
@@ -103,7 +105,11 @@ final class CurlMulti: @unchecked Sendable {
     private func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer) {
         let request = transfer.request
         // curl copies the URL; withCString lends a native string's own bytes instead of a new array.
-        request.url.withCString { gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_URL, $0) }
+        _ = request.url.withCString { gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_URL, $0) }
+        // With the parsed form beside the text, curl copies its parts instead of parsing again.
+        let parsed = parsedURL(request.url)
+        transfer.parsedURL = parsed
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_CURLU, parsed.map { UnsafeRawPointer($0.handle) })
         if !proxies.isSameForEveryURL { gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PROXY, proxies.proxy(for: request.url)) }
         switch request.method {
         case .get:
@@ -113,30 +119,20 @@ final class CurlMulti: @unchecked Sendable {
             gqlgate_curl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
             gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_POSTFIELDS, UnsafeRawPointer(request.body.baseAddress ?? emptyBody))
         }
-        let list = request.headers.withFields { fields in
-            var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
-            for index in fields.indices { list = Self.appending(name: fields[index].name, value: fields[index].value, to: list) }
-            return list
-        }
-        transfer.headerList = list
-        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, list)
+        let list = CurlHeaderList(first: "Expect:", headers: request.headers)
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, list.head)
+        transfer.headerList = consume list
         gqlgate_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, request.timeout.milliseconds))
         gqlgate_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, request.connectTimeout.milliseconds))
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
     }
 
-    /// `list` with the line `name: value` appended (curl copies it), built
-    /// in a temporary buffer rather than as a `String`.
-    private static func appending(name: String, value: String, to list: UnsafeMutablePointer<curl_slist>?) -> UnsafeMutablePointer<curl_slist>? {
-        let nameCount = name.utf8.count, valueCount = value.utf8.count
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: nameCount + 2 + valueCount + 1) { line in
-            let bytes = line.baseAddress!
-            name.withCString { bytes.update(from: $0, count: nameCount) }
-            bytes[nameCount] = CChar(UInt8(ascii: ":"))
-            bytes[nameCount + 1] = CChar(UInt8(ascii: " "))
-            value.withCString { (bytes + nameCount + 2).update(from: $0, count: valueCount + 1) }  // with its NUL
-            return curl_slist_append(list, bytes)
-        }
+    /// `url` parsed, from the last request's when it is the same text.
+    private func parsedURL(_ url: String) -> CurlParsedURL? {
+        if let lastURL, lastURL.text == url { return lastURL }
+        guard let parsed = CurlParsedURL(url) else { return nil }
+        lastURL = parsed
+        return parsed
     }
 
     /// Ends a transfer: `code` nil means cancelled by the caller.
@@ -149,8 +145,10 @@ final class CurlMulti: @unchecked Sendable {
         active.removeValue(forKey: ObjectIdentifier(transfer))
         let result = outcome(of: transfer, easy: easy, code: code)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, nil)
+        gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_CURLU, nil)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, nil)
         transfer.easy = nil
+        transfer.parsedURL = nil
         idleHandles.append(easy)
         transfer.finish(result)
     }

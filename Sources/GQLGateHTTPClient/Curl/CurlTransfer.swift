@@ -12,7 +12,10 @@ final class CurlTransfer: @unchecked Sendable {
     let request: HTTPClientRequest
     var continuation: UnsafeContinuation<HTTPClientResponse, any Error>?
     var easy: UnsafeMutableRawPointer?
-    var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The header lines lent to curl while the transfer runs.
+    var headerList: CurlHeaderList?
+    /// The parsed URL lent to curl while the transfer runs.
+    var parsedURL: CurlParsedURL?
     var body = ByteAccumulator()
     var responseHeaders: [HTTPHeaders.Field] = []
     let errorBuffer: UnsafeMutablePointer<CChar>
@@ -26,7 +29,6 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     deinit {
-        curl_slist_free_all(headerList)
         errorBuffer.deallocate()
     }
 
