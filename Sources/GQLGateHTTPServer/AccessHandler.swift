@@ -51,9 +51,9 @@ private func step(_ request: ServerRequest, on connection: OpaquePointer, upload
             }
             return .YES
         }
-        request.body = request.collected.take()
-        request.headers = collectHeaders(connection)
-        request.queryItems = collectQueryItems(connection)
+        request.storedBody = request.collected.take()
+        request.storedHeaders = collectHeaders(connection)
+        request.storedQueryItems = collectQueryItems(connection)
         if let response = server.delegate.answer(request) {
             request.phase = .done
             return queue(response, on: connection, for: request)

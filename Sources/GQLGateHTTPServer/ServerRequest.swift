@@ -8,7 +8,9 @@ import Synchronization
 /// `@unchecked Sendable`: the request fields are written on the server thread
 /// before the delegate sees the request and are read-only afterwards; the
 /// pending response sits behind a `Mutex`, and libmicrohttpd's resume
-/// hands it back to the server thread.
+/// hands it back to the server thread. The variables are
+/// `@exclusivity(unchecked)`: one thread at a time, and no access overlaps
+/// another, so the run-time check (about 80 instructions an access) only costs.
 public final class ServerRequest: @unchecked Sendable {
     enum Phase {
         case receiving
@@ -22,24 +24,33 @@ public final class ServerRequest: @unchecked Sendable {
     /// The path, without the query string.
     public let path: String
     /// Header fields in the order received.
-    public internal(set) var headers = HTTPHeaders()
+    public var headers: HTTPHeaders { storedHeaders }
     /// URL query parameters, decoded; the value is nil for `?key` without `=`.
-    public internal(set) var queryItems: [(name: String, value: String?)] = []
+    public var queryItems: [(name: String, value: String?)] { storedQueryItems }
     /// The request body.
-    public internal(set) var body: Bytes = .empty
+    public var body: Bytes { storedBody }
     /// What the delegate worked out about the request in `answer(_:)` and
     /// wants again after `dispatch(_:)` (say, the decoded body), so it is not
     /// worked out twice. Written on the server thread before the request is
     /// dispatched, read-only afterwards, like the fields above.
-    public var attachment: (any Sendable)?
+    public var attachment: (any Sendable)? {
+        get { storedAttachment }
+        set { storedAttachment = newValue }
+    }
 
+    // The public fields read through accessors of this module: an access from
+    // another module would be checked at run time, the attribute notwithstanding.
+    @exclusivity(unchecked) var storedHeaders = HTTPHeaders()
+    @exclusivity(unchecked) var storedQueryItems: [(name: String, value: String?)] = []
+    @exclusivity(unchecked) var storedBody: Bytes = .empty
+    @exclusivity(unchecked) var storedAttachment: (any Sendable)?
     let connection: OpaquePointer
-    var phase = Phase.receiving
-    var collected = ByteAccumulator()
+    @exclusivity(unchecked) var phase = Phase.receiving
+    @exclusivity(unchecked) var collected = ByteAccumulator()
     /// Set when the answer is an upgrade; taken by the upgrade handler on the server thread.
-    var upgradeHandler: (@Sendable (UpgradedSocket) -> Void)?
+    @exclusivity(unchecked) var upgradeHandler: (@Sendable (UpgradedSocket) -> Void)?
     /// Set when the answer is streamed; told on the server thread when the request is over.
-    var streamingBody: StreamingBody?
+    @exclusivity(unchecked) var streamingBody: StreamingBody?
     private let pending = Mutex<ServerResponse?>(nil)
     /// The server outlives its requests: it is stopped only once none is suspended.
     unowned let server: HTTPServer

@@ -9,20 +9,22 @@ import GQLGateEventLoop
 ///
 /// `@unchecked Sendable`: created on any thread, then used only on `loop`'s
 /// thread (every entry point is called from a loop closure or loop task).
+/// Its variables are `@exclusivity(unchecked)` for the same reason as
+/// `CurlTransfer`'s: no access overlaps another, so the run-time check only costs.
 final class CurlMulti: @unchecked Sendable {
     let loop: EventLoop
     private let multi: UnsafeMutableRawPointer
     private let proxies: ProxyEnvironment
-    private var idleHandles: [UnsafeMutableRawPointer] = []
-    private var watchers: [Int32: SocketWatcher] = [:]
-    private var timer: EventLoopTimerID?
-    private var kickPending = false
+    @exclusivity(unchecked) private var idleHandles: [UnsafeMutableRawPointer] = []
+    @exclusivity(unchecked) private var watchers: [Int32: SocketWatcher] = [:]
+    @exclusivity(unchecked) private var timer: EventLoopTimerID?
+    @exclusivity(unchecked) private var kickPending = false
     /// Transfers in flight and their easy handles.
-    private var active: [ObjectIdentifier: UnsafeMutableRawPointer] = [:]
+    @exclusivity(unchecked) private var active: [ObjectIdentifier: UnsafeMutableRawPointer] = [:]
     /// Set only on a multi made for one CONNECT_ONLY connection (`CurlConnectionTransport`).
-    private var connectOnly: CurlConnectionTransport?
+    @exclusivity(unchecked) private var connectOnly: CurlConnectionTransport?
     /// The URL most recently requested, parsed (nearly every request goes to the one upstream URL).
-    private var lastURL: CurlParsedURL?
+    @exclusivity(unchecked) private var lastURL: CurlParsedURL?
 
     init(loop: EventLoop, maxConnections: Int, proxies: ProxyEnvironment = .process) {
         CurlGlobal.ensureInitialized()

@@ -8,18 +8,22 @@ import GQLGateCore
 /// `@unchecked Sendable`: created by the caller, then touched only on the
 /// loop thread that owns the curl multi handle it runs on (the continuation
 /// too is stored there, by `CurlMulti.start`).
+///
+/// The variables are `@exclusivity(unchecked)`: one thread, and no access
+/// overlaps another, so the run-time check (about 80 instructions an access,
+/// several a request) only costs.
 final class CurlTransfer: @unchecked Sendable {
     let request: HTTPClientRequest
-    var continuation: UnsafeContinuation<HTTPClientResponse, any Error>?
-    var easy: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) var continuation: UnsafeContinuation<HTTPClientResponse, any Error>?
+    @exclusivity(unchecked) var easy: UnsafeMutableRawPointer?
     /// The header lines lent to curl while the transfer runs.
-    var headerList: CurlHeaderList?
+    @exclusivity(unchecked) var headerList: CurlHeaderList?
     /// The parsed URL lent to curl while the transfer runs.
-    var parsedURL: CurlParsedURL?
-    var body = ByteAccumulator()
-    var responseHeaders: [HTTPHeaders.Field] = []
+    @exclusivity(unchecked) var parsedURL: CurlParsedURL?
+    @exclusivity(unchecked) var body = ByteAccumulator()
+    @exclusivity(unchecked) var responseHeaders: [HTTPHeaders.Field] = []
     let errorBuffer: UnsafeMutablePointer<CChar>
-    var cancelled = false
+    @exclusivity(unchecked) var cancelled = false
 
     init(request: HTTPClientRequest) {
         self.request = request

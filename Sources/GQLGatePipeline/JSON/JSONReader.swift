@@ -81,6 +81,8 @@ public struct JSONReader {
     private mutating func object() throws(Failure) -> JSONValue {
         try enter()
         var members: [(key: String, value: JSONValue)] = []
+        // Room for a GraphQL request's members, so a small object grows no buffer.
+        members.reserveCapacity(4)
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
