@@ -14,7 +14,7 @@ final class InFlightRequests: Sendable {
     private struct Entry {
         let request: ServerRequest
         let answered: @Sendable (ServerResponse) -> Void
-        var task: Task<Void, Never>?
+        let task: Task<Void, Never>
     }
 
     private struct State {
@@ -41,31 +41,25 @@ final class InFlightRequests: Sendable {
         _ request: ServerRequest, on loop: EventLoop, _ work: @escaping @Sendable () async -> ServerResponse,
         answered: @escaping @Sendable (ServerResponse) -> Void = { _ in }
     ) {
-        let admission = state.withLock { state -> Admission in
-            if let closingAnswer = state.closingAnswer { return .closed(closingAnswer) }
+        // The task is made under the lock with its entry, so `closeAll` sees
+        // every admitted request with its task (and a task that ends at once
+        // waits for its entry to exist). One lock and one table update a request.
+        let closingAnswer = state.withLock { state -> ClosingAnswer? in
+            if let closingAnswer = state.closingAnswer { return closingAnswer }
             state.nextID &+= 1
-            state.open[state.nextID] = Entry(request: request, answered: answered)
-            return .admitted(state.nextID)
+            let id = state.nextID
+            let task = Task(executorPreference: loop) {
+                let response = await work()
+                self.finish(id, with: response)
+            }
+            state.open[id] = Entry(request: request, answered: answered, task: task)
+            return nil
         }
-        let id: UInt64
-        switch admission {
-        case .admitted(let admittedID):
-            id = admittedID
-        case .closed(let answer):
-            let response = answer(request)
+        if let closingAnswer {
+            let response = closingAnswer(request)
             request.respond(response)
             answered(response)
-            return
         }
-        let task = Task(executorPreference: loop) {
-            let response = await work()
-            self.finish(id, with: response)
-        }
-        let closed = state.withLock { state -> Bool in
-            state.open[id]?.task = task
-            return state.closingAnswer != nil
-        }
-        if closed { task.cancel() }
     }
 
     /// Answers every open request with `answer(request)`, cancels their tasks,
@@ -81,7 +75,7 @@ final class InFlightRequests: Sendable {
             let response = answer(entry.request)
             entry.request.respond(response)
             entry.answered(response)
-            entry.task?.cancel()
+            entry.task.cancel()
         }
         return open.count
     }
@@ -90,10 +84,5 @@ final class InFlightRequests: Sendable {
         guard let entry = state.withLock({ $0.open.removeValue(forKey: id) }) else { return }
         entry.request.respond(response)
         entry.answered(response)
-    }
-
-    private enum Admission {
-        case admitted(UInt64)
-        case closed(ClosingAnswer)
     }
 }
