@@ -86,8 +86,10 @@ public struct HTTPTransport: Transport {
     }
 
     /// `upstream.timeout`, shortened to what is left before the operation's deadline.
-    func attemptTimeout(for operation: Operation, now: UInt64 = MonotonicClock.nanoseconds()) throws(GatewayError) -> Duration {
+    /// `now` defaults to the clock, read only when there is a deadline.
+    func attemptTimeout(for operation: Operation, now: UInt64? = nil) throws(GatewayError) -> Duration {
         guard let deadline = operation.deadline else { return settings.timeout }
+        let now = now ?? MonotonicClock.nanoseconds()
         guard deadline > now else {
             throw .upstreamTimeout("The operation's deadline (retry.deadline) passed before the upstream answered.")
         }
