@@ -21,42 +21,62 @@ public enum GraphQLHTTPDecoder {
     static func decodePOST(contentType: String?, body: Bytes) throws(GatewayError) -> GraphQLRequest {
         try checkContentType(contentType)
         guard body.count > 0 else { throw .badRequest("The request body is empty; send a JSON object with a \"query\".") }
-        let value: JSONValue
         defer { withExtendedLifetime(body) {} }
+        let bytes = UnsafeRawBufferPointer(start: body.baseAddress, count: body.count)
+        // Member by member, without building the object; a member of the wrong
+        // type is reported once the whole body is known to be JSON.
+        var request = GraphQLRequest(query: nil)
+        var wrongType: GatewayError?
+        let isObject: Bool
         do {
-            value = try JSONReader.read(UnsafeRawBufferPointer(start: body.baseAddress, count: body.count))
+            isObject = try JSONReader.readObject(bytes) { key, reader throws(JSONReader.Failure) in
+                if isKey(key, "query") {
+                    guard let query = try reader.stringOrNull() else { return noteWrongType(&wrongType, "\"query\" must be a string.") }
+                    request.query = query
+                } else if isKey(key, "operationName") {
+                    guard let name = try reader.stringOrNull() else { return noteWrongType(&wrongType, "\"operationName\" must be a string.") }
+                    request.operationName = name
+                } else if isKey(key, "variables") {
+                    guard let variables = object(try reader.value()) else { return noteWrongType(&wrongType, "\"variables\" must be a JSON object.") }
+                    request.variables = variables
+                } else if isKey(key, "extensions") {
+                    guard let extensions = object(try reader.value()) else { return noteWrongType(&wrongType, "\"extensions\" must be a JSON object.") }
+                    request.extensions = extensions
+                } else {
+                    _ = try reader.value()
+                }
+            }
         } catch {
             throw .badRequest("The request body is not valid JSON (at byte \(error.offset)).")
         }
-        guard case .object(let members) = value else {
+        guard isObject else {
+            do {
+                _ = try JSONReader.read(bytes)
+            } catch {
+                throw .badRequest("The request body is not valid JSON (at byte \(error.offset)).")
+            }
             throw .badRequest("The request body must be a JSON object (batched requests are not supported).")
         }
-        var request = GraphQLRequest(query: nil)
-        for member in members {
-            switch member.key {
-            case "query": request.query = try string(member.value, name: "query")
-            case "operationName": request.operationName = try string(member.value, name: "operationName")
-            case "variables": request.variables = try object(member.value, name: "variables")
-            case "extensions": request.extensions = try object(member.value, name: "extensions")
-            default: continue
-            }
-        }
+        if let wrongType { throw wrongType }
         return request
     }
 
-    private static func string(_ value: JSONValue, name: String) throws(GatewayError) -> String? {
-        switch value {
-        case .null: return nil
-        case .string(let text): return text
-        default: throw .badRequest("\"\(name)\" must be a string.")
-        }
+    /// Whether a member's key is `name`: by length, then bytes.
+    private static func isKey(_ key: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
+        key.count == name.utf8CodeUnitCount && name.withUTF8Buffer { key.elementsEqual($0) }
     }
 
-    private static func object(_ value: JSONValue, name: String) throws(GatewayError) -> JSONValue? {
+    /// Keeps the first member of the wrong type (members are read in order).
+    private static func noteWrongType(_ wrongType: inout GatewayError?, _ message: String) {
+        if wrongType == nil { wrongType = .badRequest(message) }
+    }
+
+    /// `value` as an optional object: `.some(nil)` for null, nil for any other kind.
+    private static func object(_ value: JSONValue) -> JSONValue?? {
         switch value {
-        case .null: return nil
-        case .object: return value
-        default: throw .badRequest("\"\(name)\" must be a JSON object.")
+        case .null: return .some(nil)
+        case .object: return .some(value)
+        default: return nil
         }
     }
 

@@ -107,6 +107,24 @@ private func failure(method: String = "POST", contentType: String? = "applicatio
         #expect(error.message.contains(message), "\(error.message)")
     }
 
+    @Test func escapedMemberNamesAreTheSameMembers() throws {
+        #expect(try post(#"{"\u0071uery":"{ a }","operation\u004eame":"Q"}"#) == GraphQLRequest(query: "{ a }", operationName: "Q"))
+    }
+
+    @Test func laterMemberOfTheSameNameWins() throws {
+        #expect(try post(#"{"query":"{ a }","query":"{ b }"}"#) == GraphQLRequest(query: "{ b }"))
+    }
+
+    @Test func invalidJSONIsReportedBeforeAMemberOfTheWrongType() throws {
+        let error = try #require(failure(body: #"{"query":1,"variables":{"#))
+        #expect(error.message.contains("not valid JSON"), "\(error.message)")
+    }
+
+    @Test func firstMemberOfTheWrongTypeIsTheOneNamed() throws {
+        let error = try #require(failure(body: #"{"operationName":1,"query":2}"#))
+        #expect(error.message.contains(#""operationName" must be a string"#), "\(error.message)")
+    }
+
     @Test func emptyBodyIsBadRequest() throws {
         let error = try #require(failure(body: ""))
         #expect(error.status == 400)

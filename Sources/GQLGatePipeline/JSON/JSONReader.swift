@@ -40,6 +40,80 @@ public struct JSONReader {
         return try result.get()
     }
 
+    /// Reads `bytes` as one JSON object (whitespace aside) member by member,
+    /// building nothing but what `member` reads: `member` gets each key's UTF-8
+    /// (escapes resolved) and the reader at the member's value, which it must
+    /// read exactly once (`value()` or `stringOrNull()`). Returns false, having
+    /// read nothing, when the text does not start with `{`: `read` then tells
+    /// invalid JSON from a value of another kind.
+    public static func readObject(
+        _ bytes: UnsafeRawBufferPointer, member: (UnsafeRawBufferPointer, inout JSONReader) throws(Failure) -> Void
+    ) throws(Failure) -> Bool {
+        var reader = JSONReader(bytes)
+        reader.skipWhitespace()
+        guard reader.position < bytes.count, bytes[reader.position] == UInt8(ascii: "{") else { return false }
+        try reader.enter()
+        reader.skipWhitespace()
+        if reader.position < bytes.count, bytes[reader.position] == UInt8(ascii: "}") {
+            reader.position += 1
+        } else {
+            while true {
+                reader.skipWhitespace()
+                guard reader.position < bytes.count, bytes[reader.position] == UInt8(ascii: "\"") else { throw reader.failure }
+                try reader.withKey { key, reader throws(Failure) in
+                    reader.skipWhitespace()
+                    guard reader.position < bytes.count, bytes[reader.position] == UInt8(ascii: ":") else { throw reader.failure }
+                    reader.position += 1
+                    try member(key, &reader)
+                }
+                reader.skipWhitespace()
+                guard reader.position < bytes.count else { throw reader.failure }
+                if bytes[reader.position] == UInt8(ascii: ",") { reader.position += 1; continue }
+                guard bytes[reader.position] == UInt8(ascii: "}") else { throw reader.failure }
+                reader.position += 1
+                break
+            }
+        }
+        reader.depth -= 1
+        reader.skipWhitespace()
+        guard reader.position == bytes.count else { throw reader.failure }
+        return true
+    }
+
+    /// Reads the value here if it is a string or null: `.some(text)` or
+    /// `.some(nil)`. Any other value is read past, and the result is nil.
+    public mutating func stringOrNull() throws(Failure) -> String?? {
+        skipWhitespace()
+        guard position < bytes.count else { throw failure }
+        switch bytes[position] {
+        case UInt8(ascii: "\""): return .some(try string())
+        case UInt8(ascii: "n"): try literal("null"); return .some(nil)
+        default: _ = try value(); return nil
+        }
+    }
+
+    /// Reads the key string here and calls `body` with its UTF-8: in place when
+    /// it is ASCII without escapes (no `String` made), else decoded.
+    private mutating func withKey(_ body: (UnsafeRawBufferPointer, inout JSONReader) throws(Failure) -> Void) throws(Failure) {
+        let start = position + 1
+        var end = start
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                position = end + 1
+                try body(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), &self)
+                return
+            }
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { break }
+            end += 1
+        }
+        var key = try string()
+        let result: Result<Void, Failure> = key.withUTF8 { utf8 in
+            Result { () throws(Failure) in try body(UnsafeRawBufferPointer(utf8), &self) }
+        }
+        try result.get()
+    }
+
     private var failure: Failure { Failure(offset: position) }
 
     private mutating func skipWhitespace() {
@@ -51,7 +125,8 @@ public struct JSONReader {
         }
     }
 
-    private mutating func value() throws(Failure) -> JSONValue {
+    /// Reads the value here, whatever its kind.
+    public mutating func value() throws(Failure) -> JSONValue {
         skipWhitespace()
         guard position < bytes.count else { throw failure }
         switch bytes[position] {
