@@ -153,7 +153,7 @@ public final class GatewayMetrics: Sendable {
 
 extension Duration {
     fileprivate var wholeNanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+        // From the attoseconds in one division: `components` costs four times as much.
+        Int64(truncatingIfNeeded: attoseconds / 1_000_000_000)
     }
 }
