@@ -25,6 +25,8 @@ final class CurlMulti: @unchecked Sendable {
     @exclusivity(unchecked) private var connectOnly: CurlConnectionTransport?
     /// The URL most recently requested, parsed (nearly every request goes to the one upstream URL).
     @exclusivity(unchecked) private var lastURL: CurlParsedURL?
+    /// Header lines of recent answers, shared by this multi's transfers.
+    private let headerLines = HeaderLineCache()
 
     init(loop: EventLoop, maxConnections: Int, proxies: ProxyEnvironment = .process) {
         CurlGlobal.ensureInitialized()
@@ -52,6 +54,7 @@ final class CurlMulti: @unchecked Sendable {
         }
         let easy = idleHandles.popLast() ?? makeHandle()
         transfer.easy = easy
+        transfer.headerLines = headerLines
         configure(easy, for: transfer)
         let retained = Unmanaged.passRetained(transfer).toOpaque()  // released in complete(_:code:)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, retained)
@@ -151,6 +154,7 @@ final class CurlMulti: @unchecked Sendable {
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, nil)
         transfer.easy = nil
         transfer.parsedURL = nil
+        transfer.headerLines = nil
         idleHandles.append(easy)
         transfer.finish(result)
     }

@@ -20,6 +20,8 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) var headerList: CurlHeaderList?
     /// The parsed URL lent to curl while the transfer runs.
     @exclusivity(unchecked) var parsedURL: CurlParsedURL?
+    /// The multi's recent header lines, while the transfer runs.
+    @exclusivity(unchecked) var headerLines: HeaderLineCache?
     @exclusivity(unchecked) var body = ByteAccumulator()
     @exclusivity(unchecked) var responseHeaders: [HTTPHeaders.Field] = []
     let errorBuffer: UnsafeMutablePointer<CChar>
@@ -50,12 +52,22 @@ final class CurlTransfer: @unchecked Sendable {
             responseHeaders.removeAll(keepingCapacity: true)
             return
         }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
-        let name = String(decoding: line[..<colon], as: UTF8.self)
+        var end = line.count
+        while end > 0, line[end - 1] == 0x0D || line[end - 1] == 0x0A { end -= 1 }
+        guard end > 0 else { return }  // the blank line that ends the header block
+        let content = UnsafeRawBufferPointer(rebasing: line[..<end])
+        let field = headerLines.map { $0.field(for: content, parse: Self.field) } ?? Self.field(content)
+        if let field { responseHeaders.append(field) }
+    }
+
+    /// The field a header line (without its CRLF) holds; nil without a colon.
+    static func field(_ line: UnsafeRawBufferPointer) -> HTTPHeaders.Field? {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         var start = colon + 1, end = line.count
         while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
-        while end > start, line[end - 1] == 0x0D || line[end - 1] == 0x0A || line[end - 1] == 0x20 { end -= 1 }
-        responseHeaders.append(HTTPHeaders.Field(name: name, value: String(decoding: line[start..<end], as: UTF8.self)))
+        while end > start, line[end - 1] == 0x20 { end -= 1 }
+        return HTTPHeaders.Field(name: String(decoding: line[..<colon], as: UTF8.self),
+                                 value: String(decoding: line[start..<end], as: UTF8.self))
     }
 }
 
