@@ -52,7 +52,7 @@ private func step(_ request: ServerRequest, on connection: OpaquePointer, upload
             return .YES
         }
         request.storedBody = request.collected.take()
-        request.storedHeaders = collectHeaders(connection)
+        request.storedHeaders = collectHeaders(connection, cache: server.requestHeaders)
         request.storedQueryItems = collectQueryItems(connection)
         if let response = server.delegate.answer(request) {
             request.phase = .done
@@ -108,18 +108,28 @@ private func queue(_ response: ServerResponse, on connection: OpaquePointer, for
     return result
 }
 
-private func collectHeaders(_ connection: OpaquePointer) -> HTTPHeaders {
-    var fields: [HTTPHeaders.Field] = []
-    fields.reserveCapacity(16)
-    withUnsafeMutablePointer(to: &fields) { pointer in
-        _ = MHD_get_connection_values(connection, .HEADER_KIND, { cls, _, key, value in
+/// The request's header fields, through `cache` when the server keeps one.
+private func collectHeaders(_ connection: OpaquePointer, cache: RequestHeaderCache?) -> HTTPHeaders {
+    var collecting = CollectedHeaders(cache: cache)
+    collecting.fields.reserveCapacity(16)
+    withUnsafeMutablePointer(to: &collecting) { pointer in
+        _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
             guard let cls, let key else { return .YES }
-            let fields = cls.assumingMemoryBound(to: [HTTPHeaders.Field].self)
-            fields.pointee.append(HTTPHeaders.Field(name: String(cString: key), value: value.map { String(cString: $0) } ?? ""))
+            let collecting = cls.assumingMemoryBound(to: CollectedHeaders.self)
+            let name = UnsafeRawBufferPointer(start: key, count: keySize)
+            let value = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
+            collecting.pointee.fields.append(collecting.pointee.cache?.field(name: name, value: value)
+                ?? HTTPHeaders.Field(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
             return .YES
         }, pointer)
     }
-    return HTTPHeaders(fields)
+    return HTTPHeaders(collecting.fields)
+}
+
+/// What `collectHeaders` gathers through libmicrohttpd's iterator.
+private struct CollectedHeaders {
+    let cache: RequestHeaderCache?
+    var fields: [HTTPHeaders.Field] = []
 }
 
 private func collectQueryItems(_ connection: OpaquePointer) -> [(name: String, value: String?)] {

@@ -60,17 +60,22 @@ public struct HTTPServerConfiguration: Sendable {
 /// answers streamed over time (`StreamingBody`).
 ///
 /// `@unchecked Sendable`: `daemon` is set in `start` before any callback can
-/// run and cleared in `stop`; counters are atomics; the delegate is Sendable.
+/// run and cleared in `stop`; counters are atomics; the delegate is Sendable;
+/// the header cache exists only with one server thread, which alone uses it.
 public final class HTTPServer: @unchecked Sendable {
     /// The configuration it was started with.
     public let configuration: HTTPServerConfiguration
     let delegate: any HTTPServerDelegate
     private var daemon: OpaquePointer?
     let suspended = Atomic<Int>(0)
+    /// Recent request header fields, kept when one thread serves every
+    /// connection (a thread pool would share it between threads).
+    let requestHeaders: RequestHeaderCache?
 
     public init(configuration: HTTPServerConfiguration, delegate: any HTTPServerDelegate) {
         self.configuration = configuration
         self.delegate = delegate
+        requestHeaders = configuration.threads <= 1 ? RequestHeaderCache() : nil
     }
 
     deinit {
