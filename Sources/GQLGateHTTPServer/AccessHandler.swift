@@ -109,7 +109,7 @@ private func queue(_ response: ServerResponse, on connection: OpaquePointer, for
 }
 
 /// The request's header fields, through `cache` when the server keeps one.
-private func collectHeaders(_ connection: OpaquePointer, cache: RequestHeaderCache?) -> HTTPHeaders {
+private func collectHeaders(_ connection: OpaquePointer, cache: RecentHeaderFields?) -> HTTPHeaders {
     var collecting = CollectedHeaders(cache: cache)
     collecting.fields.reserveCapacity(16)
     withUnsafeMutablePointer(to: &collecting) { pointer in
@@ -118,8 +118,7 @@ private func collectHeaders(_ connection: OpaquePointer, cache: RequestHeaderCac
             let collecting = cls.assumingMemoryBound(to: CollectedHeaders.self)
             let name = UnsafeRawBufferPointer(start: key, count: keySize)
             let value = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
-            collecting.pointee.fields.append(collecting.pointee.cache?.field(name: name, value: value)
-                ?? HTTPHeaders.Field(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+            collecting.pointee.fields.append(collecting.pointee.field(name: name, value: value))
             return .YES
         }, pointer)
     }
@@ -128,8 +127,14 @@ private func collectHeaders(_ connection: OpaquePointer, cache: RequestHeaderCac
 
 /// What `collectHeaders` gathers through libmicrohttpd's iterator.
 private struct CollectedHeaders {
-    let cache: RequestHeaderCache?
+    let cache: RecentHeaderFields?
     var fields: [HTTPHeaders.Field] = []
+
+    /// The field `name: value`, from the cache when there is one.
+    func field(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> HTTPHeaders.Field {
+        cache?.field(name: name, value: value)
+            ?? HTTPHeaders.Field(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+    }
 }
 
 private func collectQueryItems(_ connection: OpaquePointer) -> [(name: String, value: String?)] {

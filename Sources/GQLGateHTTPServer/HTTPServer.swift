@@ -68,14 +68,14 @@ public final class HTTPServer: @unchecked Sendable {
     let delegate: any HTTPServerDelegate
     private var daemon: OpaquePointer?
     let suspended = Atomic<Int>(0)
-    /// Recent request header fields, kept when one thread serves every
-    /// connection (a thread pool would share it between threads).
-    let requestHeaders: RequestHeaderCache?
+    /// Recent request header fields (by name and value), kept when one thread
+    /// serves every connection (a thread pool would share it between threads).
+    let requestHeaders: RecentHeaderFields?
 
     public init(configuration: HTTPServerConfiguration, delegate: any HTTPServerDelegate) {
         self.configuration = configuration
         self.delegate = delegate
-        requestHeaders = configuration.threads <= 1 ? RequestHeaderCache() : nil
+        requestHeaders = configuration.threads <= 1 ? RecentHeaderFields(capacity: 32, longestKey: 512) : nil
     }
 
     deinit {

@@ -25,8 +25,8 @@ final class CurlMulti: @unchecked Sendable {
     @exclusivity(unchecked) private var connectOnly: CurlConnectionTransport?
     /// The URL most recently requested, parsed (nearly every request goes to the one upstream URL).
     @exclusivity(unchecked) private var lastURL: CurlParsedURL?
-    /// Header lines of recent answers, shared by this multi's transfers.
-    private let headerLines = HeaderLineCache()
+    /// Header lines of recent answers (by the line's bytes), shared by this multi's transfers.
+    private let headerLines = RecentHeaderFields(capacity: 16, longestKey: 256)
 
     init(loop: EventLoop, maxConnections: Int, proxies: ProxyEnvironment = .process) {
         CurlGlobal.ensureInitialized()

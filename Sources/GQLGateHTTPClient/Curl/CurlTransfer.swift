@@ -21,7 +21,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// The parsed URL lent to curl while the transfer runs.
     @exclusivity(unchecked) var parsedURL: CurlParsedURL?
     /// The multi's recent header lines, while the transfer runs.
-    @exclusivity(unchecked) var headerLines: HeaderLineCache?
+    @exclusivity(unchecked) var headerLines: RecentHeaderFields?
     @exclusivity(unchecked) var body = ByteAccumulator()
     @exclusivity(unchecked) var responseHeaders: [HTTPHeaders.Field] = []
     let errorBuffer: UnsafeMutablePointer<CChar>
@@ -56,7 +56,7 @@ final class CurlTransfer: @unchecked Sendable {
         while end > 0, line[end - 1] == 0x0D || line[end - 1] == 0x0A { end -= 1 }
         guard end > 0 else { return }  // the blank line that ends the header block
         let content = UnsafeRawBufferPointer(rebasing: line[..<end])
-        let field = headerLines.map { $0.field(for: content, parse: Self.field) } ?? Self.field(content)
+        let field = headerLines.map { $0.field(for: content, make: Self.field) } ?? Self.field(content)
         if let field { responseHeaders.append(field) }
     }
 
