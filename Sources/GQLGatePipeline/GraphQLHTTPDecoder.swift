@@ -47,18 +47,23 @@ public enum GraphQLHTTPDecoder {
                 }
             }
         } catch {
-            throw .badRequest("The request body is not valid JSON (at byte \(error.offset)).")
+            throw invalidJSON(error)
         }
         guard isObject else {
             do {
                 _ = try JSONReader.read(bytes)
             } catch {
-                throw .badRequest("The request body is not valid JSON (at byte \(error.offset)).")
+                throw invalidJSON(error)
             }
             throw .badRequest("The request body must be a JSON object (batched requests are not supported).")
         }
         if let wrongType { throw wrongType }
         return request
+    }
+
+    /// The 400 for a body that is not JSON, naming where reading stopped.
+    private static func invalidJSON(_ failure: JSONReader.Failure) -> GatewayError {
+        .badRequest("The request body is not valid JSON (at byte \(failure.offset)).")
     }
 
     /// Whether a member's key is `name`: by length, then bytes.

@@ -52,32 +52,39 @@ public struct JSONReader {
         var reader = JSONReader(bytes)
         reader.skipWhitespace()
         guard reader.position < bytes.count, bytes[reader.position] == UInt8(ascii: "{") else { return false }
-        try reader.enter()
-        reader.skipWhitespace()
-        if reader.position < bytes.count, bytes[reader.position] == UInt8(ascii: "}") {
-            reader.position += 1
-        } else {
-            while true {
-                reader.skipWhitespace()
-                guard reader.position < bytes.count, bytes[reader.position] == UInt8(ascii: "\"") else { throw reader.failure }
-                try reader.withKey { key, reader throws(Failure) in
-                    reader.skipWhitespace()
-                    guard reader.position < bytes.count, bytes[reader.position] == UInt8(ascii: ":") else { throw reader.failure }
-                    reader.position += 1
-                    try member(key, &reader)
-                }
-                reader.skipWhitespace()
-                guard reader.position < bytes.count else { throw reader.failure }
-                if bytes[reader.position] == UInt8(ascii: ",") { reader.position += 1; continue }
-                guard bytes[reader.position] == UInt8(ascii: "}") else { throw reader.failure }
-                reader.position += 1
-                break
-            }
-        }
-        reader.depth -= 1
+        try reader.members(member)
         reader.skipWhitespace()
         guard reader.position == bytes.count else { throw reader.failure }
         return true
+    }
+
+    /// Reads the object here (at its `{`), calling `member` with each key's
+    /// UTF-8 and the reader at the member's value, which `member` reads.
+    private mutating func members(_ member: (UnsafeRawBufferPointer, inout JSONReader) throws(Failure) -> Void) throws(Failure) {
+        try enter()
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            depth -= 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw failure }
+            try withKey { key, reader throws(Failure) in
+                reader.skipWhitespace()
+                guard reader.position < reader.bytes.count, reader.bytes[reader.position] == UInt8(ascii: ":") else { throw reader.failure }
+                reader.position += 1
+                try member(key, &reader)
+            }
+            skipWhitespace()
+            guard position < bytes.count else { throw failure }
+            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
+            guard bytes[position] == UInt8(ascii: "}") else { throw failure }
+            position += 1
+            depth -= 1
+            return
+        }
     }
 
     /// Reads the value here if it is a string or null: `.some(text)` or
@@ -154,32 +161,13 @@ public struct JSONReader {
     }
 
     private mutating func object() throws(Failure) -> JSONValue {
-        try enter()
         var members: [(key: String, value: JSONValue)] = []
         // Room for a GraphQL request's members, so a small object grows no buffer.
         members.reserveCapacity(4)
-        skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-            position += 1
-            depth -= 1
-            return .object(members)
+        try self.members { key, reader throws(Failure) in
+            members.append((String(decoding: key, as: UTF8.self), try reader.value()))
         }
-        while true {
-            skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw failure }
-            let key = try string()
-            skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure }
-            position += 1
-            members.append((key, try value()))
-            skipWhitespace()
-            guard position < bytes.count else { throw failure }
-            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
-            guard bytes[position] == UInt8(ascii: "}") else { throw failure }
-            position += 1
-            depth -= 1
-            return .object(members)
-        }
+        return .object(members)
     }
 
     private mutating func array() throws(Failure) -> JSONValue {
