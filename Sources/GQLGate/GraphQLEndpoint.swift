@@ -61,7 +61,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         let startedAt = MonotonicClock.nanoseconds()
         let trace = RequestTrace()
         inFlight.start(request, on: loops.next()) {
-            await RequestTrace.$current.withValue(trace) { await self.process(request) }
+            await self.process(request, trace: trace)
         } answered: { response in
             self.requestLog.record(response, startedAt: startedAt, trace: trace.snapshot)
         }
@@ -82,7 +82,8 @@ final class GraphQLEndpoint: HTTPServerDelegate {
 
     /// Decodes, runs the pipeline, and turns the first result (or the error)
     /// into the answer, or streams the results when `Accept` asks for SSE or multipart.
-    func process(_ request: ServerRequest) async -> ServerResponse {
+    /// The operation carries `trace`, which the stages fill in for the access log.
+    func process(_ request: ServerRequest, trace: RequestTrace) async -> ServerResponse {
         let requestID = clientRequestID(request) ?? requestIDs.next()
         do {
             let (graphQLRequest, transport) = try Self.decode(request)
@@ -90,7 +91,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             let delivery = ResultDelivery.requested(byAccept: request.headers["accept"])
             let operation = Operation(
                 request: graphQLRequest, clientTransport: transport, delivery: delivery, headers: request.headers, requestID: requestID,
-                originalBody: transport == .httpPost ? request.body : nil)
+                originalBody: transport == .httpPost ? request.body : nil, trace: trace)
             if let format = HTTPStreamFormat(delivery, keepAlive: pipeline.config.subscriptions.keepalive) {
                 return try await streamedAnswer(operation, format: format, chain: pipeline.chain)
             }

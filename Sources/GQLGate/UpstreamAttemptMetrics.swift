@@ -5,15 +5,10 @@ import GQLGateMetrics
 import GQLGatePipeline
 
 /// What the gateway learns from each upstream attempt: counted by outcome
-/// with its duration, noted in the request's `RequestTrace`, and taken as
-/// readiness evidence.
+/// with its duration, and taken as readiness evidence.
 struct UpstreamAttemptMetrics: UpstreamAttemptObserver {
     let metrics: GatewayMetrics
     let readiness: Readiness
-
-    func attemptStarted() {
-        RequestTrace.current?.upstreamAttemptStarted()
-    }
 
     func attemptEnded(_ outcome: Result<Int, any Error>, startedAt: UInt64) {
         let finished = MonotonicClock.nanoseconds()
@@ -22,7 +17,6 @@ struct UpstreamAttemptMetrics: UpstreamAttemptObserver {
         case .success(let status):
             metrics.upstreamFinished(outcome: UpstreamOutcome(status: status), duration: duration)
             readiness.upstreamAnswered(at: finished)
-            RequestTrace.current?.upstreamAnswered(status: status)
         case .failure(let error):
             let failure = UpstreamOutcome(failure: error)
             metrics.upstreamFinished(outcome: failure, duration: duration)

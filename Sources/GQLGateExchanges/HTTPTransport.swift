@@ -43,9 +43,10 @@ public struct HTTPTransport: Transport {
     }
 
     /// One attempt: the upstream's answer, or the error that ended the attempt
-    /// (told to the observer either way). One async call, with the client's.
+    /// (told to the observer either way, and noted in the operation's trace).
+    /// One async call, with the client's.
     public func send(_ operation: Operation) async throws -> ResultStream {
-        observer?.attemptStarted()
+        operation.trace?.upstreamAttemptStarted()
         let started = observer == nil ? 0 : MonotonicClock.nanoseconds()
         var answer: HTTPClientResponse
         do {
@@ -62,6 +63,7 @@ public struct HTTPTransport: Transport {
             throw error
         }
         observer?.attemptEnded(.success(answer.status), startedAt: started)
+        operation.trace?.upstreamAnswered(status: answer.status)
         HopByHopHeaders.remove(from: &answer.headers, alsoRemoving: "X-Request-Id")
         answer.headers.add(name: "X-Request-Id", value: operation.requestID)
         return .single(GraphQLResponse(status: answer.status, headers: answer.headers, body: answer.body, source: .upstream))
@@ -113,8 +115,6 @@ public struct HTTPTransport: Transport {
 /// attempt's task: the gateway counts and times them, and takes them as
 /// evidence of the upstream's readiness.
 public protocol UpstreamAttemptObserver: Sendable {
-    /// An attempt starts.
-    func attemptStarted()
     /// The attempt that started at `startedAt` (`MonotonicClock` nanoseconds)
     /// ended with the upstream's status, or with the error it threw.
     func attemptEnded(_ outcome: Result<Int, any Error>, startedAt: UInt64)

@@ -1,6 +1,6 @@
 import GQLGatePipeline
 
-/// Notes the selected operation's kind and name in `RequestTrace.current`,
+/// Notes the selected operation's kind and name in its `trace`,
 /// for the access log and the request metrics. Place it right after
 /// `DocumentExchange`; it forwards every operation unchanged.
 public struct RequestTraceExchange: OperationStage {
@@ -8,7 +8,7 @@ public struct RequestTraceExchange: OperationStage {
 
     public func prepare(_ operation: inout Operation) {
         if let selected = operation.selected {
-            RequestTrace.current?.operationSelected(kind: selected.kind, name: selected.name)
+            operation.trace?.operationSelected(kind: selected.kind, name: selected.name)
         }
     }
 }

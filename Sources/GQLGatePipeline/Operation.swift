@@ -54,15 +54,19 @@ public struct Operation: Sendable {
     /// nanoseconds), retries included; the transport shortens its per-attempt
     /// timeout to fit. `nil`: only the per-attempt timeout applies.
     public var deadline: UInt64?
+    /// Where stages note what happened to the client request (its access log
+    /// line and metrics read it); `nil` when nobody keeps one.
+    public let trace: RequestTrace?
 
     public init(request: GraphQLRequest, clientTransport: ClientTransport, delivery: ResultDelivery = .single,
-                headers: HTTPHeaders, requestID: String, originalBody: Bytes? = nil) {
+                headers: HTTPHeaders, requestID: String, originalBody: Bytes? = nil, trace: RequestTrace? = nil) {
         self.request = request
         self.clientTransport = clientTransport
         self.delivery = delivery
         self.headers = headers
         self.requestID = requestID
         self.originalBody = originalBody
+        self.trace = trace
     }
 
     /// The operation's kind, once the document was analysed.

@@ -4,9 +4,11 @@ import Synchronization
 /// log line and its metrics: the operation the document selected, and the
 /// upstream attempts made for it.
 ///
-/// The gateway binds one to `RequestTrace.current` for each request's
-/// pipeline run; stages that know something write to it when it is there
-/// (`RequestTrace.current?.upstreamAttemptStarted()`).
+/// The gateway gives each client request's operation one (`Operation.trace`);
+/// stages that know something write to it when it is there
+/// (`operation.trace?.upstreamAttemptStarted()`). A field of the operation,
+/// not a task-local value: binding and reading one costs more than the
+/// facts it carries.
 public final class RequestTrace: Sendable {
     /// The facts recorded so far.
     public struct Snapshot: Sendable, Equatable {
@@ -21,9 +23,6 @@ public final class RequestTrace: Sendable {
 
         public init() {}
     }
-
-    /// The trace of the request whose pipeline runs in the current task.
-    @TaskLocal public static var current: RequestTrace?
 
     private let state = Mutex(Snapshot())
 
