@@ -171,6 +171,21 @@ private struct FakeTransport: Transport {
         ])
     }
 
+    @Test func aStageBetweenTwoExchangesRunsAfterTheFirstAndBeforeTheSecond() async throws {
+        let trace = Trace()
+        let chain = ExchangeChain(
+            exchanges: [
+                TracingExchange(name: "a", trace: trace), MarkingStage(name: "s1", trace: trace), TracingExchange(name: "b", trace: trace),
+            ],
+            transport: FakeTransport(trace: trace))
+        let result = try await chain.run(operation("{ a }", body: #"{"query":"{ a }"}"#)).first()
+        #expect(result?.body.string == "upstream+b+a")
+        #expect(trace.recorded == [
+            "a down: { a }", "s1 stage: { a }", "b down: { a } s1",
+            #"transport: { a } s1 body {"query":"{ a } s1"}"#, "b up: upstream", "a up: upstream+b",
+        ])
+    }
+
     @Test func aStageThatThrowsAnswersAndTheRestNeverRuns() async throws {
         let trace = Trace()
         let chain = ExchangeChain(
