@@ -36,10 +36,14 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         firstIndex(of: name).map { fields[$0].value }
     }
 
-    /// Where the first field named `name` is.
+    /// Where the first field named `name` is. Lengths are compared here, so
+    /// most fields cost no call.
     private func firstIndex(of name: String) -> Int? {
-        fields.withUnsafeBufferPointer { fields in
-            for index in fields.indices where fields[index].name.equalsIgnoringASCIICase(name) { return index }
+        let count = name.utf8.count
+        return fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices where fields[index].name.utf8.count == count && fields[index].name.equalsIgnoringASCIICase(name) {
+                return index
+            }
             return nil
         }
     }
@@ -75,6 +79,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Removes every field named `name`.
     public mutating func remove(name: String) {
+        guard firstIndex(of: name) != nil else { return }  // usually none: no pass that moves fields
         removeAll { $0.name.equalsIgnoringASCIICase(name) }
     }
 

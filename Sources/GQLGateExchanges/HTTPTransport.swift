@@ -64,8 +64,7 @@ public struct HTTPTransport: Transport {
         }
         observer?.attemptEnded(.success(answer.status), startedAt: started)
         operation.trace?.upstreamAnswered(status: answer.status)
-        HopByHopHeaders.remove(from: &answer.headers, alsoRemoving: "X-Request-Id")
-        answer.headers.add(name: "X-Request-Id", value: operation.requestID)
+        answer.headers.replaceOrAdd(name: "X-Request-Id", value: operation.requestID)
         return .single(GraphQLResponse(status: answer.status, headers: answer.headers, body: answer.body, source: .upstream))
     }
 

@@ -35,7 +35,9 @@ public struct HTTPClientRequest: Sendable {
 public struct HTTPClientResponse: Sendable {
     /// HTTP status code.
     public var status: Int
-    /// Header fields of the final response, in order.
+    /// The final response's end-to-end header fields, in order: hop-by-hop
+    /// fields, those `Connection` names, and `Content-Length` are left out
+    /// (`EndToEndFields`), so a proxy can pass the rest on as they are.
     public var headers: HTTPHeaders
     /// The body bytes, unchanged.
     public var body: Bytes

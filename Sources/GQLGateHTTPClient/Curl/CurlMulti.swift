@@ -173,7 +173,7 @@ final class CurlMulti: @unchecked Sendable {
         }
         var status = 0
         gqlgate_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-        return .success(HTTPClientResponse(status: status, headers: HTTPHeaders(transfer.responseHeaders), body: transfer.body.take()))
+        return .success(HTTPClientResponse(status: status, headers: transfer.responseHeaders.headers(), body: transfer.body.take()))
     }
 
     // MARK: - CONNECT_ONLY connections

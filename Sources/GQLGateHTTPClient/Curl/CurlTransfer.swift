@@ -23,7 +23,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// The multi's recent header lines, while the transfer runs.
     @exclusivity(unchecked) var headerLines: RecentHeaderFields?
     @exclusivity(unchecked) var body = ByteAccumulator()
-    @exclusivity(unchecked) var responseHeaders: [HTTPHeaders.Field] = []
+    @exclusivity(unchecked) var responseHeaders = EndToEndFields(capacity: 12)
     let errorBuffer: UnsafeMutablePointer<CChar>
     @exclusivity(unchecked) var cancelled = false
 
@@ -31,7 +31,6 @@ final class CurlTransfer: @unchecked Sendable {
         self.request = request
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
-        responseHeaders.reserveCapacity(12)
     }
 
     deinit {
@@ -49,7 +48,7 @@ final class CurlTransfer: @unchecked Sendable {
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) {
         if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
-            responseHeaders.removeAll(keepingCapacity: true)
+            responseHeaders.removeAll()
             return
         }
         var end = line.count
@@ -57,7 +56,7 @@ final class CurlTransfer: @unchecked Sendable {
         guard end > 0 else { return }  // the blank line that ends the header block
         let content = UnsafeRawBufferPointer(rebasing: line[..<end])
         let field = headerLines.map { $0.field(for: content, make: Self.field) } ?? Self.field(content)
-        if let field { responseHeaders.append(field) }
+        if let field { responseHeaders.add(field) }
     }
 
     /// The field a header line (without its CRLF) holds; nil without a colon.

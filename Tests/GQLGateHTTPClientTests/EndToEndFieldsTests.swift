@@ -1,5 +1,4 @@
 import GQLGateCore
-import GQLGateExchanges
 import Testing
 
 /// `name: value` lines of `headers`, in order.
@@ -7,14 +6,14 @@ private func lines(_ headers: HTTPHeaders) -> [String] {
     headers.map { "\($0.name): \($0.value)" }
 }
 
-/// `headers` after `HopByHopHeaders.remove(from:alsoRemoving:)`.
-private func kept(_ headers: HTTPHeaders, alsoRemoving replaced: String? = nil) -> HTTPHeaders {
-    var headers = headers
-    HopByHopHeaders.remove(from: &headers, alsoRemoving: replaced)
-    return headers
+/// What `EndToEndFields` keeps of `fields`, added one by one as they arrive.
+private func kept(_ fields: HTTPHeaders) -> HTTPHeaders {
+    var collected = EndToEndFields()
+    for field in fields { collected.add(field) }
+    return collected.headers()
 }
 
-@Suite struct HopByHopHeadersTests {
+@Suite struct EndToEndFieldsTests {
     @Test func dropsHopByHopFieldsAndKeepsTheRestInOrder() {
         let upstream: HTTPHeaders = [
             "Content-Type": "application/json", "Connection": "keep-alive", "Keep-Alive": "timeout=5",
@@ -34,7 +33,7 @@ private func kept(_ headers: HTTPHeaders, alsoRemoving replaced: String? = nil) 
         #expect(lines(kept(upstream)) == ["vary: Accept"])
     }
 
-    @Test func dropsFieldsTheConnectionHeaderNames() {
+    @Test func dropsFieldsTheConnectionHeaderNamesBeforeOrAfterIt() {
         let upstream: HTTPHeaders = [
             "X-Foo": "1", "Connection": "x-foo", "X-Bar": "2", "Connection": " X-Baz ,\tclose", "X-Baz": "3", "X-Kept": "4",
         ]
@@ -47,8 +46,20 @@ private func kept(_ headers: HTTPHeaders, alsoRemoving replaced: String? = nil) 
         #expect(kept([:]).isEmpty)
     }
 
-    @Test func alsoRemovesTheFieldTheCallerSetsItselfWhateverItsCase() {
-        let upstream: HTTPHeaders = ["x-request-id": "upstream's", "Content-Length": "2", "Vary": "Accept", "X-REQUEST-ID": "again"]
-        #expect(lines(kept(upstream, alsoRemoving: "X-Request-Id")) == ["Vary: Accept"])
+    @Test func removeAllStartsOverForTheNextResponse() {
+        var collected = EndToEndFields(capacity: 4)
+        collected.add(.init(name: "Connection", value: "x-interim"))
+        collected.add(.init(name: "X-Interim", value: "1"))
+        collected.removeAll()
+        collected.add(.init(name: "X-Interim", value: "2"))
+        collected.add(.init(name: "Content-Length", value: "2"))
+        #expect(lines(collected.headers()) == ["X-Interim: 2"])
+    }
+
+    @Test(arguments: [
+        ("keep-alive", [String]()), ("Close", []), ("x-a, X-B", ["x-a", "X-B"]), (" upgrade , x-c ,", ["x-c"]), ("close, x-d", ["x-d"]),
+    ])
+    func connectionValuesNameFields(value: String, named: [String]) {
+        #expect(HopByHopHeaders.fieldsNamed(byConnection: value) == named)
     }
 }
