@@ -18,8 +18,7 @@ final class InFlightRequests: Sendable {
     }
 
     private struct State {
-        var nextID: UInt64 = 0
-        var open: [UInt64: Entry] = [:]
+        var open = SlotTable<Entry>()
         var closingAnswer: ClosingAnswer?
     }
 
@@ -46,13 +45,13 @@ final class InFlightRequests: Sendable {
         // waits for its entry to exist). One lock and one table update a request.
         let closingAnswer = state.withLock { state -> ClosingAnswer? in
             if let closingAnswer = state.closingAnswer { return closingAnswer }
-            state.nextID &+= 1
-            let id = state.nextID
-            let task = Task(executorPreference: loop) {
-                let response = await work()
-                self.finish(id, with: response)
+            state.open.insert { key in
+                let task = Task(executorPreference: loop) {
+                    let response = await work()
+                    self.finish(key, with: response)
+                }
+                return Entry(request: request, answered: answered, task: task)
             }
-            state.open[id] = Entry(request: request, answered: answered, task: task)
             return nil
         }
         if let closingAnswer {
@@ -68,8 +67,7 @@ final class InFlightRequests: Sendable {
     func closeAll(answering answer: @escaping ClosingAnswer) -> Int {
         let open = state.withLock { state -> [Entry] in
             state.closingAnswer = answer
-            defer { state.open.removeAll() }
-            return Array(state.open.values)
+            return state.open.removeAll()
         }
         for entry in open {
             let response = answer(entry.request)
@@ -80,8 +78,8 @@ final class InFlightRequests: Sendable {
         return open.count
     }
 
-    private func finish(_ id: UInt64, with response: ServerResponse) {
-        guard let entry = state.withLock({ $0.open.removeValue(forKey: id) }) else { return }
+    private func finish(_ key: SlotTable<Entry>.Key, with response: ServerResponse) {
+        guard let entry = state.withLock({ $0.open.remove(key) }) else { return }
         entry.request.respond(response)
         entry.answered(response)
     }
