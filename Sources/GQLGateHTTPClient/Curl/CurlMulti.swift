@@ -20,7 +20,8 @@ final class CurlMulti: @unchecked Sendable {
     @exclusivity(unchecked) private var timer: EventLoopTimerID?
     @exclusivity(unchecked) private var kickPending = false
     /// Transfers in flight and their easy handles.
-    @exclusivity(unchecked) private var active: [ObjectIdentifier: UnsafeMutableRawPointer] = [:]
+    /// Easy handles of the transfers running, for `shutDown`.
+    @exclusivity(unchecked) private var active = SlotTable<UnsafeMutableRawPointer>()
     /// Set only on a multi made for one CONNECT_ONLY connection (`CurlConnectionTransport`).
     @exclusivity(unchecked) private var connectOnly: CurlConnectionTransport?
     /// The URL most recently requested, parsed (nearly every request goes to the one upstream URL).
@@ -60,7 +61,7 @@ final class CurlMulti: @unchecked Sendable {
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, retained)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, retained)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, retained)
-        active[ObjectIdentifier(transfer)] = easy
+        transfer.activeKey = active.insert { _ in easy }
         let added = curl_multi_add_handle(multi, easy)
         if added != CURLM_OK {
             complete(easy, code: CURLE_FAILED_INIT)
@@ -70,7 +71,7 @@ final class CurlMulti: @unchecked Sendable {
     /// Cancels `transfer`: in flight, it ends now; not started yet, `start` ends it.
     func cancel(_ transfer: CurlTransfer) {
         transfer.cancelled = true
-        guard let easy = transfer.easy, active[ObjectIdentifier(transfer)] != nil else {
+        guard let easy = transfer.easy else {  // not started, or over
             transfer.finish(.failure(HTTPClientError.cancelled))
             return
         }
@@ -81,7 +82,7 @@ final class CurlMulti: @unchecked Sendable {
     /// libcurl's handles; after it, nothing on the loop refers to this multi.
     /// Loop only; for a client that is going away.
     func shutDown() {
-        for easy in Array(active.values) { complete(easy, code: nil) }
+        for easy in active.removeAll() { complete(easy, code: nil) }
         if let timer { loop.cancel(timer) }
         timer = nil
         for easy in idleHandles {
@@ -147,12 +148,13 @@ final class CurlMulti: @unchecked Sendable {
         curl_multi_remove_handle(multi, easy)
         guard let pointer else { return }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(pointer).takeRetainedValue()  // balances start(_:)
-        active.removeValue(forKey: ObjectIdentifier(transfer))
+        if let key = transfer.activeKey { _ = active.remove(key) }
         let result = outcome(of: transfer, easy: easy, code: code)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, nil)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_CURLU, nil)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, nil)
         transfer.easy = nil
+        transfer.activeKey = nil
         transfer.parsedURL = nil
         transfer.headerLines = nil
         idleHandles.append(easy)

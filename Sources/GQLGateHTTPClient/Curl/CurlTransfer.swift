@@ -16,6 +16,8 @@ final class CurlTransfer: @unchecked Sendable {
     let request: HTTPClientRequest
     @exclusivity(unchecked) var continuation: UnsafeContinuation<HTTPClientResponse, any Error>?
     @exclusivity(unchecked) var easy: UnsafeMutableRawPointer?
+    /// Where the multi keeps `easy` while the transfer runs.
+    @exclusivity(unchecked) var activeKey: SlotTable<UnsafeMutableRawPointer>.Key?
     /// The header lines lent to curl while the transfer runs.
     @exclusivity(unchecked) var headerList: CurlHeaderList?
     /// The parsed URL lent to curl while the transfer runs.

@@ -1,4 +1,4 @@
-@testable import GQLGate
+import GQLGateCore
 import Testing
 
 @Suite struct SlotTableTests {

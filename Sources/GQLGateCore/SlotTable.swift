@@ -1,23 +1,33 @@
 /// Values kept in reusable slots, found again by the key `insert` gave
 /// without hashing: a slot index and a generation. A key whose value was
 /// removed finds nothing, even once its slot holds another value.
-struct SlotTable<Value> {
+/// `@inlinable`, so each user gets it specialized for its `Value`: generic
+/// code across modules would look up type metadata on every call.
+public struct SlotTable<Value> {
     /// Where a value is, and which value it was.
-    struct Key: Hashable, Sendable {
-        let slot: Int
-        let generation: UInt64
+    public struct Key: Hashable, Sendable {
+        public let slot: Int
+        public let generation: UInt64
+
+        @inlinable init(slot: Int, generation: UInt64) {
+            self.slot = slot
+            self.generation = generation
+        }
     }
 
-    private var slots: [(generation: UInt64, value: Value?)] = []
-    private var freeSlots: [Int] = []
-    private var lastGeneration: UInt64 = 0
+    @usableFromInline var slots: [(generation: UInt64, value: Value?)] = []
+    @usableFromInline var freeSlots: [Int] = []
+    @usableFromInline var lastGeneration: UInt64 = 0
+    @usableFromInline var storedCount = 0
     /// Values held.
-    private(set) var count = 0
+    @inlinable public var count: Int { storedCount }
+
+    @inlinable public init() {}
 
     /// Keeps the value `make` builds from its key (a value may need to know
     /// its own key), and returns the key.
-    @discardableResult
-    mutating func insert(_ make: (Key) -> Value) -> Key {
+    @inlinable @discardableResult
+    public mutating func insert(_ make: (Key) -> Value) -> Key {
         lastGeneration &+= 1
         let slot: Int
         if let free = freeSlots.popLast() {
@@ -28,21 +38,23 @@ struct SlotTable<Value> {
         }
         let key = Key(slot: slot, generation: lastGeneration)
         slots[slot] = (key.generation, make(key))
-        count += 1
+        storedCount += 1
         return key
     }
 
     /// Takes out the value of `key`; nil when it was taken out before.
-    mutating func remove(_ key: Key) -> Value? {
+    @inlinable
+    public mutating func remove(_ key: Key) -> Value? {
         guard key.slot < slots.count, slots[key.slot].generation == key.generation, let value = slots[key.slot].value else { return nil }
         slots[key.slot].value = nil
         freeSlots.append(key.slot)
-        count -= 1
+        storedCount -= 1
         return value
     }
 
     /// Takes out every value.
-    mutating func removeAll() -> [Value] {
+    @inlinable
+    public mutating func removeAll() -> [Value] {
         var values: [Value] = []
         values.reserveCapacity(count)
         for slot in slots.indices {
@@ -52,7 +64,7 @@ struct SlotTable<Value> {
                 freeSlots.append(slot)
             }
         }
-        count = 0
+        storedCount = 0
         return values
     }
 }
