@@ -62,13 +62,8 @@ public struct JSONReader {
     /// UTF-8 and the reader at the member's value, which `member` reads.
     private mutating func members(_ member: (UnsafeRawBufferPointer, inout JSONReader) throws(Failure) -> Void) throws(Failure) {
         try enter()
-        skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-            position += 1
-            depth -= 1
-            return
-        }
-        while true {
+        if closesAtOnce(UInt8(ascii: "}")) { return }
+        repeat {
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw failure }
             try withKey { key, reader throws(Failure) in
@@ -77,14 +72,32 @@ public struct JSONReader {
                 reader.position += 1
                 try member(key, &reader)
             }
-            skipWhitespace()
-            guard position < bytes.count else { throw failure }
-            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
-            guard bytes[position] == UInt8(ascii: "}") else { throw failure }
+        } while try !closesAfterItem(UInt8(ascii: "}"))
+    }
+
+    /// Right after an opening bracket: whether `closing` follows at once
+    /// (an empty object or array, then read past).
+    private mutating func closesAtOnce(_ closing: UInt8) -> Bool {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == closing else { return false }
+        position += 1
+        depth -= 1
+        return true
+    }
+
+    /// After a member or an element: false past a `,` (another one follows),
+    /// true past `closing`; anything else is invalid.
+    private mutating func closesAfterItem(_ closing: UInt8) throws(Failure) -> Bool {
+        skipWhitespace()
+        guard position < bytes.count else { throw failure }
+        if bytes[position] == UInt8(ascii: ",") {
             position += 1
-            depth -= 1
-            return
+            return false
         }
+        guard bytes[position] == closing else { throw failure }
+        position += 1
+        depth -= 1
+        return true
     }
 
     /// Reads the value here if it is a string or null: `.some(text)` or
@@ -173,22 +186,11 @@ public struct JSONReader {
     private mutating func array() throws(Failure) -> JSONValue {
         try enter()
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-            position += 1
-            depth -= 1
-            return .array(elements)
-        }
-        while true {
+        if closesAtOnce(UInt8(ascii: "]")) { return .array(elements) }
+        repeat {
             elements.append(try value())
-            skipWhitespace()
-            guard position < bytes.count else { throw failure }
-            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
-            guard bytes[position] == UInt8(ascii: "]") else { throw failure }
-            position += 1
-            depth -= 1
-            return .array(elements)
-        }
+        } while try !closesAfterItem(UInt8(ascii: "]"))
+        return .array(elements)
     }
 
     private mutating func number() throws(Failure) -> JSONValue {
