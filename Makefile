@@ -7,6 +7,9 @@
 #   make integration  pytest tests/integration against the debug binary
 #   make demo         release build, then `gqlgate demo` (demo API on :4000, gqlgate on :8080)
 #   make bench        benchmark tools, release build, scripts/bench.sh
+#   make bench-instructions  valgrind, release build, scripts/bench-instructions.sh: user-space
+#                     instructions per proxied request under callgrind (P, B, G), for machines
+#                     without hardware counters
 #   make bench-subscriptions  test venv, release build, scripts/bench-subscriptions.sh: 1,000
 #                     WebSocket subscribers through gqlgate (SUBSCRIBERS=10000 for the target;
 #                     TARGET=upstream: the clients on the upstream alone; CLIENT=python: the
@@ -29,9 +32,10 @@ DEMO_ARGS ?=
 
 SYSTEM_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libwslay-dev libhiredis-dev libmimalloc-dev redis-server pkg-config curl
 BENCH_PACKAGES := nginx-light wrk linux-perf
+INSTRUCTIONS_PACKAGES := nginx-light wrk valgrind
 
 .DEFAULT_GOAL := build
-.PHONY: build release test unit integration demo bench bench-subscriptions soak clean distclean deps bench-deps venv
+.PHONY: build release test unit integration demo bench bench-instructions bench-subscriptions soak clean distclean deps bench-deps venv
 
 deps:
 	@scripts/install-deps.sh $(SYSTEM_PACKAGES)
@@ -62,6 +66,10 @@ demo: deps release
 
 bench: deps bench-deps release
 	bash scripts/bench.sh
+
+bench-instructions: deps release
+	@scripts/install-deps.sh $(INSTRUCTIONS_PACKAGES)
+	bash scripts/bench-instructions.sh
 
 bench-subscriptions: deps venv release
 	PYTHON="$(VENV)/bin/python" bash scripts/bench-subscriptions.sh

@@ -108,17 +108,6 @@ trap 'log "terminated"; exit 143' TERM
 
 source "$BENCH_DIR/common.sh"
 
-wait_http() { # name pid url
-    local name=$1 pid=$2 url=$3 code deadline=$((SECONDS + READY_TIMEOUT))
-    while :; do
-        kill -0 "$pid" 2>/dev/null || die "$name exited during start-up"
-        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "$url" 2>/dev/null || true)
-        [[ -n $code && $code != 000 ]] && return 0
-        ((SECONDS < deadline)) || die "$name did not answer $url within ${READY_TIMEOUT}s"
-        sleep 0.05
-    done
-}
-
 kib_of() { # pid field (VmRSS, VmHWM) -> KiB
     awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0
 }

@@ -52,6 +52,7 @@ set -euo pipefail
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
 BENCH_DIR=$SCRIPT_DIR/bench
+source "$BENCH_DIR/common.sh"
 
 if [[ -n "${GQLGATE_BIN:-}" ]]; then
     # A path given by the caller is relative to the caller's directory.
@@ -114,18 +115,6 @@ SERVER_PIDS=()  # long-lived servers
 RUN_PIDS=()     # wrk and perf of the current run
 STATUS=1        # set to 0 at the very end
 
-stop_pid() {
-    local pid=$1 i
-    kill -0 "$pid" 2>/dev/null || return 0
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-}
-
 cleanup() {
     local rc=$? pid f
     trap - EXIT INT TERM
@@ -151,51 +140,6 @@ trap 'log "interrupted"; exit 130' INT
 trap 'log "terminated"; exit 143' TERM
 
 # ------------------------------------------------------------------ helpers
-
-source "$BENCH_DIR/common.sh"
-
-# Paths nginx would otherwise create under /var/lib/nginx (not writable for every user).
-extra_temp_paths() {
-    local v m
-    v=$("$NGINX" -V 2>&1)
-    for m in fastcgi uwsgi scgi; do
-        [[ $v == *"--without-http_${m}_module"* ]] || printf '    %s_temp_path %s/%s-%s;\n' "$m" "$TMP" "$1" "$m"
-    done
-}
-
-render_conf() { # template output port [upstream_port]
-    local tmpl=$1 out=$2 port=$3 upstream_port=${4:-} name extra
-    name=$(basename "$out" .conf)
-    extra=$(extra_temp_paths "$name")
-    awk -v tmp="$TMP" -v port="$port" -v up="$upstream_port" -v extra="$extra" '
-        /^@EXTRA_TEMP_PATHS@$/ { print extra; next }
-        { gsub(/@TMP@/, tmp); gsub(/@UPSTREAM_PORT@/, up); gsub(/@PORT@/, port); print }
-    ' "$tmpl" >"$out"
-}
-
-NGINX_E=()
-"$NGINX" -h 2>&1 | grep -q -- '-e filename' && NGINX_E=(-e "$TMP/nginx-startup.log")
-
-start_nginx() { # name conf -> sets LAST_PID
-    local name=$1 conf=$2
-    "$NGINX" -t -q "${NGINX_E[@]}" -p "$TMP" -c "$conf" >"$TMP/$name-check.log" 2>&1 ||
-        die "nginx rejected $conf: $(cat "$TMP/$name-check.log")"
-    "$NGINX" "${NGINX_E[@]}" -p "$TMP" -c "$conf" >"$TMP/$name.log" 2>&1 &
-    LAST_PID=$!
-    SERVER_PIDS+=("$LAST_PID")
-}
-
-wait_http() { # name pid url: poll until the server answers HTTP at all
-    local name=$1 pid=$2 url=$3 code deadline
-    deadline=$((SECONDS + READY_TIMEOUT))
-    while :; do
-        kill -0 "$pid" 2>/dev/null || die "$name exited during start-up"
-        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "$url" 2>/dev/null || true)
-        [[ -n $code && $code != 000 ]] && return 0
-        ((SECONDS < deadline)) || die "$name did not answer $url within ${READY_TIMEOUT}s"
-        sleep 0.05
-    done
-}
 
 GRAPHQL_BODY='{"query":"query Hello { hello }","operationName":"Hello"}'
 
@@ -470,11 +414,10 @@ G_SHOWN=${GQLGATE_BIN#"$REPO_ROOT"/}  # repo-relative in messages and reports
 G_SKIP=${G_SKIP//"$GQLGATE_BIN"/"$G_SHOWN"}
 [[ -n $G_SKIP ]] && log "skipping gqlgate (G) rows: $G_SKIP"
 
-# The configurations of the gqlgate variants (YAML, for --config). wrk sends the same query
-# on every connection, so with dedupe on (the default) concurrent requests would share one
-# upstream request: the proxied rows turn it off, so that each of their requests is proxied.
-# APQ keeps its default (on) everywhere; Gd keeps every default.
-G_CONFIG='{dedupe: {enabled: false}}'
+# The configurations of the gqlgate variants (YAML, for --config): G's is G_PROXIED_CONFIG
+# (common.sh, dedupe off so that every request is proxied); the other proxied rows turn
+# dedupe off too. APQ keeps its default (on) everywhere; Gd keeps every default.
+G_CONFIG=$G_PROXIED_CONFIG
 GB_CONFIG='{dedupe: {enabled: false}, retry: {max_attempts: 1}}'
 GA_CONFIG='{dedupe: {enabled: false}, auth: {headers: {X-Api-Key: bench-key}, bearer_token_file: @TMP@/bench-token}}'
 GC_CONFIG='{cache: {enabled: true, default_ttl: 1m}}'

@@ -1,4 +1,6 @@
-# Helpers shared by scripts/bench.sh and scripts/bench-subscriptions.sh (sourced).
+# Helpers shared by the benchmark scripts (sourced). They use the caller's globals:
+# TMP (the run's temp dir), NGINX (the nginx binary), SERVER_PIDS (servers to stop),
+# READY_TIMEOUT (seconds) and a die function.
 
 # Prints $1 free TCP ports on 127.0.0.1, all different: they are bound all at
 # once, then released for the servers.
@@ -12,4 +14,63 @@ for _ in range(int(sys.argv[1])):
     socks.append(s)
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 PY
+}
+
+# gqlgate's configuration for proxied-query runs. wrk sends the same query on every
+# connection, so with dedupe on (the default) concurrent requests would share one upstream
+# request: it is off, so that every request is proxied. Everything else keeps its default.
+G_PROXIED_CONFIG='{dedupe: {enabled: false}}'
+
+stop_pid() { # pid: TERM, then KILL after 5 s
+    local pid=$1 i
+    kill -0 "$pid" 2>/dev/null || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 50; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
+
+# Paths nginx would otherwise create under /var/lib/nginx (not writable for every user).
+extra_temp_paths() {
+    local v m
+    v=$("$NGINX" -V 2>&1)
+    for m in fastcgi uwsgi scgi; do
+        [[ $v == *"--without-http_${m}_module"* ]] || printf '    %s_temp_path %s/%s-%s;\n' "$m" "$TMP" "$1" "$m"
+    done
+}
+
+render_conf() { # template output port [upstream_port]
+    local tmpl=$1 out=$2 port=$3 upstream_port=${4:-} name extra
+    name=$(basename "$out" .conf)
+    extra=$(extra_temp_paths "$name")
+    awk -v tmp="$TMP" -v port="$port" -v up="$upstream_port" -v extra="$extra" '
+        /^@EXTRA_TEMP_PATHS@$/ { print extra; next }
+        { gsub(/@TMP@/, tmp); gsub(/@UPSTREAM_PORT@/, up); gsub(/@PORT@/, port); print }
+    ' "$tmpl" >"$out"
+}
+
+start_nginx() { # name conf -> sets LAST_PID, adds it to SERVER_PIDS
+    local name=$1 conf=$2 early_log=()
+    # nginx writes to its compiled-in error log before it reads the config, unless -e says where.
+    "$NGINX" -h 2>&1 | grep -q -- '-e filename' && early_log=(-e "$TMP/nginx-startup.log")
+    "$NGINX" -t -q "${early_log[@]}" -p "$TMP" -c "$conf" >"$TMP/$name-check.log" 2>&1 ||
+        die "nginx rejected $conf: $(cat "$TMP/$name-check.log")"
+    "$NGINX" "${early_log[@]}" -p "$TMP" -c "$conf" >"$TMP/$name.log" 2>&1 &
+    LAST_PID=$!
+    SERVER_PIDS+=("$LAST_PID")
+}
+
+wait_http() { # name pid url: poll until the server answers HTTP at all
+    local name=$1 pid=$2 url=$3 code deadline
+    deadline=$((SECONDS + READY_TIMEOUT))
+    while :; do
+        kill -0 "$pid" 2>/dev/null || die "$name exited during start-up"
+        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "$url" 2>/dev/null || true)
+        [[ -n $code && $code != 000 ]] && return 0
+        ((SECONDS < deadline)) || die "$name did not answer $url within ${READY_TIMEOUT}s"
+        sleep 0.05
+    done
 }

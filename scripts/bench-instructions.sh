@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# Instructions per proxied request, counted exactly with valgrind's callgrind, for machines
+# whose CPU exposes no counters to perf (most VMs), where scripts/bench.sh can measure only
+# CPU time. See docs/benchmarks.md, "Instructions per request with callgrind".
+#
+#   U  nginx `return 200`: the upstream, run natively; it counts the requests it answers
+#   P  nginx `proxy_pass` in front of U, with a kept-alive upstream pool
+#   B  bare libmicrohttpd+libcurl proxy in front of U (scripts/bench/bare-proxy.c)
+#   G  gqlgate in front of U, in the configuration scripts/bench.sh gives its G row
+#
+# P, B and G run one at a time under `valgrind --tool=callgrind`, with wrk POSTing the bench
+# query on CONNECTIONS connections: a warm-up, then the counters are zeroed while wrk runs,
+# DURATION seconds of load, and a dump. The dump's instructions are divided by the requests
+# U answered between the zeroing and the dump (nginx's stub_status), not by wrk's count:
+# under valgrind a zeroing or dump request waits for the process to reach a safe point.
+#
+# Counted: every user-space instruction of the server process (all threads, shared
+# libraries included). Not counted: the kernel's, which is most of nginx's cost. callgrind
+# counts each iteration of a `rep stos` (glibc's memset of large blocks, which
+# libmicrohttpd uses to clear a connection's memory pool after every request) where a
+# hardware counter counts the instruction once: the memset column shows that share and the
+# last columns leave it out.
+#
+# Environment:
+#   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G is skipped if missing
+#   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
+#   TARGETS       comma-separated servers to measure, of P, B, G (default P,B,G)
+#   DURATION      seconds of measured load per server (default 15)
+#   WARMUP        seconds of unmeasured load before it (default 3)
+#   CONNECTIONS   wrk connections (default 10)
+#   RESULTS_DIR   where instructions.md goes (default bench-results)
+#   KEEP_TMP      1 to keep the temp dir (configs, logs, callgrind dumps)
+#   NGINX, WRK, VALGRIND  the binaries (default from PATH)
+#
+# A benchmark, not a test: it exits 0 whatever it measures, non-zero only when it cannot run.
+
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
+BENCH_DIR=$SCRIPT_DIR/bench
+source "$BENCH_DIR/common.sh"
+
+GQLGATE_BIN=${GQLGATE_BIN:-$REPO_ROOT/.build/release/gqlgate}
+GQLGATE_ARGS=${GQLGATE_ARGS:-}
+TARGETS=${TARGETS:-P,B,G}
+DURATION=${DURATION:-15}
+WARMUP=${WARMUP:-3}
+CONNECTIONS=${CONNECTIONS:-10}
+RESULTS_DIR=${RESULTS_DIR:-$REPO_ROOT/bench-results}
+KEEP_TMP=${KEEP_TMP:-0}
+NGINX=${NGINX:-nginx}
+WRK=${WRK:-wrk}
+VALGRIND=${VALGRIND:-valgrind}
+READY_TIMEOUT=${READY_TIMEOUT:-120}  # gqlgate under valgrind takes seconds to start
+
+log() { printf 'bench-instructions: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+wants() { [[ ,$TARGETS, == *,"$1",* ]]; }
+
+for t in ${TARGETS//,/ }; do
+    [[ $t == P || $t == B || $t == G ]] || die "TARGETS: unknown server $t (known: P, B, G)"
+done
+[[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || die "DURATION must be a positive number of seconds"
+[[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a number of seconds"
+[[ $CONNECTIONS =~ ^[0-9]+$ && $CONNECTIONS -gt 0 ]] || die "CONNECTIONS must be a positive integer"
+missing=()
+for tool in "$NGINX" "$WRK" "$VALGRIND" callgrind_control callgrind_annotate curl cc strip; do
+    command -v "$tool" >/dev/null || missing+=("$tool")
+done
+((${#missing[@]} == 0)) || die "missing: ${missing[*]} (make bench-instructions installs them)"
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/gqlgate-bench-instr.XXXXXX")
+SERVER_PIDS=()
+LOAD_PID=
+STATUS=1
+
+cleanup() {
+    local rc=$? pid f
+    trap - EXIT INT TERM
+    for pid in $LOAD_PID "${SERVER_PIDS[@]}"; do
+        stop_pid "$pid"
+    done
+    if ((STATUS != 0 && rc != 130 && rc != 143)); then
+        for f in "$TMP"/*.log; do
+            [[ -s $f ]] || continue
+            log "--- last lines of $(basename "$f")"
+            tail -n 15 "$f" >&2 || true
+        done
+    fi
+    if [[ $KEEP_TMP == 1 ]]; then log "kept $TMP"; else rm -rf "$TMP"; fi
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'log "interrupted"; exit 130' INT
+trap 'log "terminated"; exit 143' TERM
+
+read -r U_PORT P_PORT B_PORT G_PORT < <(free_ports 4)
+U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
+U_STATUS=http://127.0.0.1:$U_PORT/nginx-status
+
+render_conf "$BENCH_DIR/upstream.conf.in" "$TMP/upstream.conf" "$U_PORT"
+start_nginx upstream "$TMP/upstream.conf"
+wait_http "upstream nginx (U)" "$LAST_PID" "$U_STATUS"
+
+upstream_requests() { # requests U has answered, this status request included
+    curl -s --max-time 5 "$U_STATUS" | awk 'NR == 3 { print $3 }'
+}
+
+# under_callgrind name command... -> sets LAST_PID: the command, run under callgrind
+under_callgrind() {
+    local name=$1
+    shift
+    "$VALGRIND" --tool=callgrind --dump-instr=no --callgrind-out-file="$TMP/$name.callgrind" \
+        "$@" >"$TMP/$name.log" 2>&1 &
+    LAST_PID=$!
+    SERVER_PIDS+=("$LAST_PID")
+}
+
+ROWS=()  # name \t requests \t instructions \t memset instructions, per server measured
+
+# measure name pid url: load, zero, load DURATION seconds, dump; appends to ROWS
+measure() {
+    local name=$1 pid=$2 url=$3 before after requests dump total memset line
+    if ((WARMUP > 0)); then
+        "$WRK" -t1 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$BENCH_DIR/wrk.lua" "$url" >/dev/null 2>&1 </dev/null
+    fi
+    "$WRK" -t1 -c"$CONNECTIONS" -d1h -s "$BENCH_DIR/wrk.lua" "$url" >"$TMP/wrk-$name.out" 2>&1 </dev/null &
+    LOAD_PID=$!
+    # Zero once the load has reached the server: U's count moves.
+    before=$(upstream_requests)
+    until (($(upstream_requests) > before + 1)); do
+        kill -0 "$LOAD_PID" 2>/dev/null || die "wrk stopped before $name answered"
+    done
+    callgrind_control -z "$pid" >/dev/null 2>&1
+    before=$(upstream_requests)
+    sleep "$DURATION"
+    callgrind_control -d "$pid" >/dev/null 2>&1
+    after=$(upstream_requests)
+    # wrk prints its summary (and the script's error counts) when interrupted.
+    kill -INT "$LOAD_PID" 2>/dev/null || true
+    wait "$LOAD_PID" 2>/dev/null || true
+    LOAD_PID=
+    line=$(grep -m1 '^BENCH ' "$TMP/wrk-$name.out" || true)
+    [[ $line =~ status=0\  && $line =~ timeout=0 ]] ||
+        log "warning: $name answered with errors or timeouts: ${line:-no summary from wrk}"
+
+    requests=$((after - before - 1))  # U's count includes the status request that read it
+    ((requests > 0)) || die "$name: no proxied requests between the zeroing and the dump"
+    dump=$TMP/$name.callgrind.1  # the first dump; zeroing writes none
+    [[ -s $dump ]] || die "$name: callgrind wrote no dump"
+    total=$(awk '/^(totals|summary):/ { print $2; exit }' "$dump")
+    memset=$(callgrind_annotate --inclusive=no --threshold=100 "$dump" 2>/dev/null |
+        awk '/:__memset_/ { gsub(",", "", $1); sum += $1 } END { print sum + 0 }')
+    ROWS+=("$name"$'\t'"$requests"$'\t'"$total"$'\t'"$memset")
+    log "$name: $requests requests, $(awk -v t="$total" -v r="$requests" 'BEGIN { printf "%.1fk", t / r / 1000 }') instructions a request"
+}
+
+if wants P; then
+    render_conf "$BENCH_DIR/proxy.conf.in" "$TMP/proxy.conf" "$P_PORT" "$U_PORT"
+    under_callgrind P "$NGINX" -p "$TMP" -c "$TMP/proxy.conf"
+    wait_http "proxy nginx (P)" "$LAST_PID" "http://127.0.0.1:$P_PORT/graphql"
+    measure P "$LAST_PID" "http://127.0.0.1:$P_PORT/graphql"
+    stop_pid "$LAST_PID"
+fi
+
+if wants B; then
+    cc -O2 -o "$TMP/bare-proxy" "$BENCH_DIR/bare-proxy.c" -lmicrohttpd -lcurl -lpthread 2>"$TMP/bare-proxy-build.log" ||
+        die "bare-proxy.c did not build"
+    under_callgrind B "$TMP/bare-proxy" "$B_PORT" "$U_GRAPHQL"
+    wait_http "bare proxy (B)" "$LAST_PID" "http://127.0.0.1:$B_PORT/graphql"
+    measure B "$LAST_PID" "http://127.0.0.1:$B_PORT/graphql"
+    stop_pid "$LAST_PID"
+fi
+
+G_COMMAND=
+if wants G; then
+    if [[ ! -x $GQLGATE_BIN ]]; then
+        log "skipping G: $GQLGATE_BIN not found (build it with: swift build -c release)"
+    else
+        printf '%s\n' "$G_PROXIED_CONFIG" >"$TMP/gqlgate.yaml"
+        g_args=(run --listen "127.0.0.1:$G_PORT" --upstream "$U_GRAPHQL" --config "$TMP/gqlgate.yaml" --log-level error)
+        # shellcheck disable=SC2206 # word splitting of GQLGATE_ARGS is intended
+        [[ -n $GQLGATE_ARGS ]] && g_args+=($GQLGATE_ARGS)
+        G_COMMAND="gqlgate ${g_args[*]//"$TMP"/<tmp>} (config: $G_PROXIED_CONFIG)"
+        # valgrind 3.19 cannot read the DWARF that Swift writes; symbols are enough.
+        strip --strip-debug -o "$TMP/gqlgate" "$GQLGATE_BIN"
+        under_callgrind G "$TMP/gqlgate" "${g_args[@]}"
+        wait_http "gqlgate (G)" "$LAST_PID" "http://127.0.0.1:$G_PORT/healthz"
+        measure G "$LAST_PID" "http://127.0.0.1:$G_PORT/graphql"
+        stop_pid "$LAST_PID"
+    fi
+fi
+
+# ------------------------------------------------------------------ report
+
+mkdir -p "$RESULTS_DIR"
+REPORT=$RESULTS_DIR/instructions.md
+{
+    echo "# User-space instructions per proxied request (callgrind)"
+    echo
+    echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $("$VALGRIND" --version), wrk -c$CONNECTIONS, ${DURATION}s measured per server."
+    [[ -n $G_COMMAND ]] && echo "G: \`$G_COMMAND\`."
+    echo
+    printf '%s\n' "${ROWS[@]}" | awk -F'\t' '
+        { name[NR] = $1; req[NR] = $2; all[NR] = $3 / $2; mem[NR] = $4 / $2; rest[NR] = ($3 - $4) / $2; idx[$1] = NR }
+        function k(v) { return sprintf("%.1fk", v / 1000) }
+        function ratio(a, b) { return b > 0 ? sprintf("%.2fx", a / b) : "-" }
+        END {
+            print "| server | requests | instructions / request | of which memset | without memset | / P | / B | / B without memset |"
+            print "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+            for (i = 1; i <= NR; i++) {
+                p = ("P" in idx) ? all[idx["P"]] : 0
+                b = ("B" in idx) ? all[idx["B"]] : 0
+                br = ("B" in idx) ? rest[idx["B"]] : 0
+                printf "| %s | %d | %s | %s | %s | %s | %s | %s |\n", name[i], req[i], k(all[i]), k(mem[i]), k(rest[i]),
+                    ratio(all[i], p), ratio(all[i], b), ratio(rest[i], br)
+            }
+        }'
+    echo
+    echo "Kernel instructions are not counted; nginx spends most of its cost there, so / P reads"
+    echo "far higher here than it would with a hardware counter (see docs/benchmarks.md)."
+} >"$REPORT"
+cat "$REPORT"
+log "report written to ${REPORT#"$REPO_ROOT"/}"
+STATUS=0
