@@ -393,7 +393,8 @@ def main() -> int:
         notes.append(
             f"{event} not counted: {meta.get('perf_reason', 'perf unavailable')}. "
             "cpu us/req (user+system CPU time of the measured process from /proc, "
-            "10 ms ticks) is shown instead; its ratios indicate, but do not replace, the instruction targets."
+            "10 ms ticks) is shown instead; its ratios indicate, but do not replace, the instruction targets. "
+            "`make bench-instructions` counts the proxied query's user-space instructions exactly under callgrind."
         )
     if meta.get("perf_note"):
         notes.append(meta.get("perf_note"))
