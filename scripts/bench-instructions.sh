@@ -72,28 +72,10 @@ done
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gqlgate-bench-instr.XXXXXX")
 SERVER_PIDS=()
-LOAD_PID=
+RUN_PIDS=()  # the measuring wrk
 STATUS=1
 
-cleanup() {
-    local rc=$? pid f
-    trap - EXIT INT TERM
-    for pid in $LOAD_PID "${SERVER_PIDS[@]}"; do
-        stop_pid "$pid"
-    done
-    if ((STATUS != 0 && rc != 130 && rc != 143)); then
-        for f in "$TMP"/*.log; do
-            [[ -s $f ]] || continue
-            log "--- last lines of $(basename "$f")"
-            tail -n 15 "$f" >&2 || true
-        done
-    fi
-    if [[ $KEEP_TMP == 1 ]]; then log "kept $TMP"; else rm -rf "$TMP"; fi
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'log "interrupted"; exit 130' INT
-trap 'log "terminated"; exit 143' TERM
+install_cleanup
 
 read -r U_PORT P_PORT B_PORT G_PORT < <(free_ports 4)
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
@@ -122,25 +104,29 @@ ROWS=()  # name \t requests \t instructions \t memset instructions, per server m
 # measure name pid url: load, zero, load DURATION seconds, dump; appends to ROWS
 measure() {
     local name=$1 pid=$2 url=$3 before after requests dump total memset line
+    # Waits run in the background, so that Ctrl-C or SIGTERM reaches the traps at once
+    # (bash defers traps while a foreground command runs).
     if ((WARMUP > 0)); then
-        "$WRK" -t1 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$BENCH_DIR/wrk.lua" "$url" >/dev/null 2>&1 </dev/null
+        "$WRK" -t1 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$BENCH_DIR/wrk.lua" "$url" >/dev/null 2>&1 </dev/null &
+        wait $!
     fi
     "$WRK" -t1 -c"$CONNECTIONS" -d1h -s "$BENCH_DIR/wrk.lua" "$url" >"$TMP/wrk-$name.out" 2>&1 </dev/null &
-    LOAD_PID=$!
+    RUN_PIDS=($!)
     # Zero once the load has reached the server: U's count moves.
     before=$(upstream_requests)
     until (($(upstream_requests) > before + 1)); do
-        kill -0 "$LOAD_PID" 2>/dev/null || die "wrk stopped before $name answered"
+        kill -0 "${RUN_PIDS[0]}" 2>/dev/null || die "wrk stopped before $name answered"
     done
     callgrind_control -z "$pid" >/dev/null 2>&1
     before=$(upstream_requests)
-    sleep "$DURATION"
+    sleep "$DURATION" &
+    wait $!
     callgrind_control -d "$pid" >/dev/null 2>&1
     after=$(upstream_requests)
     # wrk prints its summary (and the script's error counts) when interrupted.
-    kill -INT "$LOAD_PID" 2>/dev/null || true
-    wait "$LOAD_PID" 2>/dev/null || true
-    LOAD_PID=
+    kill -INT "${RUN_PIDS[0]}" 2>/dev/null || true
+    wait "${RUN_PIDS[0]}" 2>/dev/null || true
+    RUN_PIDS=()
     line=$(grep -m1 '^BENCH ' "$TMP/wrk-$name.out" || true)
     [[ $line =~ status=0\  && $line =~ timeout=0 ]] ||
         log "warning: $name answered with errors or timeouts: ${line:-no summary from wrk}"

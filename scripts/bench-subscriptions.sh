@@ -85,28 +85,8 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/gqlgate-bench-subs.XXXXXX")
 SERVER_PIDS=()
 STATUS=1
 
-cleanup() {
-    local rc=$? pid f
-    trap - EXIT INT TERM
-    for pid in "${SERVER_PIDS[@]}"; do
-        kill -TERM "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    if ((STATUS != 0 && rc != 130 && rc != 143)); then
-        for f in "$TMP"/*.log; do
-            [[ -s $f ]] || continue
-            log "--- last lines of $(basename "$f")"
-            tail -n 15 "$f" >&2 || true
-        done
-    fi
-    if [[ $KEEP_TMP == 1 ]]; then log "kept $TMP"; else rm -rf "$TMP"; fi
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'log "interrupted"; exit 130' INT
-trap 'log "terminated"; exit 143' TERM
-
 source "$BENCH_DIR/common.sh"
+install_cleanup
 
 kib_of() { # pid field (VmRSS, VmHWM) -> KiB
     awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0

@@ -115,29 +115,7 @@ SERVER_PIDS=()  # long-lived servers
 RUN_PIDS=()     # wrk and perf of the current run
 STATUS=1        # set to 0 at the very end
 
-cleanup() {
-    local rc=$? pid f
-    trap - EXIT INT TERM
-    for pid in "${RUN_PIDS[@]}" "${SERVER_PIDS[@]}"; do
-        stop_pid "$pid"
-    done
-    if ((STATUS != 0 && rc != 130 && rc != 143)); then
-        for f in "$TMP"/*.log "$TMP"/*.out; do
-            [[ -s $f ]] || continue
-            log "--- last lines of $(basename "$f")"
-            tail -n 15 "$f" >&2 || true
-        done
-    fi
-    if [[ $KEEP_TMP == 1 ]]; then
-        log "kept $TMP"
-    else
-        rm -rf "$TMP"
-    fi
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'log "interrupted"; exit 130' INT
-trap 'log "terminated"; exit 143' TERM
+install_cleanup
 
 # ------------------------------------------------------------------ helpers
 

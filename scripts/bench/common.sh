@@ -1,6 +1,7 @@
 # Helpers shared by the benchmark scripts (sourced). They use the caller's globals:
 # TMP (the run's temp dir), NGINX (the nginx binary), SERVER_PIDS (servers to stop),
-# READY_TIMEOUT (seconds) and a die function.
+# RUN_PIDS (load generators of the current run, stopped first), STATUS (0 once the
+# script succeeded), KEEP_TMP, READY_TIMEOUT (seconds), and log and die functions.
 
 # Prints $1 free TCP ports on 127.0.0.1, all different: they are bound all at
 # once, then released for the servers.
@@ -73,4 +74,30 @@ wait_http() { # name pid url: poll until the server answers HTTP at all
         ((SECONDS < deadline)) || die "$name did not answer $url within ${READY_TIMEOUT}s"
         sleep 0.05
     done
+}
+
+# On exit: stops RUN_PIDS and SERVER_PIDS, shows the last lines of the temp dir's logs
+# when the script failed, removes TMP unless KEEP_TMP=1, and exits with the script's status.
+cleanup() {
+    local rc=$? pid f
+    trap - EXIT INT TERM
+    for pid in ${RUN_PIDS[@]+"${RUN_PIDS[@]}"} ${SERVER_PIDS[@]+"${SERVER_PIDS[@]}"}; do
+        stop_pid "$pid"
+    done
+    if ((STATUS != 0 && rc != 130 && rc != 143)); then
+        for f in "$TMP"/*.log "$TMP"/*.out; do
+            [[ -s $f ]] || continue
+            log "--- last lines of $(basename "$f")"
+            tail -n 15 "$f" >&2 || true
+        done
+    fi
+    if [[ $KEEP_TMP == 1 ]]; then log "kept $TMP"; else rm -rf "$TMP"; fi
+    exit "$rc"
+}
+
+# Runs cleanup on exit, and makes Ctrl-C and SIGTERM exit (130, 143) through it.
+install_cleanup() {
+    trap cleanup EXIT
+    trap 'log "interrupted"; exit 130' INT
+    trap 'log "terminated"; exit 143' TERM
 }
