@@ -107,7 +107,7 @@ let package = Package(
         .target(
             name: "GQLGateMetrics",
             dependencies: [
-                "GQLGatePipeline",
+                "GQLGateCore", "GQLGatePipeline",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
@@ -150,7 +150,7 @@ let package = Package(
         ),
 
         // MARK: - Tests
-        .testTarget(name: "GQLGateEventLoopTests", dependencies: ["GQLGateEventLoop"], swiftSettings: swiftSettings),
+        .testTarget(name: "GQLGateEventLoopTests", dependencies: ["GQLGateCore", "GQLGateEventLoop"], swiftSettings: swiftSettings),
         .testTarget(name: "GQLGateHTTPServerTests", dependencies: ["GQLGateHTTPServer", "GQLGateHTTPClient", "GQLGateEventLoop"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GQLGateWebSocketTests",

@@ -11,6 +11,12 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
             self.name = name
             self.value = value
         }
+
+        /// The field whose name and value are these UTF-8 bytes (invalid
+        /// sequences repaired), as a server or client reads them off the wire.
+        public init(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+            self.init(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        }
     }
 
     /// The fields in order.

@@ -42,18 +42,15 @@ public final class RecentHeaderFields {
     /// The field `name: value` (their bytes, the name not empty): from the
     /// table when the same bytes came before, else made from them.
     public func field(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> HTTPHeaders.Field {
-        func make() -> HTTPHeaders.Field {
-            HTTPHeaders.Field(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
-        }
         // Kept as the name, a NUL and the value.
         let count = name.count + 1 + value.count
-        guard let nameBytes = name.baseAddress, count <= longestKey else { return make() }
+        guard let nameBytes = name.baseAddress, count <= longestKey else { return HTTPHeaders.Field(name: name, value: value) }
         let found = index(count: count) { stored in
             memcmp(stored, nameBytes, name.count) == 0 && stored.load(fromByteOffset: name.count, as: UInt8.self) == 0
                 && (value.isEmpty || memcmp(stored + name.count + 1, value.baseAddress!, value.count) == 0)
         }
         if let found { return entries[found].field }
-        let field = make()
+        let field = HTTPHeaders.Field(name: name, value: value)
         var key = [UInt8](name)
         key.append(0)
         key.append(contentsOf: value)

@@ -1,3 +1,4 @@
+import GQLGateCore
 import CGQLGateShims
 import Synchronization
 #if canImport(Glibc)

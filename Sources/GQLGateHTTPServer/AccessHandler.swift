@@ -132,8 +132,7 @@ private struct CollectedHeaders {
 
     /// The field `name: value`, from the cache when there is one.
     func field(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> HTTPHeaders.Field {
-        cache?.field(name: name, value: value)
-            ?? HTTPHeaders.Field(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        cache?.field(name: name, value: value) ?? HTTPHeaders.Field(name: name, value: value)
     }
 }
 

@@ -1,4 +1,5 @@
 import CoreMetrics
+import GQLGateCore
 import GQLGatePipeline
 import Prometheus
 
@@ -104,7 +105,7 @@ public final class GatewayMetrics: Sendable {
     }
 
     private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.wholeNanoseconds) / 1e9
+        Double(duration.nanoseconds) / 1e9
     }
 
     /// An upstream attempt is retried.
@@ -148,12 +149,5 @@ public final class GatewayMetrics: Sendable {
     /// An upstream token (OAuth2, or a re-read token file) was refreshed, or the refresh failed.
     public func tokenRefreshed(_ outcome: TokenRefreshOutcome) {
         tokenRefreshes[outcome.index].increment()
-    }
-}
-
-extension Duration {
-    fileprivate var wholeNanoseconds: Int64 {
-        // From the attoseconds in one division: `components` costs four times as much.
-        Int64(truncatingIfNeeded: attoseconds / 1_000_000_000)
     }
 }

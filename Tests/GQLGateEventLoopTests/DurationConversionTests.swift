@@ -1,4 +1,4 @@
-import GQLGateEventLoop
+import GQLGateCore
 import Testing
 
 /// `Duration` in the whole units the loops and libcurl take.

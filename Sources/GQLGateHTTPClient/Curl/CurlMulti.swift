@@ -19,7 +19,6 @@ final class CurlMulti: @unchecked Sendable {
     @exclusivity(unchecked) private var watchers: [Int32: SocketWatcher] = [:]
     @exclusivity(unchecked) private var timer: EventLoopTimerID?
     @exclusivity(unchecked) private var kickPending = false
-    /// Transfers in flight and their easy handles.
     /// Easy handles of the transfers running, for `shutDown`.
     @exclusivity(unchecked) private var active = SlotTable<UnsafeMutableRawPointer>()
     /// Set only on a multi made for one CONNECT_ONLY connection (`CurlConnectionTransport`).

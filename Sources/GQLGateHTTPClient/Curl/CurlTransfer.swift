@@ -67,8 +67,8 @@ final class CurlTransfer: @unchecked Sendable {
         var start = colon + 1, end = line.count
         while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
         while end > start, line[end - 1] == 0x20 { end -= 1 }
-        return HTTPHeaders.Field(name: String(decoding: line[..<colon], as: UTF8.self),
-                                 value: String(decoding: line[start..<end], as: UTF8.self))
+        return HTTPHeaders.Field(name: UnsafeRawBufferPointer(rebasing: line[..<colon]),
+                                 value: UnsafeRawBufferPointer(rebasing: line[start..<end]))
     }
 }
 
