@@ -46,9 +46,8 @@ public struct APQExchange: OperationStage {
     /// The lower-case hash of a version 1 `persistedQuery` object.
     static func hash(in persisted: JSONValue) throws(GatewayError) -> String {
         guard persisted.isObject else { throw .badRequest("extensions.persistedQuery must be a JSON object.") }
-        switch persisted["version"] {
-        case .integer(1), .number(1): break
-        default: throw .badRequest("Unsupported persisted query version; only version 1 is supported.")
+        guard persisted["version"]?.doubleValue == 1 else {
+            throw .badRequest("Unsupported persisted query version; only version 1 is supported.")
         }
         guard case .string(let hash) = persisted["sha256Hash"], hash.utf8.count == 64,
               hash.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0 | 0x20) })

@@ -24,26 +24,34 @@ public enum GraphQLHTTPDecoder {
         defer { withExtendedLifetime(body) {} }
         let bytes = UnsafeRawBufferPointer(start: body.baseAddress, count: body.count)
         // Member by member, without building the object; a member of the wrong
-        // type is reported once the whole body is known to be JSON.
+        // type is reported once the whole body is known to be JSON. A repeated
+        // key is refused at once: the upstream, which gets these bytes, might
+        // read the other member.
         var request = GraphQLRequest(query: nil)
         var wrongType: GatewayError?
+        var seen = RequestBodyKeys()
         let isObject: Bool
         do {
             isObject = try JSONReader.readObject(bytes) { key, reader throws(JSONReader.Failure) in
                 if isKey(key, "query") {
+                    try seen.insert(.query, at: reader.keyOffset)
                     guard let query = try reader.stringOrNull() else { return noteWrongType(&wrongType, "\"query\" must be a string.") }
                     request.query = query
                 } else if isKey(key, "operationName") {
+                    try seen.insert(.operationName, at: reader.keyOffset)
                     guard let name = try reader.stringOrNull() else { return noteWrongType(&wrongType, "\"operationName\" must be a string.") }
                     request.operationName = name
                 } else if isKey(key, "variables") {
-                    guard let variables = object(try reader.value()) else { return noteWrongType(&wrongType, "\"variables\" must be a JSON object.") }
+                    try seen.insert(.variables, at: reader.keyOffset)
+                    guard let variables = try object(&reader) else { return noteWrongType(&wrongType, "\"variables\" must be a JSON object.") }
                     request.variables = variables
                 } else if isKey(key, "extensions") {
-                    guard let extensions = object(try reader.value()) else { return noteWrongType(&wrongType, "\"extensions\" must be a JSON object.") }
+                    try seen.insert(.extensions, at: reader.keyOffset)
+                    guard let extensions = try object(&reader) else { return noteWrongType(&wrongType, "\"extensions\" must be a JSON object.") }
                     request.extensions = extensions
                 } else {
-                    _ = try reader.value()
+                    try seen.insert(other: key, at: reader.keyOffset)
+                    try reader.skipValue()
                 }
             }
         } catch {
@@ -61,9 +69,9 @@ public enum GraphQLHTTPDecoder {
         return request
     }
 
-    /// The 400 for a body that is not JSON, naming where reading stopped.
+    /// The 400 for a body that is not JSON, nests too deep or repeats a key.
     private static func invalidJSON(_ failure: JSONReader.Failure) -> GatewayError {
-        .badRequest("The request body is not valid JSON (at byte \(failure.offset)).")
+        .badRequest("The request body \(failure.predicate).")
     }
 
     /// Whether a member's key is `name`: by length, then bytes.
@@ -76,11 +84,16 @@ public enum GraphQLHTTPDecoder {
         if wrongType == nil { wrongType = .badRequest(message) }
     }
 
-    /// `value` as an optional object: `.some(nil)` for null, nil for any other kind.
-    private static func object(_ value: JSONValue) -> JSONValue?? {
+    /// The value here as an optional object: `.some(nil)` for null, nil for
+    /// any other kind; an object that repeats a key, at any depth, is refused.
+    private static func object(_ reader: inout JSONReader) throws(JSONReader.Failure) -> JSONValue?? {
+        let offset = reader.offset
+        let value = try reader.value()
         switch value {
         case .null: return .some(nil)
-        case .object: return .some(value)
+        case .object:
+            if let key = value.repeatedKey { throw JSONReader.Failure(offset: offset, problem: .repeatedKey(key)) }
+            return .some(value)
         default: return nil
         }
     }
@@ -122,9 +135,16 @@ public enum GraphQLHTTPDecoder {
 
     static func jsonObject(_ text: String?, name: String) throws(GatewayError) -> JSONValue? {
         guard let text else { return nil }
-        guard let value = try? JSONReader.read(text), value.isObject || value == .null else {
+        let value: JSONValue
+        do throws(JSONReader.Failure) {
+            value = try JSONReader.read(text)
+            if let key = value.repeatedKey { throw JSONReader.Failure(offset: 0, problem: .repeatedKey(key)) }
+        } catch where error.problem != .invalid {
+            throw .badRequest("The parameter \"\(name)\" \(error.predicate).")
+        } catch {
             throw .badRequest("The parameter \"\(name)\" must be a JSON object.")
         }
+        guard value.isObject || value == .null else { throw .badRequest("The parameter \"\(name)\" must be a JSON object.") }
         return value == .null ? nil : value
     }
 }

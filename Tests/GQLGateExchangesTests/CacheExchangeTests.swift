@@ -37,6 +37,29 @@ private struct Fixture {
         #expect((statistics.hits, statistics.misses, statistics.bypasses, statistics.entries) == (1, 1, 0, 1))
     }
 
+    @Test func numbersReachTheClientAsTheUpstreamWroteThemOnMissAndHit() async throws {
+        let fixture = Fixture()
+        let numbers = #"{"a": 5.0, "b": 1e400, "c": -0, "d": 12345678901234567890, "e": 1.5E+3}"#
+        let upstream = ScriptedUpstream(#"{"data": {"_gqlgate_typename": "Query", "stats": {"_gqlgate_typename": "Stats", "raw": "#
+            + numbers + "}}}")
+        let query = try analysed("{ stats { raw } }")
+        let body = #"{"data": {"stats": {"raw": "# + numbers + "}}}"
+        #expect(try await fixture.serve(query, upstream) == "200 MISS \(body)")
+        #expect(try await fixture.serve(query, upstream) == "200 HIT Age: 0 \(body)")
+        #expect(upstream.calls == 1)
+    }
+
+    @Test func anAnswerNestedPastTheBoundIsPassedOnAndNotStored() async throws {
+        let fixture = Fixture()
+        let deep = String(repeating: "[", count: JSONReader.maximumDepth) + String(repeating: "]", count: JSONReader.maximumDepth)
+        let answer = #"{"data":{"stats":{"raw":"# + deep + "}}}"
+        let upstream = ScriptedUpstream(answer)
+        let query = try analysed("{ stats { raw } }")
+        #expect(try await fixture.serve(query, upstream) == "200 BYPASS \(answer)")
+        #expect(try await fixture.serve(query, upstream) == "200 BYPASS \(answer)")
+        #expect(upstream.calls == 2)
+    }
+
     @Test func anotherScopeIsAMiss() async throws {
         let fixture = Fixture()
         let upstream = ScriptedUpstream(heroAnswer)

@@ -91,6 +91,29 @@ private func answer(_ body: String, tags: CacheTags = CacheTags(), ttl: Duration
         #expect(inspection.hasErrors)
         #expect(AnswerInspection(body: Bytes("<html>"), alias: nil) == nil)
     }
+
+    @Test(arguments: [
+        // The added members first, last, alone, in a row, between kept ones, with whitespace.
+        (#"{"data": {"a": {"_t": "A", "n": 5.0}}}"#, #"{"data": {"a": {"n": 5.0}}}"#),
+        (#"{"data": {"a": {"n": 1e400 , "_t": "A"}}}"#, #"{"data": {"a": {"n": 1e400}}}"#),
+        (#"{"data": {"a": {"_t": "A"}}}"#, #"{"data": {"a": {}}}"#),
+        (#"{"data": {"a": {"_t": "A", "_i": 1, "x": -0, "_t": "A", "y": 12345678901234567890, "_i": "1"}}}"#,
+         #"{"data": {"a": {"x": -0, "y": 12345678901234567890}}}"#),
+        (#"{ "data" : { "_t" : "Query" , "a" : [ { "n" : 1.5E+3 , "_t" : "A" } , { "_i" : 7 , "s" : "\u00e9\/" } ] } }"#,
+         #"{ "data" : { "a" : [ { "n" : 1.5E+3 } , { "s" : "\u00e9\/" } ] } }"#),
+    ])
+    func theAddedMembersAreCutAndEveryOtherByteKept(body: String, expected: String) throws {
+        let inspection = try #require(AnswerInspection(body: Bytes(body), alias: "_t", idAlias: "_i"))
+        #expect(inspection.body.string == expected)
+        #expect(inspection.types.contains("A"))
+    }
+
+    @Test func anAnswerNestedPastTheBoundIsNotInspected() {
+        let deep = String(repeating: "[", count: JSONReader.maximumDepth) + String(repeating: "]", count: JSONReader.maximumDepth)
+        #expect(AnswerInspection(body: Bytes(#"{"data":{"a":"# + deep + "}}"), alias: "_t") == nil)
+        let deepest = String(repeating: "[", count: JSONReader.maximumDepth - 3) + String(repeating: "]", count: JSONReader.maximumDepth - 3)
+        #expect(AnswerInspection(body: Bytes(#"{"data":{"a":"# + deepest + "}}"), alias: "_t")?.hasData == true)
+    }
 }
 
 @Suite struct CacheTTLPolicyTests {

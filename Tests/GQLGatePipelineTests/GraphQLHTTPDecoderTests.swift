@@ -44,7 +44,7 @@ private func failure(method: String = "POST", contentType: String? = "applicatio
         let variables = try #require(request.variables)
         #expect(variables["s"] == .string("x"))
         #expect(variables["i"] == .integer(-3))
-        #expect(variables["d"] == .number(2.5))
+        #expect(variables["d"] == .number("2.5"))
         #expect(variables["b"] == .bool(false))
         #expect(variables["n"] == .null)
         #expect(variables["l"] == .array([.integer(1), .string("two")]))
@@ -111,8 +111,47 @@ private func failure(method: String = "POST", contentType: String? = "applicatio
         #expect(try post(#"{"\u0071uery":"{ a }","operation\u004eame":"Q"}"#) == GraphQLRequest(query: "{ a }", operationName: "Q"))
     }
 
-    @Test func laterMemberOfTheSameNameWins() throws {
-        #expect(try post(#"{"query":"{ a }","query":"{ b }"}"#) == GraphQLRequest(query: "{ b }"))
+    @Test(arguments: [
+        (#"{"query":"{ a { b { c } } }","query":"{ hero { name } }"}"#, "query"),
+        (#"{"query":"{ a }","\u0071uery":"{ b }"}"#, "query"),
+        (#"{"query":null,"query":"{ b }"}"#, "query"),
+        (#"{"query":"{ a }","operationName":"A","operationName":"B"}"#, "operationName"),
+        (#"{"query":"{ a }","variables":{"id":1},"variables":{"id":2}}"#, "variables"),
+        (#"{"query":"{ a }","extensions":{},"extensions":{"persistedQuery":{"version":1}}}"#, "extensions"),
+        (#"{"query":"{ a }","documentId":"a","documentId":"b"}"#, "documentId"),
+        (#"{"query":"{ a }","variables":{"id":1,"id":2}}"#, "id"),
+        (#"{"query":"{ a }","variables":{"input":{"list":[{"x":1,"y":2,"x":3}]}}}"#, "x"),
+        (#"{"query":"{ a }","extensions":{"persistedQuery":{"version":1,"sha256Hash":"a","sha256Hash":"b"}}}"#, "sha256Hash"),
+        (#"{"query":"{ a }","extensions":{"persistedQuery":{},"persistedQuery":{}}}"#, "persistedQuery"),
+    ])
+    func aRepeatedKeyThatGQLGateReadsIsBadRequestNamingIt(body: String, key: String) throws {
+        let error = try #require(failure(body: body))
+        #expect(error.status == 400)
+        #expect(error.code == "BAD_REQUEST")
+        #expect(error.message.contains("repeats the key \"\(key)\""), "\(error.message)")
+    }
+
+    @Test func keysRepeatedInsideAMemberGQLGateDoesNotReadAreLeftToTheUpstream() throws {
+        #expect(try post(#"{"query":"{ a }","other":{"k":1,"k":2}}"#) == GraphQLRequest(query: "{ a }"))
+    }
+
+    @Test func aBodyNestedPastTheBoundIsBadRequestSayingSo() throws {
+        let deep = String(repeating: "[", count: 100_000)
+        for body in [deep, #"{"query":"{ a }","variables":{"v":"# + deep + "}}", #"{"query":"{ a }","other":"# + deep + "}"] {
+            let error = try #require(failure(body: body))
+            #expect(error.status == 400)
+            #expect(error.code == "BAD_REQUEST")
+            #expect(error.message.contains("deeper than \(JSONReader.maximumDepth) levels"), "\(error.message)")
+        }
+        let depth = JSONReader.maximumDepth - 2
+        let nested = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+        #expect(try post(#"{"query":"{ a }","variables":{"v":"# + nested + "}}").variables != nil)
+    }
+
+    @Test func numbersInVariablesKeepTheirText() throws {
+        let variables = #"{"a":5.0,"b":1e400,"c":-0,"d":12345678901234567890,"e":1.5E+3}"#
+        let request = try post(#"{"query":"{ a }","variables":"# + variables + "}")
+        #expect(request.jsonBody() == #"{"query":"{ a }","variables":"# + variables + "}")
     }
 
     @Test func invalidJSONIsReportedBeforeAMemberOfTheWrongType() throws {
@@ -215,6 +254,23 @@ private func failure(method: String = "POST", contentType: String? = "applicatio
         #expect(error.status == 400)
         #expect(error.code == "BAD_REQUEST")
         #expect(error.message.contains("\"\(name)\" must be a JSON object"), "\(error.message)")
+    }
+
+    @Test(arguments: [("variables", #"{"id":1,"id":2}"#, "repeats the key \"id\""),
+                      ("extensions", #"{"persistedQuery":{"version":1,"version":2}}"#, "repeats the key \"version\"")])
+    func objectParameterThatRepeatsAKeyIsBadRequest(name: String, value: String, message: String) throws {
+        let error = try #require(failure(method: "GET", queryItems: [("query", "{ a }"), (name, value)]))
+        #expect(error.status == 400)
+        #expect(error.code == "BAD_REQUEST")
+        #expect(error.message.contains("\"\(name)\" \(message)"), "\(error.message)")
+    }
+
+    @Test func objectParameterNestedPastTheBoundIsBadRequestSayingSo() throws {
+        let deep = #"{"v":"# + String(repeating: "[", count: 100_000) + "}"
+        let error = try #require(failure(method: "GET", queryItems: [("query", "{ a }"), ("variables", deep)]))
+        #expect(error.status == 400)
+        #expect(error.code == "BAD_REQUEST")
+        #expect(error.message == "The parameter \"variables\" nests arrays and objects deeper than \(JSONReader.maximumDepth) levels.")
     }
 
     @Test func emptyAndNullParametersAreAbsent() throws {

@@ -71,6 +71,34 @@ import Testing
         #expect(error?.reason == reason)
     }
 
+    @Test(arguments: [
+        (#"{"type":"subscribe","type":"complete","id":"1","payload":{"query":"{a}"}}"#, "type", "1"),
+        (#"{"type":"subscribe","id":"1","payload":{"query":"{a}"},"payload":{"query":"{b}"}}"#, "payload", "1"),
+        (#"{"type":"subscribe","id":"1","payload":{"query":"{a}","query":"{b}"}}"#, "query", "1"),
+        (#"{"type":"subscribe","id":"1","payload":{"query":"{a}","operationName":"A","operationName":"B"}}"#, "operationName", "1"),
+        (#"{"type":"subscribe","id":"1","payload":{"query":"{a}","variables":{"v":{"w":1,"w":2}}}}"#, "w", "1"),
+        (#"{"type":"subscribe","id":"1","payload":{"query":"{a}","extensions":{"persistedQuery":{"version":1,"version":1}}}}"#, "version", "1"),
+        (#"{"type":"connection_init","payload":{"headers":{"authorization":"a","authorization":"b"}}}"#, "authorization", nil),
+        (#"{"type":"connection_init","payload":{"x-api-key":"a","x-api-key":"b"}}"#, "x-api-key", nil),
+    ])
+    func aClientMessageThatRepeatsAKeyIsRefused(text: String, key: String, id: String?) throws {
+        let error = #expect(throws: MessageDecodingError.self) { try GraphQLTransportWSMessage.decode(text) }
+        #expect(error?.reason == #"The message repeats the key "\#(key)" in one object"#)
+        #expect(error?.id == id)
+    }
+
+    @Test func theUpstreamsMessagesAreReadWithRepeatedKeysAsSent() throws {
+        let next = #"{"type":"next","id":"1","payload":{"data":{"a":1,"a":2.50}}}"#
+        #expect(try GraphQLTransportWSMessage.decode(next, refusingRepeatedKeys: false)
+            == .next(id: "1", payload: .object([("data", .object([("a", .integer(1)), ("a", .number("2.50"))]))])))
+    }
+
+    @Test func aMessageNestedPastTheBoundIsRefusedSayingSo() {
+        let text = #"{"type":"subscribe","id":"1","payload":{"query":"{a}","variables":{"v":"# + String(repeating: "[", count: 100_000) + "}}}"
+        let error = #expect(throws: MessageDecodingError.self) { try GraphQLTransportWSMessage.decode(text) }
+        #expect(error?.reason == "The message nests arrays and objects deeper than \(JSONReader.maximumDepth) levels")
+    }
+
     @Test func aDecodingErrorCarriesTheMessagesID() {
         let error = #expect(throws: MessageDecodingError.self) {
             try GraphQLTransportWSMessage.decode(#"{"type":"subscribe","id":"9","payload":{}}"#)

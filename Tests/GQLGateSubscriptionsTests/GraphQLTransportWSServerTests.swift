@@ -169,6 +169,12 @@ private func acknowledged(_ settings: ClientProtocolSettings = ClientProtocolSet
             == [.close(.badRequest("'subscribe' payload needs a string 'query'"))])
     }
 
+    @Test func aSubscribeThatRepeatsAKeyCloses4400AndStartsNothing() {
+        var connection = acknowledged()
+        #expect(connection.receive(#"{"type":"subscribe","id":"1","payload":{"query":"{ a { b } }","query":"{ hero { name } }"}}"#)
+            == [.close(.badRequest(#"The message repeats the key "query" in one object"#))])
+    }
+
     @Test func serverOnlyMessagesFromTheClientClose4400() {
         var connection = acknowledged()
         #expect(connection.receive(#"{"type":"next","id":"1","payload":{}}"#)

@@ -188,6 +188,14 @@ private func acknowledged(_ settings: ClientProtocolSettings = ClientProtocolSet
             == [.send(#"{"type":"error","id":"6","payload":{"message":"'start' payload needs a string 'query'"}}"#)])
     }
 
+    @Test func aStartThatRepeatsAKeyGetsAnErrorForItsIDAndStartsNothing() {
+        var connection = acknowledged()
+        #expect(connection.receive(#"{"type":"start","id":"7","payload":{"query":"{ a { b } }","query":"{ hero { name } }"}}"#)
+            == [.send(#"{"type":"error","id":"7","payload":{"message":"The message repeats the key \"query\" in one object"}}"#)])
+        #expect(connection.receive(#"{"type":"start","id":"8","id":"9","payload":{"query":"{ a }"}}"#)
+            == [.send(#"{"type":"connection_error","payload":{"message":"The message repeats the key \"id\" in one object"}}"#)])
+    }
+
     @Test func serverOnlyMessagesFromTheClientGetConnectionError() {
         var connection = acknowledged()
         #expect(connection.receive(ka) == [.send(#"{"type":"connection_error","payload":{"message":"Invalid message type!"}}"#)])

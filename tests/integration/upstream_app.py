@@ -10,6 +10,9 @@ see what gqlgate sends upstream and control what the upstream answers:
 * ``/hop-headers``    a GraphQL-shaped answer carrying hop-by-hop response headers
 * ``/conn-close``     a GraphQL-shaped answer with ``Connection: close``
 * ``/chunked``        a GraphQL-shaped answer sent with ``Transfer-Encoding: chunked``
+* ``/raw-numbers``    ``{"data": {"stats": {...}}}`` whatever the query, with numbers written as no
+                      JSON library writes them (``5.0``, ``1e400``, ``-0``…; ``RAW_NUMBERS``), and the
+                      query's ``alias: __typename`` answered in ``stats``
 * ``/auth/graphql``  the GraphQL API behind bearer tokens from ``token_auth.py``: HTTP is 401
                       without one; a WebSocket's ``connection_init`` payload must carry one
                       (``{"Authorization": "Bearer ..."}``), else it is closed 4403
@@ -42,6 +45,7 @@ import contextlib
 import enum
 import hashlib
 import json
+import re
 import typing
 
 import strawberry
@@ -328,6 +332,18 @@ async def chunked(request: Request) -> Response:
     return StreamingResponse(parts(), media_type="application/json", headers={"X-Upstream-Marker": "yes"})
 
 
+RAW_NUMBERS = (
+    '"ratio": 5.0, "huge": 1e400, "negativeZero": -0, "big": 12345678901234567890, "exponent": 1.5E+3, '
+    '"list": [5.0, -0.0, 1E-7]'
+)
+
+
+async def raw_numbers(request: Request) -> Response:
+    query = (await request.json()).get("query") or ""
+    typenames = "".join(f'"{alias}": "Stats", ' for alias in re.findall(r"(\w+)\s*:\s*__typename", query))
+    return Response(f'{{"data": {{"stats": {{{typenames}{RAW_NUMBERS}}}}}}}'.encode(), media_type="application/json")
+
+
 PERSISTED: dict[str, str] = {}
 APQ_SEEN: list[str] = []
 APQ_NOT_FOUND = {"errors": [{"message": "PersistedQueryNotFound", "extensions": {"code": "PERSISTED_QUERY_NOT_FOUND"}}]}
@@ -412,6 +428,7 @@ def make_routes(ws_app: GraphQL) -> list[typing.Any]:
         Route("/hop-headers", hop_headers, methods=["GET", "POST"]),
         Route("/conn-close", conn_close, methods=["GET", "POST"]),
         Route("/chunked", chunked, methods=["GET", "POST"]),
+        Route("/raw-numbers", raw_numbers, methods=["POST"]),
         Route("/apq/graphql", apq_graphql, methods=["POST"]),
         Route("/apq/seen", apq_seen, methods=["GET"]),
         Route("/counters", counters, methods=["GET"]),

@@ -8,7 +8,7 @@ extension ConfigValue {
         case .null: .null
         case .bool(let value): .bool(value)
         case .int(let value): .integer(value)
-        case .double(let value): .number(value)
+        case .double(let value): JSONValue(value)
         case .string(let value): .string(value)
         case .array(let values): .array(values.map(\.json))
         case .object(let members): .object(members.map { (key: $0.key, value: $0.value.json) })

@@ -6,6 +6,8 @@ import GQLGatePipeline
 /// aliases of `TypenamedDocument`) removed at any depth — in nested objects, lists,
 /// fragments' and aliased fields' objects alike, since they all come back as
 /// plain JSON objects — while the client's own `__typename`s and `id`s stay.
+/// Those members are cut out of the bytes: every other byte (numbers' text,
+/// string escapes, whitespace) reaches the client as the upstream sent it.
 public struct AnswerInspection: Sendable {
     /// The body to send: the original bytes when nothing was removed.
     public let body: Bytes
@@ -21,97 +23,19 @@ public struct AnswerInspection: Sendable {
     /// or integer), the client's or the one the gateway added.
     public let entities: Set<String>
 
-    /// Reads `body`; nil when it is not a JSON object.
+    /// Reads `body`; nil when it is not a JSON object (or nests deeper than
+    /// `JSONReader.maximumDepth`): such an answer is passed on as it is, not stored.
     /// - Parameters:
     ///   - alias: the response key of the added `__typename`, to strip; nil when none was added.
     ///   - idAlias: the response key of the added `id`, to strip; nil when none was added.
     public init?(body: Bytes, alias: String?, idAlias: String? = nil) {
-        guard let root = try? body.withUnsafeBytes({ try JSONReader.read($0) }), case .object(var members) = root else {
-            return nil
-        }
-        var walker = Walker(alias: alias, idAlias: idAlias)
-        var hasData = false
-        var hasErrors = false
-        for i in members.indices {
-            switch members[i].key {
-            case "data":
-                if case .object(let fields) = members[i].value {
-                    hasData = true
-                    members[i].value = .object(walker.root(fields))
-                }
-            case "errors":
-                if case .array(let errors) = members[i].value, !errors.isEmpty { hasErrors = true }
-            default:
-                continue
-            }
-        }
-        self.body = walker.removedAny ? Bytes(JSONValue.object(members).serialized()) : body
-        self.hasErrors = hasErrors
-        self.hasData = hasData
+        var walker = AnswerWalker(alias: alias, idAlias: idAlias)
+        guard (try? body.withUnsafeBytes { bytes throws(JSONReader.Failure) in try walker.walk(bytes) }) == true else { return nil }
+        self.body = walker.cuts.isEmpty ? body : body.removing(walker.cuts)
+        hasErrors = walker.hasErrors
+        hasData = walker.hasData
         types = walker.types
         rootFieldTypes = walker.rootFieldTypes
         entities = walker.entities
-    }
-
-    private struct Walker {
-        let alias: String?
-        let idAlias: String?
-        var removedAny = false
-        var types: Set<String> = []
-        var rootFieldTypes: Set<String> = []
-        var entities: Set<String> = []
-
-        mutating func root(_ fields: [(key: String, value: JSONValue)]) -> [(key: String, value: JSONValue)] {
-            var kept: [(key: String, value: JSONValue)] = []
-            for field in fields {
-                if field.key == alias || field.key == idAlias {
-                    removedAny = true
-                    continue
-                }
-                kept.append((field.key, visit(field.value, isRootField: true)))
-            }
-            return kept
-        }
-
-        mutating func visit(_ value: JSONValue, isRootField: Bool) -> JSONValue {
-            switch value {
-            case .array(let items):
-                return .array(items.map { visit($0, isRootField: isRootField) })
-            case .object(let fields):
-                return .object(object(fields, isRootField: isRootField))
-            default:
-                return value
-            }
-        }
-
-        private mutating func object(_ fields: [(key: String, value: JSONValue)], isRootField: Bool) -> [(key: String, value: JSONValue)] {
-            var typename: String?
-            var id: String?
-            var kept: [(key: String, value: JSONValue)] = []
-            kept.reserveCapacity(fields.count)
-            for field in fields {
-                switch (field.key, field.value) {
-                case (alias, .string(let name)), ("__typename", .string(let name)):
-                    typename = name
-                case ("id", .string(let text)), (idAlias, .string(let text)):
-                    id = text
-                case ("id", .integer(let number)), (idAlias, .integer(let number)):
-                    id = String(number)
-                default:
-                    break
-                }
-                if field.key == alias || field.key == idAlias {
-                    removedAny = true
-                    continue
-                }
-                kept.append((field.key, visit(field.value, isRootField: false)))
-            }
-            if let typename {
-                types.insert(typename)
-                if isRootField { rootFieldTypes.insert(typename) }
-                if let id { entities.insert(typename + ":" + id) }
-            }
-            return kept
-        }
     }
 }

@@ -13,6 +13,9 @@ public struct OAuth2TokenResponse: Sendable, Equatable {
         self.lifetime = lifetime
     }
 
+    /// The longest lifetime taken from `expires_in`, in seconds: a year.
+    static let maximumLifetime = 365 * 86_400
+
     /// Reads the endpoint's answer; the error names what was wrong, never a secret.
     public static func parse(status: Int, body: Bytes, endpoint: String) -> Result<OAuth2TokenResponse, GatewayError> {
         let json = try? body.withUnsafeBytes { bytes throws(JSONReader.Failure) in try JSONReader.read(bytes) }
@@ -28,10 +31,12 @@ public struct OAuth2TokenResponse: Sendable, Equatable {
             return .failure(.upstreamAuthFailed("The token endpoint \(endpoint) sent a \(type) token; gqlgate sends Bearer tokens."))
         }
         let lifetime: Duration?
+        // Capped, so that no `expires_in` (`1e400`, `9223372036854775807`) overflows a clock.
         switch json["expires_in"] {
-        case .integer(let seconds)? where seconds > 0: lifetime = .seconds(seconds)
-        case .number(let seconds)? where seconds > 0: lifetime = .milliseconds(Int64(seconds * 1000))
-        case .string(let text)? where Int(text).map({ $0 > 0 }) == true: lifetime = .seconds(Int(text)!)
+        case .integer(let seconds)? where seconds > 0: lifetime = .seconds(min(seconds, maximumLifetime))
+        case .number(let text)? where Double(text).map({ $0 > 0 }) == true:
+            lifetime = .milliseconds(Int64(min(Double(text)!, Double(maximumLifetime)) * 1000))
+        case .string(let text)? where Int(text).map({ $0 > 0 }) == true: lifetime = .seconds(min(Int(text)!, maximumLifetime))
         default: lifetime = nil
         }
         return .success(OAuth2TokenResponse(accessToken: token, lifetime: lifetime))

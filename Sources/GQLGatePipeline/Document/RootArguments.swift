@@ -16,13 +16,18 @@ extension AnalysedDocument {
         for case let fragment as FragmentDefinition in document.definitions {
             fragments[fragment.name.value] = fragment.selectionSet
         }
+        // A table, so that many arguments over many variables stay linear.
+        var byName: [String: JSONValue] = [:]
+        if case .object(let members)? = variables {
+            byName = Dictionary(members, uniquingKeysWith: { first, _ in first })
+        }
         var values: [String: Set<String>] = [:]
         var visited: Set<String> = []
-        collect(chosen.selectionSet, fragments: fragments, variables: variables, visited: &visited, into: &values)
+        collect(chosen.selectionSet, fragments: fragments, variables: byName, visited: &visited, into: &values)
         return values
     }
 
-    private func collect(_ set: SelectionSet, fragments: [String: SelectionSet], variables: JSONValue?,
+    private func collect(_ set: SelectionSet, fragments: [String: SelectionSet], variables: [String: JSONValue],
                          visited: inout Set<String>, into values: inout [String: Set<String>]) {
         for selection in set.selections {
             switch selection {
@@ -44,14 +49,14 @@ extension AnalysedDocument {
         }
     }
 
-    private static func text(of value: any GraphQL.Value, variables: JSONValue?) -> String? {
+    private static func text(of value: any GraphQL.Value, variables: [String: JSONValue]) -> String? {
         switch value {
         case let variable as Variable:
-            switch variables?[variable.name.value] {
+            switch variables[variable.name.value] {
             case .string(let text): return text
             case .integer(let number): return String(number)
             case .bool(let flag): return flag ? "true" : "false"
-            case .number(let number): return JSONValue.number(number).serialized()
+            case .number(let text): return text
             default: return nil
             }
         case let string as StringValue: return string.value

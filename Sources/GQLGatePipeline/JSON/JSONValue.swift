@@ -2,11 +2,18 @@ import GQLGateCore
 
 /// A JSON value (variables, extensions, payloads) that is `Sendable` and
 /// prints itself as compact JSON; objects keep their key order unless asked
-/// to sort (canonical form for cache keys).
+/// to sort (canonical form for cache keys), and numbers their text.
+///
+/// Values read by `JSONReader` nest at most `JSONReader.maximumDepth`
+/// levels, which bounds the recursion of every walk here.
 public indirect enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
-    case number(Double)
+    /// A number other than an `Int`, as its JSON text, exactly as read
+    /// (`5.0`, `-0`, `1E+3`, `1e400`, `12345678901234567890`): printed as is,
+    /// so no digit or form is lost. Make one from a `Double` with `init(_:)`.
+    case number(String)
+    /// An integer in `Int`'s range, read from text that prints back the same.
     case integer(Int)
     case string(String)
     case array([JSONValue])
@@ -22,6 +29,22 @@ public indirect enum JSONValue: Sendable, Equatable {
         case let (.array(a), .array(b)): return a == b
         case let (.object(a), .object(b)): return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
         default: return false
+        }
+    }
+
+    /// `value` as a JSON number (`String(value)`, e.g. `2.5`, `1e+300`);
+    /// null when it is not finite, which JSON cannot write.
+    public init(_ value: Double) {
+        self = value.isFinite ? .number(String(value)) : .null
+    }
+
+    /// The number's value, for `.integer` and `.number` (rounded to the
+    /// nearest `Double`, ±infinity past its range); nil for other kinds.
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .number(let text): Double(text)
+        default: nil
         }
     }
 
@@ -49,8 +72,7 @@ public indirect enum JSONValue: Sendable, Equatable {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
         case .integer(let value): out += String(value)
-        case .number(let value):
-            out += value.isFinite ? (value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)) : "null"
+        case .number(let text): out += text
         case .string(let value): JSONValue.writeString(value, to: &out)
         case .array(let values):
             out += "["

@@ -45,7 +45,7 @@ struct UpstreamWireFormat {
     func decode(_ text: String) throws(MessageDecodingError) -> UpstreamInbound {
         switch subprotocol {
         case .graphqlTransportWS:
-            switch try GraphQLTransportWSMessage.decode(text) {
+            switch try GraphQLTransportWSMessage.decode(text, refusingRepeatedKeys: false) {
             case .connectionAck: return .ack
             case .ping: return .ping
             case .pong: return .pong
@@ -55,7 +55,7 @@ struct UpstreamWireFormat {
             case let message: return .unexpected(type: message.type)
             }
         case .graphqlWS:
-            switch try GraphQLWSMessage.decode(text) {
+            switch try GraphQLWSMessage.decode(text, refusingRepeatedKeys: false) {
             case .connectionAck: return .ack
             case .keepAlive: return .keepAlive
             case .connectionError(let payload): return .connectionError(payload)

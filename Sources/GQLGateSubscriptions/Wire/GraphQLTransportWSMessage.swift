@@ -16,8 +16,11 @@ public enum GraphQLTransportWSMessage: Sendable, Equatable {
 
     /// Reads one text message.
     /// - Throws: `MessageDecodingError` for bad JSON, an unknown `type` or bad fields (close 4400).
-    public static func decode(_ text: String) throws(MessageDecodingError) -> GraphQLTransportWSMessage {
-        let envelope = try MessageEnvelope(text: text)
+    /// - Parameter refusingRepeatedKeys: whether a message whose JSON
+    ///   repeats a key in an object, at any depth, is refused (a client's);
+    ///   false for the upstream's, read as sent.
+    public static func decode(_ text: String, refusingRepeatedKeys: Bool = true) throws(MessageDecodingError) -> GraphQLTransportWSMessage {
+        let envelope = try MessageEnvelope(text: text, refusingRepeatedKeys: refusingRepeatedKeys)
         switch envelope.type {
         case "connection_init": return .connectionInit(payload: try envelope.optionalObjectPayload())
         case "connection_ack": return .connectionAck(payload: try envelope.optionalObjectPayload())

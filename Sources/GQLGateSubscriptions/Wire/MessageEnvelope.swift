@@ -7,12 +7,15 @@ struct MessageEnvelope {
     private let members: [(key: String, value: JSONValue)]
 
     /// Reads `text` as a JSON object with a string `type`.
-    init(text: String) throws(MessageDecodingError) {
+    /// - Parameter refusingRepeatedKeys: whether an object in the message, at
+    ///   any depth, may not repeat a key (a client's message: gqlgate and the
+    ///   upstream must not read different members).
+    init(text: String, refusingRepeatedKeys: Bool) throws(MessageDecodingError) {
         let value: JSONValue
         do {
             value = try JSONReader.read(text)
         } catch {
-            throw MessageDecodingError("Invalid JSON at byte \(error.offset)")
+            throw MessageDecodingError(error.problem == .invalid ? "Invalid JSON at byte \(error.offset)" : "The message \(error.predicate)")
         }
         guard case .object(let members) = value else { throw MessageDecodingError("A message must be a JSON object") }
         self.members = members
@@ -20,6 +23,12 @@ struct MessageEnvelope {
             throw MessageDecodingError("A message needs a string 'type'")
         }
         self.type = type
+        if refusingRepeatedKeys, let key = value.repeatedKey {
+            let predicate = JSONReader.Failure(offset: 0, problem: .repeatedKey(key)).predicate
+            // Addressed to the operation only when its `id` is not repeated itself.
+            let id = members.count(where: { $0.key == "id" }) == 1 ? idIfPresent : nil
+            throw MessageDecodingError("The message \(predicate)", id: id)
+        }
     }
 
     /// An error for this message, carrying its `id` when it has one.

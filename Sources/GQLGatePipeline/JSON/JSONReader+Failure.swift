@@ -1,0 +1,38 @@
+extension JSONReader {
+    /// Why the bytes are not accepted.
+    public struct Failure: Error, Equatable {
+        /// What is wrong.
+        public enum Problem: Equatable, Sendable {
+            /// Not JSON text.
+            case invalid
+            /// Arrays and objects nest deeper than `maximumDepth`.
+            case tooDeep
+            /// An object repeats this key (`JSONValue.repeatedKey`).
+            case repeatedKey(String)
+        }
+
+        /// Byte offset where reading stopped.
+        public let offset: Int
+        public let problem: Problem
+
+        public init(offset: Int, problem: Problem = .invalid) {
+            self.offset = offset
+            self.problem = problem
+        }
+
+        /// The problem as a predicate for a sentence naming the JSON ("The
+        /// request body …"): "is not valid JSON (at byte 12)", "nests
+        /// arrays and objects deeper than 512 levels", "repeats the key
+        /// "query"" (a long key shortened).
+        public var predicate: String {
+            switch problem {
+            case .invalid: return "is not valid JSON (at byte \(offset))"
+            case .tooDeep: return "nests arrays and objects deeper than \(JSONReader.maximumDepth) levels"
+            case .repeatedKey(let key):
+                var quoted = ""
+                JSONValue.writeString(key.count > 64 ? key.prefix(64) + "…" : key, to: &quoted)
+                return "repeats the key \(quoted) in one object"
+            }
+        }
+    }
+}
