@@ -228,6 +228,13 @@ private func waitUntil(_ condition: () -> Bool) async {
         #expect(try noExpiry.get().lifetime == nil)
     }
 
+    @Test(arguments: [("2.5", Duration.milliseconds(2500)), ("1e400", .seconds(31_536_000)), ("9223372036854775807", .seconds(31_536_000)),
+                      ("12345678901234567890", .seconds(31_536_000)), ("\"60\"", .seconds(60)), ("0", nil), ("-1e3", nil)])
+    func lifetimesAreReadFromEveryFormAndCappedAtAYear(expiresIn: String, lifetime: Duration?) throws {
+        let body = Bytes(#"{"access_token":"abc","expires_in":"# + expiresIn + "}")
+        #expect(try OAuth2TokenResponse.parse(status: 200, body: body, endpoint: "E").get().lifetime == lifetime)
+    }
+
     @Test(arguments: [
         (401, #"{"error":"invalid_client"}"#, "The token endpoint E answered 401 (invalid_client)."),
         (200, #"{"token_type":"bearer"}"#, "The token endpoint E sent no usable access_token."),
