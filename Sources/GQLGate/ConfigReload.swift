@@ -2,7 +2,7 @@ import GQLGateConfig
 
 /// What a reload applies: the proposed configuration, except the settings
 /// that take effect only at start (the listen address, server threads and
-/// loops, the body limit), which keep their running values until a restart.
+/// loops, the body and header limits, the connection timeouts), which keep their running values until a restart.
 public struct ConfigReload: Sendable, Equatable {
     /// The configuration to run with from now on.
     public let effective: GatewayConfig
@@ -25,6 +25,8 @@ public struct ConfigReload: Sendable, Equatable {
         keep("server.loops", \.server.loops)
         keep("server.max_body_bytes", \.server.maxBodyBytes)
         keep("server.max_header_bytes", \.server.maxHeaderBytes)
+        keep("server.idle_timeout", \.server.idleTimeout)
+        keep("server.write_timeout", \.server.writeTimeout)
         self.effective = effective
         self.needsRestart = needsRestart
     }

@@ -62,7 +62,8 @@ public final class Gateway: Sendable {
         server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.server.listen.host, port: config.server.listen.port, threads: config.server.httpThreadCount,
-                maxBodyBytes: config.server.maxBodyBytes, connectionLimit: config.server.maxConnections,
+                maxBodyBytes: config.server.maxBodyBytes, idleTimeoutSeconds: Int(config.server.idleTimeout.components.seconds),
+                writeTimeoutSeconds: Int(config.server.writeTimeout.components.seconds), connectionLimit: config.server.maxConnections,
                 connectionMemoryBytes: config.server.maxHeaderBytes),
             delegate: endpoint)
     }
@@ -70,7 +71,7 @@ public final class Gateway: Sendable {
     /// The exchange chain and settings for `config`: built at start and again on every reload.
     static func makePipeline(config: GatewayConfig, client: HTTPClient, exchanges: [any Exchange], metrics: GatewayMetrics,
                              readiness: Readiness, subscriptions context: SubscriptionContext) throws(ConfigError) -> GatewayPipeline {
-        let forwarded = config.headers.forward + (config.headers.forwardClientAuthorization ? ["authorization"] : [])
+        let forwarded = config.headers.forwardedNames
         let transport = HTTPTransport(
             client: client,
             settings: HTTPTransport.Settings(

@@ -1,4 +1,5 @@
 import GQLGateConfig
+import GQLGateCore
 import GQLGateExchanges
 import GQLGatePipeline
 import Synchronization
@@ -22,6 +23,8 @@ final class GatewayPipeline: Sendable {
     let schemaLearning: SchemaLearning?
     /// Answers fresh cache hits on the server thread, when `cache.enabled`.
     let cacheHits: CacheHitShortcut?
+    /// The client header fields whose values reach the upstream (lower case).
+    private let passedOnHeaders: [String]
 
     init(config: GatewayConfig, chain: ExchangeChain, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
          subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?, cacheHits: CacheHitShortcut?) {
@@ -32,6 +35,12 @@ final class GatewayPipeline: Sendable {
         self.subscriptions = subscriptions
         self.schemaLearning = schemaLearning
         self.cacheHits = cacheHits
+        passedOnHeaders = config.headers.passedOnNames
+    }
+
+    /// Whether the client header field `name` reaches the upstream (its value must have no control character).
+    func isPassedOn(_ name: String) -> Bool {
+        passedOnHeaders.contains { name.equalsIgnoringASCIICase($0) }
     }
 
     /// The GraphQL endpoint's path.

@@ -35,8 +35,8 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     func answer(_ request: ServerRequest) -> ServerResponse? {
         let pipeline = pipelines.current
         if request.path == pipeline.path {
-            if let name = request.headers.firstFieldWithUnsafeValue {
-                return logged(gatewayAnswer(.badRequest("Header \(name) has a CR, LF or NUL in its value."), for: request))
+            if let name = request.headers.firstRefusedField(isPassedOn: pipeline.isPassedOn) {
+                return logged(gatewayAnswer(.badRequest("Header \(name) has a control character in its value."), for: request))
             }
             if WebSocketEndpoint.isUpgrade(request) { return logged(webSockets.answer(request, pipeline: pipeline)) }
             if let clientAuth = pipeline.clientAuth, !clientAuth.authenticate(request.headers) {
@@ -69,6 +69,10 @@ final class GraphQLEndpoint: HTTPServerDelegate {
 
     func payloadTooLarge(_ request: ServerRequest) -> ServerResponse {
         logged(gatewayAnswer(.payloadTooLarge(limit: maxBodyBytes), for: request))
+    }
+
+    func refuseFraming(_ request: ServerRequest, _ refusal: FramingRefusal) -> ServerResponse {
+        logged(gatewayAnswer(.framingRefused(refusal), for: request))
     }
 
     /// Answers every request still in flight with 503 `SHUTTING_DOWN`, and any
@@ -124,9 +128,9 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         serverResponse(error.response(), requestID: clientRequestID(request) ?? requestIDs.next())
     }
 
-    /// The client's `X-Request-Id`, when it is safe to echo.
+    /// The client's `X-Request-Id`, when it is kept (1 to 200 visible ASCII characters).
     func clientRequestID(_ request: ServerRequest) -> String? {
-        guard let id = request.headers["x-request-id"], id.isSafeHeaderValue else { return nil }
+        guard let id = request.headers["x-request-id"], id.isAcceptableRequestID else { return nil }
         return id
     }
 

@@ -26,6 +26,8 @@ extension GatewayConfig {
                 .init("drain_timeout", .duration(server.drainTimeout)),
                 .init("max_connections", .plain(String(server.maxConnections))),
                 .init("max_header_bytes", .size(server.maxHeaderBytes)),
+                .init("idle_timeout", .duration(server.idleTimeout)),
+                .init("write_timeout", .duration(server.writeTimeout)),
             ]),
             .init("upstream", [
                 .init("url", .optional(upstream.url)),

@@ -24,6 +24,13 @@ public struct ServerConfig: Sendable, Equatable {
     /// get 431) and is held for as long as the connection is open, WebSocket and
     /// SSE clients included. Default 16 KiB.
     public var maxHeaderBytes = 16 << 10
+    /// `server.idle_timeout`: a client connection with no request in progress is closed after
+    /// this long. Whole seconds, at least 1s. Default 120s.
+    public var idleTimeout = Duration.seconds(120)
+    /// `server.write_timeout`: an answer that makes no progress (the client reads nothing) for
+    /// this long is dropped with its connection, which frees it. Whole seconds, at least 1s.
+    /// Default 30s.
+    public var writeTimeout = Duration.seconds(30)
 
     /// The defaults.
     public init() {}
@@ -41,7 +48,10 @@ public struct ServerConfig: Sendable, Equatable {
 }
 
 extension ServerConfig {
-    static let keys = ["listen", "path", "max_body_bytes", "threads", "loops", "drain_timeout", "max_connections", "max_header_bytes"]
+    static let keys = [
+        "listen", "path", "max_body_bytes", "threads", "loops", "drain_timeout", "max_connections", "max_header_bytes",
+        "idle_timeout", "write_timeout",
+    ]
 
     /// The paths that gqlgate serves itself, which `server.path` cannot take.
     static let reservedPaths = ["/healthz", "/readyz", "/metrics"]
@@ -70,5 +80,16 @@ extension ServerConfig {
                 throw value.invalid("a size from 4KiB to 1MiB", value: String(maxHeaderBytes))
             }
         }
+        idleTimeout = try map["idle_timeout"].map(Self.connectionTimeout) ?? idleTimeout
+        writeTimeout = try map["write_timeout"].map(Self.connectionTimeout) ?? writeTimeout
+    }
+
+    /// A connection timeout: libmicrohttpd counts them in whole seconds.
+    private static func connectionTimeout(_ value: YAMLValue) throws(ConfigError) -> Duration {
+        let duration = try value.duration(positive: true)
+        guard duration.components.attoseconds == 0 else {
+            throw value.invalid("whole seconds, such as 30s", value: ConfigDuration.format(duration))
+        }
+        return duration
     }
 }

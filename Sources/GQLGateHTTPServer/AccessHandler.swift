@@ -1,3 +1,4 @@
+import CGQLGateShims
 import CMicroHTTPD
 import GQLGateCore
 
@@ -19,7 +20,9 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
     }
 }
 
-/// The first call for a request: creates it, and refuses a declared body over the limit at once.
+/// The first call for a request: creates it, collects its header fields and
+/// checks how its body is framed, refusing a bad framing or a declared body
+/// over the limit at once (before libmicrohttpd reads the body).
 private func begin(on connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?,
                    slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, server: HTTPServer) -> MHD_Result {
     let request = ServerRequest(
@@ -28,12 +31,21 @@ private func begin(on connection: OpaquePointer, method: UnsafePointer<CChar>?, 
         path: url.map { String(cString: $0) } ?? "/",
         server: server)
     slot.pointee = Unmanaged.passRetained(request).toOpaque()  // released in completedHandler
-    if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-       let declared = Int(String(cString: length)), declared > server.configuration.maxBodyBytes {
+    let (headers, framing) = collectHeaders(connection, cache: server.requestHeaders)
+    request.storedHeaders = headers
+    switch framing.verdict(maxBodyBytes: server.configuration.maxBodyBytes) {
+    case .accept(let closeAfterAnswer):
+        request.closesConnection = closeAfterAnswer
+        return .YES
+    case .tooLarge:
         request.phase = .rejected
+        request.closesConnection = true
         return queue(server.delegate.payloadTooLarge(request), on: connection, for: request)
+    case .refused(let refusal):
+        request.phase = .rejected
+        request.closesConnection = true
+        return queue(server.delegate.refuseFraming(request, refusal), on: connection, for: request)
     }
-    return .YES
 }
 
 /// Every later call: collects the body, then answers or dispatches; after a resume, queues the answer.
@@ -44,15 +56,17 @@ private func step(_ request: ServerRequest, on connection: OpaquePointer, upload
         let size = uploadDataSize.pointee
         if size > 0 {
             uploadDataSize.pointee = 0
-            guard request.collected.count + size <= server.configuration.maxBodyBytes,
-                  let uploadData, request.collected.append(uploadData, length: size) else {
-                request.phase = .rejected
-                return queue(server.delegate.payloadTooLarge(request), on: connection, for: request)
+            guard request.collected.count + size <= server.configuration.maxBodyBytes else {
+                // libmicrohttpd queues answers only before the body or after it:
+                // the rest of a chunked body is read and dropped, then answered 413.
+                request.phase = .discarding
+                _ = request.collected.take()
+                return .YES
             }
+            guard let uploadData, request.collected.append(uploadData, length: size) else { return .NO }
             return .YES
         }
         request.storedBody = request.collected.take()
-        request.storedHeaders = collectHeaders(connection, cache: server.requestHeaders)
         request.storedQueryItems = collectQueryItems(connection)
         if let response = server.delegate.answer(request) {
             request.phase = .done
@@ -63,6 +77,14 @@ private func step(_ request: ServerRequest, on connection: OpaquePointer, upload
         server.suspended.add(1, ordering: .relaxed)
         server.delegate.dispatch(request)
         return .YES
+    case .discarding:
+        guard uploadDataSize.pointee == 0 else {
+            uploadDataSize.pointee = 0
+            return .YES
+        }
+        request.phase = .done
+        request.closesConnection = true
+        return queue(server.delegate.payloadTooLarge(request), on: connection, for: request)
     case .rejected:
         uploadDataSize.pointee = 0
         return .YES
@@ -79,15 +101,33 @@ private func step(_ request: ServerRequest, on connection: OpaquePointer, upload
 
 /// Called once per request when libmicrohttpd is done with it (sent, or the
 /// client left): ends a streamed body, drops the server's reference to the request.
-let completedHandler: MHD_RequestCompletedCallback = { _, _, requestSlot, termination in
+let completedHandler: MHD_RequestCompletedCallback = { _, connection, requestSlot, termination in
     guard let requestSlot, let existing = requestSlot.pointee else { return }
     requestSlot.pointee = nil
     let request = Unmanaged<ServerRequest>.fromOpaque(existing)
-    request.takeUnretainedValue().streamingBody?.connectionEnded(completedNormally: termination == .REQUEST_TERMINATED_COMPLETED_OK)
+    let completedNormally = termination == .REQUEST_TERMINATED_COMPLETED_OK
+    request._withUnsafeGuaranteedRef { request in
+        request.streamingBody?.connectionEnded(completedNormally: completedNormally)
+        if completedNormally, request.hasWriteTimeout, let connection {
+            // The answer is out: the connection waits for its next request.
+            _ = gqlgate_mhd_set_connection_timeout(connection, request.server.idleTimeout)
+        }
+    }
     request.release()
 }
 
 private func queue(_ response: ServerResponse, on connection: OpaquePointer, for request: ServerRequest) -> MHD_Result {
+    let server = request.server
+    if response.upgradeHandler == nil {
+        if request.closesConnection || server.isDraining {
+            guard ConnectionClose.mark(connection) || !request.closesConnection else { return .NO }
+        }
+        if server.writeTimeout != server.idleTimeout {
+            // Until the answer is out, a client that reads nothing for this long is dropped.
+            _ = gqlgate_mhd_set_connection_timeout(connection, server.writeTimeout)
+            request.hasWriteTimeout = true
+        }
+    }
     if let prebuilt = response.prebuilt {
         return MHD_queue_response(connection, UInt32(prebuilt.status), prebuilt.handle)
     }
@@ -108,8 +148,9 @@ private func queue(_ response: ServerResponse, on connection: OpaquePointer, for
     return result
 }
 
-/// The request's header fields, through `cache` when the server keeps one.
-private func collectHeaders(_ connection: OpaquePointer, cache: RecentHeaderFields?) -> HTTPHeaders {
+/// The request's header fields, through `cache` when the server keeps one,
+/// and what they say about the body's framing.
+private func collectHeaders(_ connection: OpaquePointer, cache: RecentHeaderFields?) -> (HTTPHeaders, RequestFraming) {
     var collecting = CollectedHeaders(cache: cache)
     collecting.fields.reserveCapacity(16)
     withUnsafeMutablePointer(to: &collecting) { pointer in
@@ -119,16 +160,18 @@ private func collectHeaders(_ connection: OpaquePointer, cache: RecentHeaderFiel
             let name = UnsafeRawBufferPointer(start: key, count: keySize)
             let value = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
             collecting.pointee.fields.append(collecting.pointee.field(name: name, value: value))
+            collecting.pointee.framing.note(name: name, value: value)
             return .YES
         }, pointer)
     }
-    return HTTPHeaders(collecting.fields)
+    return (HTTPHeaders(collecting.fields), collecting.framing)
 }
 
 /// What `collectHeaders` gathers through libmicrohttpd's iterator.
 private struct CollectedHeaders {
     let cache: RecentHeaderFields?
     var fields: [HTTPHeaders.Field] = []
+    var framing = RequestFraming()
 
     /// The field `name: value`, from the cache when there is one.
     func field(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> HTTPHeaders.Field {
@@ -147,4 +190,20 @@ private func collectQueryItems(_ connection: OpaquePointer) -> [(name: String, v
         }, pointer)
     }
     return items
+}
+
+/// Makes libmicrohttpd close a connection once the current answer is out: a
+/// request field `Connection: close` added on the server side, which
+/// libmicrohttpd honours like the client's own (and says so in the answer).
+private enum ConnectionClose {
+    private static let name: StaticString = "Connection"
+    private static let value: StaticString = "close"
+
+    /// Returns false when the connection's memory pool has no room left for the field.
+    static func mark(_ connection: OpaquePointer) -> Bool {
+        // Static strings: libmicrohttpd keeps the pointers for the rest of the request.
+        let name = UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
+        let value = UnsafeRawPointer(value.utf8Start).assumingMemoryBound(to: CChar.self)
+        return MHD_set_connection_value(connection, .HEADER_KIND, name, value) == .YES
+    }
 }

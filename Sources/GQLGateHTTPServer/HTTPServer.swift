@@ -12,8 +12,21 @@ public protocol HTTPServerDelegate: AnyObject, Sendable {
     /// Called on a server thread right after the connection was suspended.
     /// The delegate must call `request.respond(_:)` exactly once, from any thread.
     func dispatch(_ request: ServerRequest)
-    /// The answer to a body over `maxBodyBytes` (sent before the body is read).
+    /// The answer to a body over `maxBodyBytes`: sent before the body is read
+    /// when its length is declared, else once the rest was read and dropped;
+    /// the connection closes after it.
     func payloadTooLarge(_ request: ServerRequest) -> ServerResponse
+    /// The answer to a request whose body framing the server refuses (RFC 9112
+    /// §6.3), with `refusal.status`; sent before the body is read, then the
+    /// connection closes. By default a plain-text answer.
+    func refuseFraming(_ request: ServerRequest, _ refusal: FramingRefusal) -> ServerResponse
+}
+
+extension HTTPServerDelegate {
+    public func refuseFraming(_ request: ServerRequest, _ refusal: FramingRefusal) -> ServerResponse {
+        let text = refusal == .invalidContentLength ? "Invalid Content-Length." : "Unsupported Transfer-Encoding."
+        return ServerResponse(status: refusal.status, headers: ["Content-Type": "text/plain"], body: Bytes(text))
+    }
 }
 
 /// How the embedded server listens.
@@ -26,8 +39,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var threads: Int
     /// Largest request body accepted; larger ones get `payloadTooLarge`.
     public var maxBodyBytes: Int
-    /// Idle connections are closed after this many seconds (0: never).
-    public var connectionTimeoutSeconds: Int
+    /// A connection with no request in progress is closed after this many seconds (0: never).
+    public var idleTimeoutSeconds: Int
+    /// An answer that makes no progress (the client reads nothing) for this
+    /// many seconds is dropped with its connection, which frees it (0: never).
+    /// Streamed answers count too; upgraded connections do not.
+    public var writeTimeoutSeconds: Int
     /// Most simultaneous connections (0: libmicrohttpd's default).
     public var connectionLimit: Int
     /// libmicrohttpd's memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`):
@@ -44,12 +61,14 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionMemoryBytes: Int
 
     public init(host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 1, maxBodyBytes: Int = 1 << 20,
-                connectionTimeoutSeconds: Int = 120, connectionLimit: Int = 0, connectionMemoryBytes: Int = 16 << 10) {
+                idleTimeoutSeconds: Int = 120, writeTimeoutSeconds: Int = 30, connectionLimit: Int = 0,
+                connectionMemoryBytes: Int = 16 << 10) {
         self.host = host
         self.port = port
         self.threads = threads
         self.maxBodyBytes = maxBodyBytes
-        self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.writeTimeoutSeconds = writeTimeoutSeconds
         self.connectionLimit = connectionLimit
         self.connectionMemoryBytes = connectionMemoryBytes
     }
@@ -68,6 +87,10 @@ public final class HTTPServer: @unchecked Sendable {
     let delegate: any HTTPServerDelegate
     private var daemon: OpaquePointer?
     let suspended = Atomic<Int>(0)
+    private let quiesced = Atomic<Bool>(false)
+    /// `configuration`'s timeouts, as libmicrohttpd takes them.
+    let idleTimeout: UInt32
+    let writeTimeout: UInt32
     /// Recent request header fields (by name and value), kept when one thread
     /// serves every connection (a thread pool would share it between threads).
     let requestHeaders: RecentHeaderFields?
@@ -75,6 +98,8 @@ public final class HTTPServer: @unchecked Sendable {
     public init(configuration: HTTPServerConfiguration, delegate: any HTTPServerDelegate) {
         self.configuration = configuration
         self.delegate = delegate
+        idleTimeout = UInt32(clamping: configuration.idleTimeoutSeconds)
+        writeTimeout = UInt32(clamping: configuration.writeTimeoutSeconds)
         requestHeaders = configuration.threads <= 1 ? RecentHeaderFields(capacity: 32, longestKey: 512) : nil
     }
 
@@ -99,7 +124,7 @@ public final class HTTPServer: @unchecked Sendable {
                 flags: UInt32(flags), host: host, port: configuration.port,
                 thread_pool_size: UInt32(max(1, configuration.threads)),
                 connection_limit: UInt32(configuration.connectionLimit),
-                connection_timeout_seconds: UInt32(configuration.connectionTimeoutSeconds),
+                connection_timeout_seconds: idleTimeout,
                 listen_backlog: 1024, connection_memory_limit: configuration.connectionMemoryBytes,
                 access_handler: accessHandler, access_handler_cls: context,
                 completed_handler: completedHandler, completed_handler_cls: context)
@@ -121,8 +146,13 @@ public final class HTTPServer: @unchecked Sendable {
     /// elsewhere, and streamed answers waiting for their next write.
     public var suspendedRequests: Int { suspended.load(ordering: .acquiring) }
 
-    /// Stops accepting new connections; open ones are served on.
+    /// Whether `quiesce()` was called: every answer from then on closes its connection.
+    var isDraining: Bool { quiesced.load(ordering: .relaxed) }
+
+    /// Stops accepting new connections; open ones are served on, each
+    /// answer from now on with `Connection: close`.
     public func quiesce() {
+        quiesced.store(true, ordering: .relaxed)
         guard let daemon else { return }
         let listenFD = MHD_quiesce_daemon(daemon)
         if listenFD >= 0 { close(listenFD) }

@@ -14,6 +14,8 @@ import Synchronization
 public final class ServerRequest: @unchecked Sendable {
     enum Phase {
         case receiving
+        /// The body passed the limit: the rest is read and dropped, then answered 413.
+        case discarding
         case rejected
         case dispatched
         case done
@@ -47,6 +49,10 @@ public final class ServerRequest: @unchecked Sendable {
     let connection: OpaquePointer
     @exclusivity(unchecked) var phase = Phase.receiving
     @exclusivity(unchecked) var collected = ByteAccumulator()
+    /// The connection closes once the answer is out (framing that a proxy in front may read otherwise).
+    @exclusivity(unchecked) var closesConnection = false
+    /// The answer runs under the server's write timeout, to be set back to the idle timeout when it is out.
+    @exclusivity(unchecked) var hasWriteTimeout = false
     /// Set when the answer is an upgrade; taken by the upgrade handler on the server thread.
     @exclusivity(unchecked) var upgradeHandler: (@Sendable (UpgradedSocket) -> Void)?
     /// Set when the answer is streamed; told on the server thread when the request is over.

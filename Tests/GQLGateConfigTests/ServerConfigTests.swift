@@ -12,6 +12,8 @@ import Testing
         #expect(server.drainTimeout == .seconds(10))
         #expect(server.maxConnections == 16_384)
         #expect(server.maxHeaderBytes == 16_384)
+        #expect(server.idleTimeout == .seconds(120))
+        #expect(server.writeTimeout == .seconds(30))
     }
 
     @Test func readsEveryKey() throws {
@@ -25,6 +27,8 @@ import Testing
               drain_timeout: 1m
               max_connections: 20000
               max_header_bytes: 8KiB
+              idle_timeout: 1m
+              write_timeout: 5s
             """).server
         #expect(server.listen == ListenAddress(host: "::1", port: 9090))
         #expect(server.path == "/api/graphql")
@@ -34,6 +38,15 @@ import Testing
         #expect(server.drainTimeout == .seconds(60))
         #expect(server.maxConnections == 20_000)
         #expect(server.maxHeaderBytes == 8192)
+        #expect(server.idleTimeout == .seconds(60))
+        #expect(server.writeTimeout == .seconds(5))
+    }
+
+    /// libmicrohttpd counts connection timeouts in whole seconds.
+    @Test func connectionTimeoutsAreWholeSecondsAboveZero() {
+        #expect(loadError("server: {idle_timeout: 0}") == #"server.idle_timeout: "0" is not valid: expected a duration > 0, such as 10s"#)
+        #expect(loadError("server: {write_timeout: 1500ms}") == #"server.write_timeout: "1500ms" is not valid: expected whole seconds, such as 30s"#)
+        #expect(loadError("server: {write_timeout: 30}")?.hasPrefix("server.write_timeout: ") == true)
     }
 
     @Test func rejectsConnectionLimitsOutOfRange() {

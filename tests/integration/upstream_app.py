@@ -13,6 +13,7 @@ see what gqlgate sends upstream and control what the upstream answers:
 * ``/raw-numbers``    ``{"data": {"stats": {...}}}`` whatever the query, with numbers written as no
                       JSON library writes them (``5.0``, ``1e400``, ``-0``…; ``RAW_NUMBERS``), and the
                       query's ``alias: __typename`` answered in ``stats``
+* ``/large``          a GraphQL-shaped answer of about ``?bytes=N`` bytes (default 5 MB)
 * ``/auth/graphql``  the GraphQL API behind bearer tokens from ``token_auth.py``: HTTP is 401
                       without one; a WebSocket's ``connection_init`` payload must carry one
                       (``{"Authorization": "Bearer ..."}``), else it is closed 4403
@@ -344,6 +345,12 @@ async def raw_numbers(request: Request) -> Response:
     return Response(f'{{"data": {{"stats": {{{typenames}{RAW_NUMBERS}}}}}}}'.encode(), media_type="application/json")
 
 
+async def large(request: Request) -> Response:
+    await request.body()
+    size = int(request.query_params.get("bytes", "5000000"))
+    return Response(b'{"data":{"blob":"' + b"x" * size + b'"}}', media_type="application/json")
+
+
 PERSISTED: dict[str, str] = {}
 APQ_SEEN: list[str] = []
 APQ_NOT_FOUND = {"errors": [{"message": "PersistedQueryNotFound", "extensions": {"code": "PERSISTED_QUERY_NOT_FOUND"}}]}
@@ -429,6 +436,7 @@ def make_routes(ws_app: GraphQL) -> list[typing.Any]:
         Route("/conn-close", conn_close, methods=["GET", "POST"]),
         Route("/chunked", chunked, methods=["GET", "POST"]),
         Route("/raw-numbers", raw_numbers, methods=["POST"]),
+        Route("/large", large, methods=["GET", "POST"]),
         Route("/apq/graphql", apq_graphql, methods=["POST"]),
         Route("/apq/seen", apq_seen, methods=["GET"]),
         Route("/counters", counters, methods=["GET"]),

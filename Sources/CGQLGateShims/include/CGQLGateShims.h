@@ -77,6 +77,10 @@ uint16_t gqlgate_mhd_bound_port(struct MHD_Daemon *daemon);
 unsigned int gqlgate_mhd_current_connections(struct MHD_Daemon *daemon);
 /// `MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE)`.
 enum MHD_Result gqlgate_mhd_upgrade_close(struct MHD_UpgradeResponseHandle *urh);
+/// `MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds)`:
+/// the connection closes after `seconds` without reading or writing (0: never).
+/// Call on the connection's server thread, never while libmicrohttpd cleans it up.
+enum MHD_Result gqlgate_mhd_set_connection_timeout(struct MHD_Connection *connection, unsigned int seconds);
 /// The connection's socket (`MHD_CONNECTION_INFO_CONNECTION_FD`), or -1.
 int gqlgate_mhd_connection_fd(struct MHD_Connection *connection);
 
