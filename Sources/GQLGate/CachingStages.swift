@@ -76,7 +76,8 @@ struct CachingStages: Sendable {
             do {
                 url = try RedisURL(parsing: settings.redisURL)
             } catch {
-                throw ConfigError(keyPath: "cache.redis_url", message: "\(error)")
+                throw ConfigError.invalid(
+                    settings.redisURL, expected: "a redis://[user[:password]@]host[:port][/db] URL (\(error))", keyPath: "cache.redis_url")
             }
             return RedisResponseCache(
                 client: RedisClient(url: url, group: loops, logger: logger), keys: RedisCacheKeys(prefix: settings.redisKeyPrefix),

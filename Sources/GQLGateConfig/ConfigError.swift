@@ -29,18 +29,31 @@ public struct ConfigError: Error, CustomStringConvertible, Equatable, Sendable {
 }
 
 extension ConfigError {
-    /// An error saying that `value` is not one of the values described by `expected`.
+    /// An error saying that `value` is not one of the values described by `expected`. The message
+    /// shows `value` as `check-config` prints the value of `keyPath`: redacted when it is secret.
     /// - Parameters:
     ///   - value: The rejected text, quoted in the message.
     ///   - expected: What is allowed, e.g. `an integer >= 1`.
-    ///   - keyPath: The key; empty for parsers that do not know it yet (see ``at(_:)``).
-    static func invalid(_ value: String, expected: String, keyPath: String = "") -> ConfigError {
-        ConfigError(keyPath: keyPath, message: "\(quoted(value)) is not valid: expected \(expected)")
+    ///   - keyPath: The key; empty for parsers that do not know it yet (see ``at(_:rejecting:)``).
+    public static func invalid(_ value: String, expected: String, keyPath: String = "") -> ConfigError {
+        ConfigError(keyPath: keyPath, message: "\(shown(value, at: keyPath)) is not valid: expected \(expected)")
     }
 
     /// This error, placed at `keyPath` (used by value parsers, which do not know the key).
     func at(_ keyPath: String) -> ConfigError {
         ConfigError(keyPath: keyPath, message: message)
+    }
+
+    /// This error from a parser that quoted `value` without knowing the key, placed at `keyPath`,
+    /// with `value` redacted when the key is secret.
+    func at(_ keyPath: String, rejecting value: String) -> ConfigError {
+        guard let secret = ConfigSecret.at(keyPath) else { return at(keyPath) }
+        return ConfigError(keyPath: keyPath, message: message.replacing(Self.quoted(value), with: Self.quoted(secret.redacting(value))))
+    }
+
+    /// `value` quoted as an error about `keyPath` shows it: redacted when the key is secret.
+    static func shown(_ value: String, at keyPath: String) -> String {
+        quoted(ConfigSecret.at(keyPath)?.redacting(value) ?? value)
     }
 
     /// `text` in double quotes, with quotes, backslashes and control characters (DEL included)

@@ -1,12 +1,10 @@
 extension GatewayConfig {
-    /// The text that stands for a secret in ``renderYAML(redactingSecrets:)``.
-    public static let redacted = "<redacted>"
-
     /// The effective configuration as YAML, with the keys of the config file; what
     /// `gqlgate check-config` prints. Loading the text again gives an equal configuration (with
     /// secrets redacted, equal but for the secrets).
-    /// - Parameter redactingSecrets: Show `auth.headers` values, `auth.oauth2.client_secret`,
-    ///   `auth.ws_init_payload` values and the password in `cache.redis_url` as `"<redacted>"`. Default true.
+    /// - Parameter redactingSecrets: Show the values of the keys ``ConfigSecret`` names (`auth.headers`
+    ///   values, `auth.oauth2.client_secret`, `auth.ws_init_payload` values, the password in
+    ///   `cache.redis_url`) as `"<redacted>"`. Default true.
     public func renderYAML(redactingSecrets: Bool = true) -> String {
         var output = ""
         RenderedNode.write(renderedSections(redactingSecrets: redactingSecrets), indent: 0, into: &output)
@@ -15,7 +13,9 @@ extension GatewayConfig {
 
     /// Every section as a tree of rendered values, in file order.
     func renderedSections(redactingSecrets: Bool) -> [RenderedNode.Entry] {
-        func secret(_ text: String) -> RenderedNode { .string(redactingSecrets ? Self.redacted : text) }
+        func secret(_ text: String, _ kind: ConfigSecret = .value) -> RenderedNode {
+            .string(redactingSecrets ? kind.redacting(text) : text)
+        }
         return [
             .init("server", [
                 .init("listen", .string(server.listen.description)),
@@ -72,7 +72,7 @@ extension GatewayConfig {
             .init("cache", [
                 .init("enabled", .plain(String(cache.enabled))),
                 .init("backend", .plain(cache.backend.rawValue)),
-                .init("redis_url", .string(redactingSecrets ? Self.redactingPassword(in: cache.redisURL) : cache.redisURL)),
+                .init("redis_url", secret(cache.redisURL, .urlPassword)),
                 .init("redis_key_prefix", .string(cache.redisKeyPrefix)),
                 .init("max_bytes", .size(cache.maxBytes)),
                 .init("default_ttl", .duration(cache.defaultTTL)),
@@ -105,13 +105,5 @@ extension GatewayConfig {
             ]),
             .init("metrics", [.init("enabled", .plain(String(metrics.enabled)))]),
         ]
-    }
-
-    /// `url` with the password of its user info (`scheme://user:password@host`) redacted.
-    static func redactingPassword(in url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
-        let authority = url[schemeEnd.upperBound...].prefix { $0 != "/" }
-        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return url }
-        return String(url[..<url.index(after: colon)]) + redacted + String(url[at...])
     }
 }

@@ -27,7 +27,7 @@ extension YAMLValue {
         do {
             return try ConfigURL.check(text, schemes: schemes)
         } catch {
-            throw error.at(path)
+            throw error.at(path, rejecting: text)
         }
     }
 }

@@ -40,7 +40,8 @@ extension GatewayConfig {
             do {
                 _ = try ConfigURL.check(cache.redisURL, schemes: ["redis"])
             } catch {
-                throw ConfigError(keyPath: "cache.redis_url", message: error.message + " (cache.backend is redis)")
+                let placed = error.at("cache.redis_url", rejecting: cache.redisURL)
+                throw ConfigError(keyPath: placed.keyPath, message: placed.message + " (cache.backend is redis)")
             }
         }
     }

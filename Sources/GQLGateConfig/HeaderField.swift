@@ -21,12 +21,13 @@ extension YAMLValue {
         var fields: [HeaderField] = []
         for (name, value) in try entries(expected: "a mapping of header names to values") {
             guard name.isHeaderName else {
-                throw ConfigError.invalid(name, expected: "a header name (letters, digits and !#$%&'*+-.^_`|~)", keyPath: value.path)
+                // The name is no secret: quoted as it is, though the key path is the value's.
+                throw ConfigError(keyPath: value.path, message: "\(ConfigError.quoted(name)) is not valid: expected a header name (letters, digits and !#$%&'*+-.^_`|~)")
             }
             guard !fields.contains(where: { $0.name.lowercased() == name.lowercased() }) else {
                 throw ConfigError(keyPath: value.path, message: "header \(name) is set twice (names are case-insensitive)")
             }
-            guard !value.isNull else { throw value.invalid("a header value") }
+            guard !value.isNull else { throw ConfigError(keyPath: value.path, message: "no value: expected a header value") }
             let text = try value.string()
             guard !text.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
                 throw value.invalid("a header value without line breaks", value: text)

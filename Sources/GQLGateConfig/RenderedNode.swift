@@ -51,7 +51,7 @@ enum RenderedNode: Equatable {
     static func payload(_ value: ConfigValue, redactingValues: Bool) -> RenderedNode {
         guard case .object(let members) = value else { return .plain(flow(value)) }
         return .mapping(members.map { member in
-            Entry(member.key, redactingValues ? .string(GatewayConfig.redacted) : .plain(flow(member.value)))
+            Entry(member.key, redactingValues ? .string(ConfigSecret.redacted) : .plain(flow(member.value)))
         })
     }
 

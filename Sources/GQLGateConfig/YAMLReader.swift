@@ -29,14 +29,17 @@ struct YAMLValue {
     /// - Parameters:
     ///   - expected: What is allowed.
     ///   - value: The scalar's text after `${VAR}` expansion; the message quotes it, followed by the
-    ///     text in the file when that differs.
+    ///     text in the file when that differs (both redacted at a secret key, see ``ConfigSecret``).
     func invalid(_ expected: String, value: String? = nil) -> ConfigError {
-        let described = switch node {
-        case .scalar(let scalar) where value == nil || value == scalar.string: ConfigError.quoted(scalar.string)
-        case .scalar(let scalar): "\(ConfigError.quoted(value ?? "")) (from \(ConfigError.quoted(scalar.string)))"
-        case .mapping: "a mapping"
-        case .sequence: "a list"
-        case .alias: "an alias"
+        let described: String
+        switch node {
+        case .scalar(let scalar):
+            let written = ConfigError.shown(scalar.string, at: path)
+            let read = value.map { ConfigError.shown($0, at: path) } ?? written
+            described = read == written ? written : "\(read) (from \(written))"
+        case .mapping: described = "a mapping"
+        case .sequence: described = "a list"
+        case .alias: described = "an alias"
         }
         return ConfigError(keyPath: path, message: "\(described) is not valid: expected \(expected)")
     }
@@ -50,7 +53,7 @@ struct YAMLValue {
         do {
             return try EnvExpansion.expand(scalar.string, environment: environment)
         } catch {
-            throw error.at(path)
+            throw error.at(path, rejecting: scalar.string)
         }
     }
 
@@ -60,7 +63,7 @@ struct YAMLValue {
         do {
             return (try parse(text), text)
         } catch {
-            throw error.at(path)
+            throw error.at(path, rejecting: text)
         }
     }
 

@@ -20,17 +20,18 @@ public struct RedisURL: Sendable, Equatable {
         self.database = database
     }
 
-    /// Parses `text`; throws `RedisError.invalidURL` saying what is wrong.
+    /// Parses `text`; throws `RedisError.invalidURL` saying what is wrong (without quoting
+    /// `text`, which may hold a password).
     public init(parsing text: String) throws(RedisError) {
         let scheme = "redis://"
-        guard text.lowercased().hasPrefix(scheme) else { throw .invalidURL("\(text): expected redis://") }
+        guard text.lowercased().hasPrefix(scheme) else { throw .invalidURL("expected redis://") }
         var rest = Substring(text.dropFirst(scheme.count))
         var database = 0
         if let slash = rest.firstIndex(of: "/") {
             let path = rest[rest.index(after: slash)...]
             rest = rest[..<slash]
             if !path.isEmpty {
-                guard let number = Int(path), number >= 0 else { throw .invalidURL("\(text): the database must be a number") }
+                guard let number = Int(path), number >= 0 else { throw .invalidURL("the database must be a number") }
                 database = number
             }
         }
@@ -40,37 +41,37 @@ public struct RedisURL: Sendable, Equatable {
             let userInfo = rest[..<at]
             rest = rest[rest.index(after: at)...]
             if let colon = userInfo.firstIndex(of: ":") {
-                user = try Self.decoded(userInfo[..<colon], in: text)
-                password = try Self.decoded(userInfo[userInfo.index(after: colon)...], in: text)
+                user = try Self.decoded(userInfo[..<colon])
+                password = try Self.decoded(userInfo[userInfo.index(after: colon)...])
             } else {
-                user = try Self.decoded(userInfo, in: text)
+                user = try Self.decoded(userInfo)
             }
             if user?.isEmpty == true { user = nil }
         }
         var host = rest
         var port = 6379
         if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { throw .invalidURL("\(text): unclosed [ in the host") }
+            guard let close = rest.firstIndex(of: "]") else { throw .invalidURL("unclosed [ in the host") }
             host = rest[rest.index(after: rest.startIndex)..<close]
             let after = rest[rest.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw .invalidURL("\(text): unexpected text after the host") }
-                port = try Self.port(after.dropFirst(), in: text)
+                guard after.hasPrefix(":") else { throw .invalidURL("unexpected text after the host") }
+                port = try Self.port(after.dropFirst())
             }
         } else if let colon = rest.lastIndex(of: ":") {
             host = rest[..<colon]
-            port = try Self.port(rest[rest.index(after: colon)...], in: text)
+            port = try Self.port(rest[rest.index(after: colon)...])
         }
-        guard !host.isEmpty else { throw .invalidURL("\(text): no host") }
+        guard !host.isEmpty else { throw .invalidURL("no host") }
         self.init(host: String(host), port: port, user: user, password: password, database: database)
     }
 
-    private static func port(_ text: Substring, in url: String) throws(RedisError) -> Int {
-        guard let port = Int(text), (1...65535).contains(port) else { throw .invalidURL("\(url): the port must be 1-65535") }
+    private static func port(_ text: Substring) throws(RedisError) -> Int {
+        guard let port = Int(text), (1...65535).contains(port) else { throw .invalidURL("the port must be 1-65535") }
         return port
     }
 
-    private static func decoded(_ text: Substring, in url: String) throws(RedisError) -> String {
+    private static func decoded(_ text: Substring) throws(RedisError) -> String {
         var bytes: [UInt8] = []
         var iterator = text.utf8.makeIterator()
         while let byte = iterator.next() {
@@ -79,7 +80,7 @@ public struct RedisURL: Sendable, Equatable {
                 continue
             }
             guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                throw .invalidURL("\(url): bad percent-encoding")
+                throw .invalidURL("bad percent-encoding")
             }
             bytes.append(high << 4 | low)
         }

@@ -78,11 +78,11 @@ import Testing
     @Test func redactedTextReloadsEqualButForTheSecrets() throws {
         let config = try load(Self.everyKeyChanged, environment: environment)
         var expected = config
-        expected.auth.headers = [HeaderField(name: "X-Api-Key", value: GatewayConfig.redacted)]
-        expected.auth.oauth2?.clientSecret = GatewayConfig.redacted
+        expected.auth.headers = [HeaderField(name: "X-Api-Key", value: ConfigSecret.redacted)]
+        expected.auth.oauth2?.clientSecret = ConfigSecret.redacted
         expected.auth.wsInitPayload = .object([
-            .init(key: "token", value: .string(GatewayConfig.redacted)),
-            .init(key: "nested", value: .string(GatewayConfig.redacted)),
+            .init(key: "token", value: .string(ConfigSecret.redacted)),
+            .init(key: "nested", value: .string(ConfigSecret.redacted)),
         ])
         #expect(try load(config.renderYAML()) == expected)
     }

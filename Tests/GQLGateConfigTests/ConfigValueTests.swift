@@ -37,6 +37,6 @@ import Testing
 
     @Test func mustBeAMapping() {
         #expect(loadError("auth: {ws_init_payload: [1]}") == "auth.ws_init_payload: a list is not valid: expected a mapping")
-        #expect(loadError("auth: {ws_init_payload: x}") == #"auth.ws_init_payload: "x" is not valid: expected a mapping"#)
+        #expect(loadError("auth: {ws_init_payload: x}") == #"auth.ws_init_payload: "<redacted>" is not valid: expected a mapping"#)
     }
 }

@@ -27,4 +27,13 @@ import Testing
     func badURLsAreRefused(_ text: String) {
         #expect(throws: RedisError.self) { try RedisURL(parsing: text) }
     }
+
+    @Test(arguments: ["http://gate:s3cret@cache", "redis://gate:s3cret@cache:0", "redis://gate:s3cret@cache/db", "redis://:s3cret%zz@cache",
+                      "redis://gate:s3cret@[::1"])
+    func refusalsDoNotQuoteThePassword(_ text: String) {
+        #expect { try RedisURL(parsing: text) } throws: { error in
+            guard case RedisError.invalidURL(let reason) = error else { return false }
+            return !reason.contains("s3cret") && !"\(error)".contains("s3cret")
+        }
+    }
 }
