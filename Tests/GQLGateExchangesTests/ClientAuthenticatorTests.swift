@@ -28,6 +28,18 @@ final class TemporaryFile {
         rename(next, path)
     }
 
+    /// Rewrites the contents in place (same inode) and puts the time stamps back as they were, so
+    /// that `stat` sees the same file when the new text has the old length.
+    func overwriteKeepingStamp(_ text: String) {
+        var before = stat()
+        stat(path, &before)
+        let fd = open(path, O_WRONLY | O_TRUNC)
+        _ = text.utf8CString.withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress, $0.count - 1) }
+        var times = [before.st_atim, before.st_mtim]
+        futimens(fd, &times)
+        close(fd)
+    }
+
     deinit { unlink(path) }
 }
 

@@ -188,6 +188,17 @@ private func waitUntil(_ condition: () -> Bool) async {
         #expect(try tokens.token().value == "new")
     }
 
+    @Test func rejectionRereadsAFileWhoseSizeInodeAndTimeStampDidNotChange() throws {
+        let file = TemporaryFile("token-one")
+        let tokens = BearerTokenFile(path: file.path, now: { 5 })
+        let old = try tokens.token()
+        let stamp = WatchedFile.stamp(of: file.path)
+        file.overwriteKeepingStamp("token-two")
+        #expect(WatchedFile.stamp(of: file.path) == stamp)
+        tokens.rejected(old)
+        #expect(try tokens.token().value == "token-two")
+    }
+
     @Test func missingOrEmptyFileIsUpstreamAuthFailed() {
         #expect(throws: GatewayError.self) { try BearerTokenFile(path: "/nonexistent/token").token() }
         let empty = TemporaryFile(" \n")

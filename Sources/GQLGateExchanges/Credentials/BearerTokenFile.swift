@@ -3,11 +3,12 @@ import GQLGatePipeline
 import Synchronization
 
 /// `auth.bearer_token_file`: the token is the file's trimmed contents, read
-/// again when the file changes (checked at most once a second, and at once
-/// after a 401) — Kubernetes projected service-account tokens rotate in
-/// place this way. A file that becomes unreadable or empty keeps the last
-/// good token in use. Reading a small local file takes microseconds, so it
-/// happens inline on the loop that needs the token.
+/// again when the file changes (checked at most once a second) — Kubernetes
+/// projected service-account tokens rotate in place this way — and after a
+/// 401 whatever its size, inode and time stamp say. A file that becomes
+/// unreadable or empty keeps the last good token in use. Reading a small
+/// local file takes microseconds, so it happens inline on the loop that
+/// needs the token.
 public final class BearerTokenFile: BearerTokenSource {
     private struct State: Sendable {
         var file: WatchedFile
@@ -30,8 +31,9 @@ public final class BearerTokenFile: BearerTokenSource {
     public func token() throws(GatewayError) -> BearerToken {
         let (result, read) = state.withLock { state -> (Result<BearerToken, GatewayError>, Bool?) in
             let time = now()
-            if let token = state.token, !state.file.hasChanged(now: time, force: state.recheck) {
-                state.recheck = false
+            // After a 401 the file is read whatever its stamp says: a token rewritten in place
+            // with the same size within the file system's time resolution looks unchanged.
+            if let token = state.token, !state.recheck, !state.file.hasChanged(now: time) {
                 return (.success(token), nil)
             }
             state.recheck = false

@@ -34,9 +34,9 @@ struct WatchedFile: Sendable {
     }
 
     /// Whether the file looks different from when it was last read; checks
-    /// at most once per `checkInterval` (always when `force`).
-    mutating func hasChanged(now: UInt64, force: Bool = false) -> Bool {
-        guard force || now &- lastCheck >= checkInterval else { return false }
+    /// at most once per `checkInterval`.
+    mutating func hasChanged(now: UInt64) -> Bool {
+        guard now &- lastCheck >= checkInterval else { return false }
         lastCheck = now
         return Self.stamp(of: path) != stamp
     }
