@@ -48,9 +48,7 @@ final class GatewayPipeline: Sendable {
 
     /// How `/readyz` reaches the upstream.
     var readinessProbe: ReadinessProbe {
-        ReadinessProbe(
-            url: config.upstream.url ?? "", timeout: min(config.upstream.timeout, .seconds(5)),
-            connectTimeout: config.upstream.connectTimeout)
+        ReadinessProbe(upstream: config.upstream)
     }
 }
 

@@ -1,3 +1,4 @@
+import GQLGateConfig
 import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPClient
@@ -5,9 +6,20 @@ import Synchronization
 
 /// Where and how `/readyz` probes the upstream: a `{ __typename }` query.
 struct ReadinessProbe: Sendable {
+    /// The longest a probe takes, whatever the upstream does (the contract: `/readyz` answers
+    /// within 2 s; the rest is margin).
+    static let timeLimit = Duration.milliseconds(1500)
+
     var url: String
     var timeout: Duration
     var connectTimeout: Duration
+
+    /// The probe of `upstream.url`, with its timeouts cut to ``timeLimit``.
+    init(upstream: UpstreamConfig) {
+        url = upstream.url ?? ""
+        timeout = min(upstream.timeout, Self.timeLimit)
+        connectTimeout = min(upstream.connectTimeout, Self.timeLimit)
+    }
 
     static let body = Bytes("{\"query\":\"{ __typename }\"}")
     static let headers: HTTPHeaders = ["Content-Type": "application/json", "Accept": "application/json", "X-Request-Id": "gqlgate-readiness-probe"]
@@ -77,7 +89,8 @@ final class Readiness: Sendable {
     func decisionAfterProbe(_ target: ReadinessProbe) async -> ReadinessState.Decision {
         let task = probe.withLock { state -> Task<Bool, Never> in
             if let running = state.running { return running }
-            let started = Task { await self.runProbe(target) }
+            // On the caller's loop: a probe must not wait for a busy global pool.
+            let started = Task(executorPreference: EventLoop.current) { await self.runProbe(target) }
             state.running = started
             return started
         }
