@@ -136,6 +136,7 @@ let package = Package(
                 "GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPServer", "GQLGateWebSocket", "GQLGatePipeline", "GQLGateSubscriptions",
                 .product(name: "Graphiti", package: "Graphiti"),
                 .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,7 @@
 import Foundation
 import GQLGateCore
 import GQLGateHTTPServer
+import GQLGatePipeline
 import GraphQL
 import Synchronization
 
@@ -77,12 +78,17 @@ final class DemoHTTPHandler: HTTPServerDelegate {
     }
 
     private func response(to request: ServerRequest) async -> ServerResponse {
-        let graphQLRequest: GraphQLRequest
-        switch Self.decode(request) {
-        case .success(let decoded):
-            graphQLRequest = decoded
-        case .failure(let problem):
-            return Self.json(status: problem.status, GraphQLResult(errors: [GraphQLError(message: problem.message)]))
+        let sent: GQLGatePipeline.GraphQLRequest
+        do {
+            (sent, _) = try GraphQLHTTPDecoder.decode(
+                method: request.method, contentType: request.headers["Content-Type"], queryItems: request.queryItems, body: request.body)
+        } catch {
+            return Self.json(status: error.status, GraphQLResult(errors: [GraphQLError(message: error.message)]))
+        }
+        let graphQLRequest: GraphQL.GraphQLRequest
+        switch DemoWireFormat.graphQLRequest(sent) {
+        case .success(let converted): graphQLRequest = converted
+        case .failure(let error): return Self.json(status: 400, GraphQLResult(errors: [error]))
         }
         switch await schema.execute(graphQLRequest, allowMutations: request.method == "POST") {
         case .executed(let result):
@@ -94,44 +100,6 @@ final class DemoHTTPHandler: HTTPServerDelegate {
             response.headers.add(name: "Allow", value: "POST")
             return response
         }
-    }
-
-    /// Why a request carries no usable GraphQL request.
-    private struct RequestProblem: Error {
-        var status = 400
-        let message: String
-    }
-
-    private static func decode(_ request: ServerRequest) -> Result<GraphQLRequest, RequestProblem> {
-        if request.method == "GET" {
-            return decodeQueryItems(request)
-        }
-        guard let contentType = request.headers["Content-Type"],
-              contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
-        else {
-            return .failure(RequestProblem(status: 415, message: "POST bodies must be sent as Content-Type: application/json."))
-        }
-        do {
-            return .success(try JSONDecoder().decode(GraphQLRequest.self, from: request.body.withUnsafeBytes { Data($0) }))
-        } catch {
-            return .failure(RequestProblem(message: "The body must be a JSON object with a \"query\" string (and optionally \"operationName\" and \"variables\")."))
-        }
-    }
-
-    private static func decodeQueryItems(_ request: ServerRequest) -> Result<GraphQLRequest, RequestProblem> {
-        guard case let query?? = request.queryItem("query"), !query.isEmpty else {
-            return .failure(RequestProblem(message: "Missing \"query\" parameter."))
-        }
-        var variables: [String: Map] = [:]
-        if case let text?? = request.queryItem("variables"), !text.isEmpty {
-            do {
-                variables = try JSONDecoder().decode([String: Map].self, from: Data(text.utf8))
-            } catch {
-                return .failure(RequestProblem(message: "The \"variables\" parameter must be a JSON object."))
-            }
-        }
-        let operationName = request.queryItem("operationName").flatMap { $0 }.flatMap { $0.isEmpty ? nil : $0 }
-        return .success(GraphQLRequest(query: query, operationName: operationName, variables: variables))
     }
 
     private static func json(status: Int, _ result: GraphQLResult) -> ServerResponse {

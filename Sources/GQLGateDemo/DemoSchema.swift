@@ -77,8 +77,10 @@ public final class DemoSchema: Sendable {
     static let subscriptionOverHTTP =
         "Subscriptions are served over WebSocket (graphql-transport-ws or graphql-ws) at this path, not over plain HTTP."
 
-    /// Parses `request.query` and validates it against the schema.
+    /// Parses `request.query` and validates it against the schema, once it is
+    /// known not to nest too deeply (see `DemoNesting`).
     func parseAndValidate(_ request: GraphQLRequest) -> Result<Document, GraphQLErrors> {
+        if let problem = DemoNesting.problem(in: request) { return .failure(GraphQLErrors([problem])) }
         let document: Document
         do {
             document = try parse(source: Source(body: request.query, name: "GraphQL request"))
@@ -87,6 +89,7 @@ public final class DemoSchema: Sendable {
         } catch {
             return .failure(GraphQLErrors([GraphQLError(error)]))
         }
+        if let problem = DemoNesting.problem(in: document) { return .failure(GraphQLErrors([problem])) }
         let problems = validate(schema: graphQLSchema, ast: document)
         return problems.isEmpty ? .success(document) : .failure(GraphQLErrors(problems))
     }
