@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
+import os
 import sys
 import time
 import typing
@@ -129,6 +130,25 @@ def test_expired_token_file_is_reread_after_a_401(gqlgate, strawberry_upstream, 
     assert r.status == 401, str(r)
     token_file.write_text(mint(3600, 2))
     # The 401 marked the token rejected: the next operation reads the file at once.
+    r = post_graphql(gw.url, "{ hello }")
+    assert r.status == 200, str(r)
+
+
+def test_token_file_rewritten_in_place_with_the_same_stamp_is_reread_after_a_401(gqlgate, strawberry_upstream, tmp_path):
+    token_file = tmp_path / "token"
+    token_file.write_text(mint(-1, 1))
+    gw = gqlgate(strawberry_upstream.path("/auth/graphql"), config=f"auth:\n  bearer_token_file: {token_file}\n")
+    assert post_graphql(gw.url, "{ hello }").status == 401
+    # The same length, written in place (same inode), with the old time stamps put back:
+    # to stat the file has not changed, but the 401 makes gqlgate read it again.
+    before = os.stat(token_file)
+    fresh = mint(3600, 2)
+    assert len(fresh) == before.st_size
+    with open(token_file, "r+") as f:
+        f.write(fresh)
+    os.utime(token_file, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(token_file)
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
     r = post_graphql(gw.url, "{ hello }")
     assert r.status == 200, str(r)
 
