@@ -22,7 +22,9 @@ extension YAMLValue {
         for (name, value) in try entries(expected: "a mapping of header names to values") {
             guard name.isHeaderName else {
                 // The name is no secret: quoted as it is, though the key path is the value's.
-                throw ConfigError(keyPath: value.path, message: "\(ConfigError.quoted(name)) is not valid: expected a header name (letters, digits and !#$%&'*+-.^_`|~)")
+                throw ConfigError(
+                    keyPath: value.path,
+                    message: "\(ConfigError.quoted(name)) is not valid: expected a header name (letters, digits and !#$%&'*+-.^_`|~)")
             }
             guard !fields.contains(where: { $0.name.lowercased() == name.lowercased() }) else {
                 throw ConfigError(keyPath: value.path, message: "header \(name) is set twice (names are case-insensitive)")

@@ -45,7 +45,8 @@ import Testing
 
     @Test func aRedisURLKeepsAllButItsPasswordInTheError() throws {
         let error = try failure("cache: {backend: redis, redis_url: \"redis://gate:\(Self.secret)@\"}")
-        #expect(error.description == #"cache.redis_url: "redis://gate:<redacted>@" is not valid: expected a redis:// URL with a host (cache.backend is redis)"#)
+        #expect(error.description
+            == #"cache.redis_url: "redis://gate:<redacted>@" is not valid: expected a redis:// URL with a host (cache.backend is redis)"#)
     }
 
     @Test func aHeaderValueIsRedactedLikeInThePrintedConfig() throws {

@@ -53,7 +53,9 @@ def test_check_config_errors_name_the_key_but_not_the_secret(gqlgate_bin, tmp_pa
     assert_no_secret(r.output, key)
 
 
-@pytest.mark.parametrize("config, env, key", [*BAD_SECRET_CONFIGS, pytest.param(UNUSABLE_REDIS, {}, "cache.redis_url", id="unusable-redis-url")])
+@pytest.mark.parametrize(
+    "config, env, key", [*BAD_SECRET_CONFIGS, pytest.param(UNUSABLE_REDIS, {}, "cache.redis_url", id="unusable-redis-url")]
+)
 def test_run_errors_name_the_key_but_not_the_secret(gqlgate_bin, tmp_path, config, env, key):
     path = tmp_path / "bad.yaml"
     path.write_text(config)
