@@ -35,7 +35,7 @@ enum DemoWireFormat {
         case .null: .null
         case .bool(let value): .bool(value)
         case .integer(let value): .number(Number(value))
-        case .number(let value): .number(Number(value))
+        case .number(let text): .number(Number(Double(text) ?? .nan))  // JSON number text always reads (±infinity past the range)
         case .string(let value): .string(value)
         case .array(let values): .array(values.map(map))
         case .object(let members):

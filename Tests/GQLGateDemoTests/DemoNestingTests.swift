@@ -66,7 +66,7 @@ import Testing
         #expect(levels == 60)
         let scalars = GQLGatePipeline.GraphQLRequest(
             query: "{ hero { name } }",
-            variables: .object([("i", .integer(3)), ("d", .number(2.5)), ("s", .string("x")), ("b", .bool(true)), ("n", .null),
+            variables: .object([("i", .integer(3)), ("d", JSONValue(2.5)), ("s", .string("x")), ("b", .bool(true)), ("n", .null),
                                 ("l", .array([.integer(1)]))]))
         #expect(try DemoWireFormat.graphQLRequest(scalars).get().variables
             == ["i": .number(Number(3)), "d": .number(Number(2.5)), "s": "x", "b": true, "n": .null, "l": [.number(Number(1))]])
