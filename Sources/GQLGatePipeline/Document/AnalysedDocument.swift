@@ -31,8 +31,9 @@ public final class AnalysedDocument: @unchecked Sendable {
 
     private struct DerivedForms {
         var normalisedDigest: String?
-        var typenamed: TypenamedDocument?
-        var withIDs: (schema: EntitySchema, document: TypenamedDocument)?
+        /// nil: not rewritten yet; `.some(nil)`: the document cannot be.
+        var typenamed: TypenamedDocument??
+        var withIDs: (schema: EntitySchema, document: TypenamedDocument?)?
     }
 
     /// Analyses `document`; throws `QUERY_TOO_COMPLEX` when its fragments spread each other in a cycle.
@@ -50,18 +51,20 @@ public final class AnalysedDocument: @unchecked Sendable {
         self.operations = operations
     }
 
-    /// Hex SHA-256 of the document as GraphQLSwift prints it: the same for
-    /// texts that differ only in spacing, commas or comments (cache keys).
+    /// Hex SHA-256 of the document's canonical text (`CanonicalDocument`):
+    /// the same for texts that differ only in spacing, commas or comments
+    /// (cache keys). Linear in the text's length.
     public var normalisedDigest: String {
         if let known = derived.withLock({ $0.normalisedDigest }) { return known }
-        let digest = DocumentCache.digest(of: print(ast: document)).hexString
+        let digest = CanonicalDocument.digest(of: queryText).hexString
         derived.withLock { $0.normalisedDigest = digest }
         return digest
     }
 
     /// The document with `__typename` added to every non-root selection set
-    /// under an alias of its own, rewritten once per distinct document.
-    public var typenamed: TypenamedDocument {
+    /// under an alias of its own, rewritten once per distinct document; nil
+    /// when it holds a definition other than an operation or a fragment.
+    public var typenamed: TypenamedDocument? {
         if let known = derived.withLock({ $0.typenamed }) { return known }
         let rewritten = TypenameRewriter.rewrite(document, query: queryText)
         derived.withLock { $0.typenamed = rewritten }
@@ -71,7 +74,7 @@ public final class AnalysedDocument: @unchecked Sendable {
     /// `typenamed` with `id` added too where `schema` gives the type one;
     /// `typenamed` itself without a schema. Rewritten once per document and
     /// schema (a new schema, learned on reload, rewrites again).
-    public func typenamed(schema: EntitySchema?) -> TypenamedDocument {
+    public func typenamed(schema: EntitySchema?) -> TypenamedDocument? {
         guard let schema else { return typenamed }
         if let known = derived.withLock({ $0.withIDs }), known.schema === schema { return known.document }
         let rewritten = TypenameRewriter.rewrite(document, query: queryText, schema: schema)

@@ -38,9 +38,11 @@ public final class DocumentCache: Sendable {
     }
 
     /// The analysed document for `query`, parsing it only on a miss.
-    /// Syntax errors throw `GRAPHQL_PARSE_FAILED` and are not cached.
+    /// Syntax errors throw `GRAPHQL_PARSE_FAILED`, nesting past
+    /// `DocumentNesting.limit` `QUERY_TOO_COMPLEX` (before parsing); neither is cached.
     public func analyse(_ query: String) throws(GatewayError) -> AnalysedDocument {
         if let hit = entries.withLock({ $0.document(forText: query) }) { return hit }
+        try DocumentNesting.check(query)
         let digest = Self.digest(of: query)  // not held by its text, so not by its digest either
         let document: Document
         do {

@@ -19,10 +19,22 @@ public struct OperationShape: Sendable, Equatable {
 }
 
 /// Measures operations of one document, each fragment once (memoised), and
-/// rejects fragment cycles, which would make expansion infinite.
+/// rejects fragment cycles, which would make expansion infinite, and
+/// operations that nest (fields, inline fragments and spreads, fragments
+/// expanded) more than `DocumentNesting.limit` levels: a chain of fragments
+/// nests without nesting the text, and every pass over an operation recurses
+/// once a level.
 struct OperationShapeMeasurer {
+    /// A shape and the levels of selections under it, fragments expanded.
+    private struct Measure {
+        var shape: OperationShape
+        var levels: Int
+
+        static let empty = Measure(shape: .empty, levels: 0)
+    }
+
     private let fragments: [String: SelectionSet]
-    private var measured: [String: OperationShape] = [:]
+    private var measured: [String: Measure] = [:]
     private var inProgress: [String] = []
 
     init(document: Document) {
@@ -35,39 +47,53 @@ struct OperationShapeMeasurer {
 
     /// The shape of a selection set with its fragments expanded.
     mutating func shape(of set: SelectionSet) throws(GatewayError) -> OperationShape {
-        var result = OperationShape.empty
+        try measure(set, level: 0).shape
+    }
+
+    /// `set`'s measure, `level` levels below its operation's root.
+    private mutating func measure(_ set: SelectionSet, level: Int) throws(GatewayError) -> Measure {
+        var result = Measure.empty
         for selection in set.selections {
-            let part: OperationShape
+            let part: Measure
             switch selection {
             case let field as Field:
-                let child = try field.selectionSet.map { set throws(GatewayError) in try shape(of: set) } ?? .empty
-                part = OperationShape(depth: child.depth + 1, aliases: Self.sum(child.aliases, field.alias == nil ? 0 : 1))
+                let child = try field.selectionSet.map { set throws(GatewayError) in try measure(set, level: level + 1) } ?? .empty
+                part = Measure(shape: OperationShape(depth: child.shape.depth + 1, aliases: Self.sum(child.shape.aliases, field.alias == nil ? 0 : 1)),
+                               levels: child.levels + 1)
             case let spread as FragmentSpread:
-                part = try shape(ofFragment: spread.name.value)
+                let fragment = try measure(fragment: spread.name.value, level: level + 1)
+                part = Measure(shape: fragment.shape, levels: fragment.levels + 1)
             case let inline as InlineFragment:
-                part = try shape(of: inline.selectionSet)
+                let inner = try measure(inline.selectionSet, level: level + 1)
+                part = Measure(shape: inner.shape, levels: inner.levels + 1)
             default:
                 part = .empty
             }
-            result.depth = max(result.depth, part.depth)
-            result.aliases = Self.sum(result.aliases, part.aliases)
+            guard level + part.levels <= DocumentNesting.limit else { throw Self.tooDeep }
+            result.shape.depth = max(result.shape.depth, part.shape.depth)
+            result.shape.aliases = Self.sum(result.shape.aliases, part.shape.aliases)
+            result.levels = max(result.levels, part.levels)
         }
         return result
     }
 
-    private mutating func shape(ofFragment name: String) throws(GatewayError) -> OperationShape {
+    private mutating func measure(fragment name: String, level: Int) throws(GatewayError) -> Measure {
         if let known = measured[name] { return known }
         guard let set = fragments[name] else { return .empty }
         if let start = inProgress.firstIndex(of: name) {
             let cycle = (inProgress[start...] + [name]).joined(separator: " → ")
             throw GatewayError.queryTooComplex("Fragments spread each other in a cycle (\(cycle)).")
         }
+        guard level <= DocumentNesting.limit else { throw Self.tooDeep }
         inProgress.append(name)
-        let result = try shape(of: set)
+        let result = try measure(set, level: level)
         inProgress.removeLast()
         measured[name] = result
         return result
     }
+
+    private static let tooDeep = GatewayError.queryTooComplex(
+        "The operation nests more than \(DocumentNesting.limit) levels deep once its fragments are expanded.")
 
     private static func sum(_ a: Int, _ b: Int) -> Int {
         let (total, overflow) = a.addingReportingOverflow(b)

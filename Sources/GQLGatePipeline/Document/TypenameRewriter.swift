@@ -21,14 +21,16 @@ public struct TypenamedDocument: Sendable, Equatable {
 
 /// Adds the aliased `__typename` (and `id`) through GraphQLSwift's public
 /// `set(value:key:)`, since its node initialisers are internal: the added
-/// selections are taken from parsed templates and the tree is rebuilt bottom-up.
+/// selections are taken from parsed templates and the tree is rebuilt
+/// bottom-up, then printed by `DocumentPrinter` (linear in the document).
 enum TypenameRewriter {
     /// The alias used when the client's text does not contain it already.
     static let baseAlias = "_gqlgate_typename"
     /// The `id` alias used when the client's text does not contain it already.
     static let baseIDAlias = "_gqlgate_id"
 
-    static func rewrite(_ document: Document, query: String, schema: EntitySchema? = nil) -> TypenamedDocument {
+    /// nil when the document holds a definition other than an operation or a fragment.
+    static func rewrite(_ document: Document, query: String, schema: EntitySchema? = nil) -> TypenamedDocument? {
         let alias = alias(avoiding: query)
         let idAlias = schema.map { _ in Self.alias(avoiding: query, base: baseIDAlias) }
         let additions = Additions(typename: typenameField(alias: alias), idAlias: idAlias, schema: schema)
@@ -45,7 +47,8 @@ enum TypenameRewriter {
             }
         }
         let rewritten = document.set(value: .array(definitions), key: "definitions")
-        return TypenamedDocument(query: print(ast: rewritten), alias: alias, idAlias: idAlias)
+        guard let printed = DocumentPrinter.print(rewritten) else { return nil }
+        return TypenamedDocument(query: printed, alias: alias, idAlias: idAlias)
     }
 
     /// `base`, or `base` with a number when the text already holds it.
