@@ -11,6 +11,9 @@ public struct DrainOutcome: Sendable, Equatable {
     /// Whether the server and loops were stopped. False only when a
     /// connection stayed suspended, which leaves the server to the process exit.
     public var stopped: Bool
+    /// Loops whose thread was still busy at the deadline (a piece of work
+    /// that did not return), left to the process's exit.
+    public var busyLoops: [Int] = []
 }
 
 extension Gateway {
@@ -27,6 +30,10 @@ extension Gateway {
     ///    (each client has 2 s to answer the close), then the upstream WebSockets close;
     /// 5. once no connection is suspended, the server stops, then the loops.
     ///
+    /// Steps 4 and 5 share `stopBudget`, so the caller gets control back
+    /// within `drainTimeout` + `stopBudget` whatever clients do, even with a
+    /// loop stuck in work that never returns (reported in `busyLoops`).
+    ///
     /// Streaming clients (subscriptions) are completed between steps 4 and 5,
     /// before the server stops: libmicrohttpd aborts when stopped with a
     /// connection suspended. Streamed answers (SSE, multipart) get their end
@@ -37,20 +44,25 @@ extension Gateway {
         pipelines.current.schemaLearning?.stop()
         server.quiesce()
         _ = Self.wait(upTo: drainTimeout) { inFlight.count == 0 }
+        let deadline = MonotonicClock.nanoseconds() + Self.stopBudget.nanoseconds
         let cutShort = endpoint.closeInFlight()
-        drainSubscriptions()
-        _ = Self.wait(upTo: .seconds(2)) { endpoint.streams.count == 0 }
-        guard Self.wait(upTo: .seconds(2), until: { server.suspendedRequests == 0 }) else {
+        drainSubscriptions(before: deadline)
+        _ = Self.wait(upTo: .seconds(2), before: deadline) { endpoint.streams.count == 0 }
+        guard Self.wait(upTo: .seconds(2), before: deadline, until: { server.suspendedRequests == 0 }) else {
             return DrainOutcome(cutShort: cutShort, stopped: false)
         }
         server.stop()
-        loops.shutdownAndWait()
-        return DrainOutcome(cutShort: cutShort, stopped: true)
+        let busyLoops = loops.shutdownAndWait(until: deadline)
+        return DrainOutcome(cutShort: cutShort, stopped: true, busyLoops: busyLoops)
     }
 
-    /// Polls `condition` every 5 ms until it holds (true) or `timeout` passes (false).
-    static func wait(upTo timeout: Duration, until condition: () -> Bool) -> Bool {
-        let deadline = MonotonicClock.nanoseconds() + timeout.nanoseconds
+    /// How long everything after the drain may take, all steps together.
+    static let stopBudget = Duration.seconds(4)
+
+    /// Polls `condition` every 5 ms until it holds (true) or `timeout` passes
+    /// or `deadline` (`MonotonicClock` nanoseconds) comes, whichever is first (false).
+    static func wait(upTo timeout: Duration, before deadline: UInt64 = .max, until condition: () -> Bool) -> Bool {
+        let deadline = min(deadline, MonotonicClock.nanoseconds() + timeout.nanoseconds)
         while !condition() {
             if MonotonicClock.nanoseconds() >= deadline { return false }
             usleep(5_000)

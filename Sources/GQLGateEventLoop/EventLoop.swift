@@ -50,6 +50,15 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     @exclusivity(unchecked) private var timers = TimerQueue()
     @exclusivity(unchecked) private var running = true
     private var thread: pthread_t?
+    /// Set by the thread as its last step, so a stop can wait with a deadline.
+    private let finished = Atomic<Bool>(false)
+
+    /// Each loop thread's stack: 16 MiB of address space, touched only as
+    /// used. Documents nest at most 256 levels (`DocumentNesting.limit` in
+    /// GQLGatePipeline), and parsing and analysing one that deep takes under
+    /// 2 MiB in a debug build: the bound fits eight times over, whatever the
+    /// process's default thread stack (`ulimit -s`) is.
+    public static let threadStackBytes = 16 << 20
 
     /// Creates the loop and starts its thread.
     public init(index: Int = 0) {
@@ -63,9 +72,14 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
         let box = Unmanaged.passRetained(self).toOpaque()  // released by the thread's start routine
         var thread = pthread_t()
-        let rc = pthread_create(&thread, nil, { argument in
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, Self.threadStackBytes)
+        let rc = pthread_create(&thread, &attributes, { argument in
             let loop = Unmanaged<EventLoop>.fromOpaque(argument!).takeRetainedValue()
             loop.run()
+            loop.finished.store(true, ordering: .releasing)
             return nil
         }, box)
         precondition(rc == 0, "cannot start event loop thread: \(rc)")
@@ -124,11 +138,30 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Stops the loop after the work queued so far, and waits for its thread.
     public func shutdownAndWait() {
+        requestShutdown()
+        _ = waitForThread(until: nil)
+    }
+
+    /// Asks the loop to stop after the work queued so far; returns at once.
+    public func requestShutdown() {
         execute { [unowned self] in self.running = false }
-        if let thread, !inLoop {
-            pthread_join(thread, nil)
-            self.thread = nil
+    }
+
+    /// Waits for the thread of a loop asked to stop, until `deadline`
+    /// (`MonotonicClock` nanoseconds; nil: however long it takes). False when
+    /// the thread still runs then — a piece of work that never returns — and
+    /// is left to the process's exit.
+    public func waitForThread(until deadline: UInt64?) -> Bool {
+        guard let thread, !inLoop else { return true }
+        if let deadline {
+            while !finished.load(ordering: .acquiring) {
+                if MonotonicClock.nanoseconds() >= deadline { return false }
+                usleep(2_000)
+            }
         }
+        pthread_join(thread, nil)
+        self.thread = nil
+        return true
     }
 
     // MARK: - Loop-thread API

@@ -23,6 +23,14 @@ public final class EventLoopGroup: Sendable {
         for loop in loops { loop.shutdownAndWait() }
     }
 
+    /// Stops every loop and waits for their threads until `deadline`
+    /// (`MonotonicClock` nanoseconds); the indexes of loops whose thread still
+    /// runs then (busy with work that does not return), left to the process's exit.
+    public func shutdownAndWait(until deadline: UInt64) -> [Int] {
+        for loop in loops { loop.requestShutdown() }
+        return loops.filter { !$0.waitForThread(until: deadline) }.map(\.index)
+    }
+
     /// Cores online on this machine.
     public static var coreCount: Int {
         max(1, systemCoreCount())

@@ -47,6 +47,11 @@ struct GatewayProcess {
         if outcome.cutShort > 0 {
             logger.warning("drain timed out", metadata: ["answered_shutting_down": .stringConvertible(outcome.cutShort)])
         }
+        if !outcome.busyLoops.isEmpty {
+            logger.error("loops did not stop", metadata: [
+                "loops": .array(outcome.busyLoops.map { .stringConvertible($0) }), "detail": "still busy; exiting without them",
+            ])
+        }
         logger.info("stopped", metadata: ["server_stopped": .stringConvertible(outcome.stopped)])
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import GQLGateEventLoop
 import Synchronization
 import Testing
@@ -88,12 +89,55 @@ import Glibc
         #expect(name == "gqlgate-loop-7")
     }
 
+    @Test func itsThreadHasTheStackDocumentsAreSizedFor() async throws {
+        let loop = EventLoop()
+        defer { loop.shutdownAndWait() }
+        let size = await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
+            loop.execute {
+                var local = 0
+                let address = withUnsafeMutablePointer(to: &local) { UInt(bitPattern: $0) }
+                continuation.resume(returning: mappingSize(containing: address))
+            }
+        }
+        #expect(try #require(size) >= EventLoop.threadStackBytes)
+    }
+
+    @Test func aGroupStoppedWithALoopStuckInWorkGivesUpOnItAtTheDeadline() {
+        let group = EventLoopGroup(count: 2)
+        let release = Atomic<Bool>(false)
+        let started = Atomic<Bool>(false)
+        group.loops[1].execute {
+            started.store(true, ordering: .releasing)
+            while !release.load(ordering: .acquiring) { usleep(1_000) }
+        }
+        while !started.load(ordering: .acquiring) { usleep(1_000) }
+        #expect(group.shutdownAndWait(until: MonotonicClock.nanoseconds() + 200_000_000) == [1])
+        release.store(true, ordering: .releasing)
+        #expect(group.loops[1].waitForThread(until: nil))
+    }
+
+    @Test func aGroupOfIdleLoopsStopsWithinTheDeadline() {
+        let group = EventLoopGroup(count: 3)
+        #expect(group.shutdownAndWait(until: MonotonicClock.nanoseconds() + 5_000_000_000).isEmpty)
+    }
+
     @Test func groupHandsOutLoopsRoundRobin() {
         let group = EventLoopGroup(count: 3)
         defer { group.shutdownAndWait() }
         let picked = (0..<6).map { _ in group.next().index }
         #expect(picked == [0, 1, 2, 0, 1, 2])
     }
+}
+
+/// The size of the memory mapping holding `address`, from /proc/self/maps
+/// (a thread's stack is one mapping, its guard page another).
+private func mappingSize(containing address: UInt) -> Int? {
+    guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return nil }
+    for line in maps.split(separator: "\n") {
+        let bounds = line.prefix { $0 != " " }.split(separator: "-").compactMap { UInt($0, radix: 16) }
+        if bounds.count == 2, bounds[0] <= address, address < bounds[1] { return Int(bounds[1] - bounds[0]) }
+    }
+    return nil
 }
 
 private final class PipeReader: FileDescriptorHandler {

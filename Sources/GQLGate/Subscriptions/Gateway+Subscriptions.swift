@@ -33,9 +33,9 @@ extension Gateway {
     /// for its operations and a 1001 close (waiting for the close handshakes,
     /// which a client has `WebSocketEndpoint.closeTimeout` to answer), then
     /// the upstream WebSockets close.
-    func drainSubscriptions() {
+    func drainSubscriptions(before deadline: UInt64) {
         endpoint.webSockets.sessions.shutdownAll()
-        _ = Self.wait(upTo: WebSocketEndpoint.closeTimeout + .seconds(1)) { endpoint.webSockets.sessions.count == 0 }
+        _ = Self.wait(upTo: WebSocketEndpoint.closeTimeout + .seconds(1), before: deadline) { endpoint.webSockets.sessions.count == 0 }
         pipelines.current.subscriptions.shutdown()
     }
 }
