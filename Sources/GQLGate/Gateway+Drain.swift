@@ -52,6 +52,7 @@ extension Gateway {
             return DrainOutcome(cutShort: cutShort, stopped: false)
         }
         server.stop()
+        watchdog.stop()
         let busyLoops = loops.shutdownAndWait(until: deadline)
         return DrainOutcome(cutShort: cutShort, stopped: true, busyLoops: busyLoops)
     }

@@ -28,6 +28,13 @@ public final class Gateway: Sendable {
     let inFlight = InFlightRequests()
     let exchanges: [any Exchange]
     let logger: Logger
+    /// Logs a loop busy past `loopBusyThreshold`, with the request it works for.
+    let watchdog: LoopWatchdog
+
+    /// How long a loop may run work without waiting for events before it is
+    /// logged: a healthy loop's work takes microseconds, and every document's
+    /// analysis is linear in its size (at most `limits.max_document_bytes`).
+    static let loopBusyThreshold = Duration.seconds(1)
 
     /// Builds the gateway; nothing listens until `start()`.
     /// - Parameters:
@@ -49,6 +56,11 @@ public final class Gateway: Sendable {
         self.logger = logger
         loops = EventLoopGroup(count: config.server.eventLoopCount(cores: EventLoopGroup.coreCount))
         client = HTTPClient(group: loops)
+        watchdog = LoopWatchdog(group: loops, threshold: Self.loopBusyThreshold) { [logger] busy in
+            var metadata: Logger.Metadata = ["loop": .stringConvertible(busy.index), "busy_ms": .stringConvertible(busy.busy.milliseconds)]
+            if let requestID = busy.requestID { metadata["request_id"] = .string(requestID) }
+            logger.warning("loop busy", metadata: metadata)
+        }
         readiness = Readiness(client: client)
         pipelines = PipelineSlot(
             try Self.makePipeline(

@@ -52,6 +52,11 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var thread: pthread_t?
     /// Set by the thread as its last step, so a stop can wait with a deadline.
     private let finished = Atomic<Bool>(false)
+    /// When the loop last stopped waiting for events (`MonotonicClock`
+    /// nanoseconds); 0 while it waits. Read by `LoopWatchdog`.
+    private let busySince = Atomic<UInt64>(0)
+    /// The request the loop's current work is for, when noted (`working(for:_:)`).
+    private let currentRequest = Mutex<String?>(nil)
 
     /// Each loop thread's stack: 16 MiB of address space, touched only as
     /// used. Documents nest at most 256 levels (`DocumentNesting.limit` in
@@ -164,6 +169,26 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         return true
     }
 
+    // MARK: - Busy stretches
+
+    /// Runs `work` noted as being for the request `requestID`, so that a
+    /// watchdog reporting this loop busy can name it. Loop thread only.
+    public func working<T, E: Error>(for requestID: String, _ work: () throws(E) -> T) throws(E) -> T {
+        assert(inLoop)
+        currentRequest.withLock { $0 = requestID }
+        defer { currentRequest.withLock { $0 = nil } }
+        return try work()
+    }
+
+    /// Since when (`MonotonicClock` nanoseconds) the loop has been running
+    /// work without waiting for events, and for which request when noted;
+    /// nil while it waits. Any thread.
+    public func busyStretch() -> (since: UInt64, requestID: String?)? {
+        let since = busySince.load(ordering: .relaxed)
+        guard since != 0 else { return nil }
+        return (since, currentRequest.withLock { $0 })
+    }
+
     // MARK: - Loop-thread API
 
     /// Watches `fd` for `events`; `handler` is kept until `unregister`.
@@ -212,9 +237,11 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         while running {
             runLocalWork(executor)
             guard running else { break }
+            busySince.store(0, ordering: .relaxed)
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), waitTimeout())
             }
+            busySince.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
             if count < 0 {
                 precondition(errno == EINTR, "epoll_wait failed: errno \(errno)")
                 continue

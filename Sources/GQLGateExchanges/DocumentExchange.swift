@@ -1,3 +1,4 @@
+import GQLGateEventLoop
 import GQLGatePipeline
 
 /// Parses the operation's document (once per distinct text, through the
@@ -27,9 +28,16 @@ public struct DocumentExchange: OperationStage {
             throw GatewayError.queryTooComplex(
                 "The document is \(size) bytes; limits.max_document_bytes allows \(maxDocumentBytes).")
         }
-        let document = try cache.analyse(query)
+        let document = try cache.cachedDocument(for: query) ?? analyse(query, for: operation.requestID)
         operation.selected = try document.selectOperation(named: operation.request.operationName)
         operation.document = document
+    }
+
+    /// Parses and analyses `query`; on a loop, noted as work for `requestID`
+    /// (the loop watchdog names it if the loop stays busy).
+    private func analyse(_ query: String, for requestID: String) throws(GatewayError) -> AnalysedDocument {
+        guard let loop = EventLoop.current else { return try cache.analyse(query) }
+        return try loop.working(for: requestID) { () throws(GatewayError) in try cache.analyse(query) }
     }
 
     /// `operation` as `prepare` leaves it, when its query text was analysed

@@ -121,6 +121,27 @@ import Glibc
         #expect(group.shutdownAndWait(until: MonotonicClock.nanoseconds() + 5_000_000_000).isEmpty)
     }
 
+    @Test func theWatchdogReportsALoopBusyPastItsThresholdOnceWithTheNotedRequest() {
+        let group = EventLoopGroup(count: 2)
+        defer { group.shutdownAndWait() }
+        let reports = Mutex<[LoopWatchdog.BusyLoop]>([])
+        let watchdog = LoopWatchdog(group: group, threshold: .milliseconds(50)) { busy in reports.withLock { $0.append(busy) } }
+        defer { watchdog.stop() }
+        let done = Atomic<Bool>(false)
+        group.loops[1].execute {
+            group.loops[1].working(for: "req-1") {
+                while reports.withLock({ $0.isEmpty }) { usleep(1_000) }
+                usleep(200_000)  // busy on, past the threshold again: still one report for this stretch
+            }
+            done.store(true, ordering: .releasing)
+        }
+        while !done.load(ordering: .acquiring) { usleep(1_000) }
+        let seen = reports.withLock { $0 }
+        #expect(seen.map(\.index) == [1])
+        #expect(seen.first?.requestID == "req-1")
+        #expect((seen.first?.busy ?? .zero) > .milliseconds(50))
+    }
+
     @Test func groupHandsOutLoopsRoundRobin() {
         let group = EventLoopGroup(count: 3)
         defer { group.shutdownAndWait() }

@@ -1,0 +1,61 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reports loops busy past a threshold: a loop that runs work without going
+/// back to wait for events holds up everything else it serves. A thread of
+/// its own looks at every loop of a group four times a `threshold` and calls
+/// `report` once for each busy stretch longer than `threshold`.
+public final class LoopWatchdog: Sendable {
+    /// A loop busy past the threshold.
+    public struct BusyLoop: Sendable, Equatable {
+        /// The loop's index in its group.
+        public let index: Int
+        /// How long it had been busy when seen.
+        public let busy: Duration
+        /// The request its work is for, when the work noted it (`EventLoop.working(for:_:)`).
+        public let requestID: String?
+    }
+
+    private let loops: [EventLoop]
+    private let threshold: Duration
+    private let report: @Sendable (BusyLoop) -> Void
+    private let stopping = Atomic<Bool>(false)
+
+    /// Starts watching `group`'s loops.
+    public init(group: EventLoopGroup, threshold: Duration, report: @escaping @Sendable (BusyLoop) -> Void) {
+        loops = group.loops
+        self.threshold = threshold
+        self.report = report
+        let box = Unmanaged.passRetained(self).toOpaque()  // released by the thread's start routine
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, nil, { argument in
+            Unmanaged<LoopWatchdog>.fromOpaque(argument!).takeRetainedValue().run()
+            return nil
+        }, box)
+        precondition(rc == 0, "cannot start the loop watchdog thread: \(rc)")
+        pthread_detach(thread)
+    }
+
+    /// Stops watching; the thread ends at its next look.
+    public func stop() {
+        stopping.store(true, ordering: .relaxed)
+    }
+
+    private func run() {
+        let interval = UInt32(clamping: max(1_000, threshold.nanoseconds / 4_000))  // microseconds
+        var reported = [UInt64](repeating: 0, count: loops.count)  // the stretch each loop was last reported for
+        while !stopping.load(ordering: .relaxed) {
+            usleep(interval)
+            let now = MonotonicClock.nanoseconds()
+            for (position, loop) in loops.enumerated() {
+                guard let stretch = loop.busyStretch(), stretch.since != reported[position],
+                      now > stretch.since, now - stretch.since > threshold.nanoseconds
+                else { continue }
+                reported[position] = stretch.since
+                report(BusyLoop(index: loop.index, busy: .nanoseconds(Int64(now - stretch.since)), requestID: stretch.requestID))
+            }
+        }
+    }
+}
