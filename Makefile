@@ -15,6 +15,10 @@
 #                     TARGET=upstream: the clients on the upstream alone; CLIENT=python: the
 #                     asyncio client instead of the C one)
 #   make soak         wrk, test venv, release build, scripts/soak.sh (10 min; SOAK_DURATION=seconds; not in CI)
+#   make fuzz         scripts/fuzz.sh: builds the libFuzzer targets under Fuzz/ with AddressSanitizer and
+#                     runs each for FUZZ_SECONDS (default 60; CI runs this), see docs/fuzzing.md
+#   make test-sanitize  the unit tests under ThreadSanitizer, then under AddressSanitizer
+#                     (SANITIZERS='thread' for one; TSAN_FILTER limits the TSan run to some test targets)
 #   make deps         install missing Debian packages (apt-get; as root or through sudo)
 #   make venv         .venv with requirements-test.txt (re-used while the file is unchanged)
 #   make clean        remove build products; `make distclean` also removes .build and .venv
@@ -35,7 +39,7 @@ BENCH_PACKAGES := nginx-light wrk linux-perf
 INSTRUCTIONS_PACKAGES := nginx-light wrk valgrind
 
 .DEFAULT_GOAL := build
-.PHONY: build release test unit integration demo bench bench-instructions bench-subscriptions soak clean distclean deps bench-deps venv
+.PHONY: build release test unit integration demo bench bench-instructions bench-subscriptions soak fuzz test-sanitize clean distclean deps bench-deps venv
 
 deps:
 	@scripts/install-deps.sh $(SYSTEM_PACKAGES)
@@ -74,6 +78,19 @@ bench-instructions: deps release
 bench-subscriptions: deps venv release
 	PYTHON="$(VENV)/bin/python" bash scripts/bench-subscriptions.sh
 
+fuzz: deps
+	bash scripts/fuzz.sh
+
+SANITIZERS ?= thread address
+TSAN_FILTER ?=
+test-sanitize: deps
+	@for sanitizer in $(SANITIZERS); do \
+		filter=; if [ "$$sanitizer" = thread ] && [ -n "$(TSAN_FILTER)" ]; then filter="--filter $(TSAN_FILTER)"; fi; \
+		echo "== unit tests under $$sanitizer sanitizer"; \
+		TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ASAN_OPTIONS="detect_leaks=0" \
+			$(SWIFT) test --sanitize=$$sanitizer --scratch-path .build-$$sanitizer $$filter || exit 1; \
+	done
+
 soak: deps venv release
 	@scripts/install-deps.sh wrk
 	bash scripts/soak.sh
@@ -84,4 +101,4 @@ clean:
 	find tests -name __pycache__ -type d -prune -exec rm -rf {} +
 
 distclean: clean
-	rm -rf .build "$(VENV)"
+	rm -rf .build .build-fuzz .build-thread .build-address fuzz-results "$(VENV)"

@@ -191,3 +191,23 @@ let package = Package(
         ),
     ]
 )
+
+// MARK: - Fuzzers
+// libFuzzer targets, declared only when GQLGATE_FUZZ is set: `make fuzz` builds
+// them with `-sanitize=fuzzer,address` (libFuzzer supplies `main`), so an
+// ordinary build never sees them. See docs/fuzzing.md.
+if Context.environment["GQLGATE_FUZZ"] != nil {
+    func fuzzer(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+        .executableTarget(
+            name: "Fuzz\(name)", dependencies: dependencies, path: "Fuzz/\(name)",
+            swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])])
+    }
+    package.targets += [
+        fuzzer("RequestDecoder", ["GQLGatePipeline", "GQLGateCore"]),
+        fuzzer("DocumentAnalysis", ["GQLGatePipeline", .product(name: "GraphQL", package: "GraphQL")]),
+        fuzzer("AnswerInspection", ["GQLGateExchanges", "GQLGatePipeline", "GQLGateCore"]),
+        fuzzer("ClientProtocols", ["GQLGateSubscriptions", "GQLGatePipeline"]),
+        fuzzer("WebSocketFrames", ["GQLGateWebSocket", "GQLGateEventLoop", "GQLGateCore"]),
+        fuzzer("ConfigLoading", ["GQLGateConfig"]),
+    ]
+}

@@ -1,0 +1,31 @@
+import GQLGateCore
+import GQLGateExchanges
+import GQLGatePipeline
+
+/// libFuzzer entry: any bytes as an upstream answer to a rewritten query.
+/// Inspection either declines it (not a JSON object) or hands back a body
+/// that is still a JSON object: the client's bytes when nothing was added to
+/// strip, else the answer without the gateway's aliases.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzAnswerInspection(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
+    let input = UnsafeRawBufferPointer(start: data, count: count)
+    let body = Bytes(input)
+    for (alias, idAlias) in [("_gqlgate_typename", "_gqlgate_id"), ("_gqlgate_typename", nil)] as [(String, String?)] {
+        guard let inspection = AnswerInspection(body: body, alias: alias, idAlias: idAlias) else { continue }
+        let stripped = inspection.body.withUnsafeBytes { try? JSONReader.read($0) }
+        guard let stripped, stripped.isObject else { preconditionFailure("inspection made a body that is not a JSON object") }
+        precondition(!holdsKey(alias, stripped["data"]) && !holdsKey(idAlias, stripped["data"]),
+                     "an added alias was left in the answer's data")
+    }
+    return 0
+}
+
+/// Whether `value` holds an object member named `key` at any depth.
+private func holdsKey(_ key: String?, _ value: JSONValue?) -> Bool {
+    guard let key, let value else { return false }
+    switch value {
+    case .object(let members): return members.contains { $0.key == key || holdsKey(key, $0.value) }
+    case .array(let items): return items.contains { holdsKey(key, $0) }
+    default: return false
+    }
+}

@@ -1,0 +1,23 @@
+import GQLGateConfig
+
+/// What `${VAR}` references in a fuzzed file expand from.
+private let environment = ["TOKEN": "fuzz-secret-token", "PORT": "8080", "EMPTY": ""]
+
+/// libFuzzer entry: any text as a config file. Loading either fails with a
+/// config error or yields a config that validates or not, prints, and reads
+/// back from its own printed form to the same config.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzConfigLoading(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
+    let text = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
+    guard let config = try? ConfigLoader.load(yaml: text, environment: environment) else { return 0 }
+    _ = try? config.validate()
+    _ = config.renderYAML()
+    let printed = config.renderYAML(redactingSecrets: false)
+    do {
+        let again = try ConfigLoader.load(yaml: printed, environment: [:])
+        precondition(again.renderYAML(redactingSecrets: false) == printed, "the printed config reads back differently:\n\(printed)")
+    } catch {
+        preconditionFailure("the printed config does not load: \(error)\n\(printed)")
+    }
+    return 0
+}
