@@ -194,15 +194,16 @@ let package = Package(
 
 // MARK: - Fuzzers
 // libFuzzer targets, declared only when GQLGATE_FUZZ is set: `make fuzz` builds
-// them with `-sanitize=fuzzer,address` (libFuzzer supplies `main`), so an
-// ordinary build never sees them. See docs/fuzzing.md.
+// them with `-sanitize=fuzzer,address`, so an ordinary build never sees them.
+// See docs/fuzzing.md.
 if Context.environment["GQLGATE_FUZZ"] != nil {
     func fuzzer(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
         .executableTarget(
-            name: "Fuzz\(name)", dependencies: dependencies, path: "Fuzz/\(name)",
-            swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])])
+            name: "Fuzz\(name)", dependencies: dependencies + ["FuzzerSupport"], path: "Fuzz/\(name)", swiftSettings: swiftSettings)
     }
     package.targets += [
+        .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
+        .target(name: "FuzzerSupport", dependencies: ["CFuzzerDriver"], path: "Fuzz/FuzzerSupport", swiftSettings: swiftSettings),
         fuzzer("RequestDecoder", ["GQLGatePipeline", "GQLGateCore"]),
         fuzzer("DocumentAnalysis", ["GQLGatePipeline", .product(name: "GraphQL", package: "GraphQL")]),
         fuzzer("AnswerInspection", ["GQLGateExchanges", "GQLGatePipeline", "GQLGateCore"]),

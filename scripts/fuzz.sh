@@ -22,7 +22,8 @@ SCRATCH=.build-fuzz
 RESULTS=fuzz-results
 mkdir -p "$RESULTS"
 
-build_args=(-c release --scratch-path "$SCRATCH" -Xswiftc -sanitize=fuzzer,address -Xswiftc -g)
+# lld: gold fails to link libFuzzer's driver into a Swift executable.
+build_args=(-c release --scratch-path "$SCRATCH" -Xswiftc -sanitize=fuzzer,address -Xswiftc -g -Xswiftc -use-ld=lld)
 for target in "${TARGETS[@]}"; do
     [[ -d Fuzz/$target ]] || { echo "fuzz: no target $target (known: $ALL_TARGETS)" >&2; exit 2; }
     echo "fuzz: building Fuzz$target" >&2
@@ -35,7 +36,8 @@ run_target() { # name: fuzz it, leave its log in $RESULTS/<name>.log
     mkdir -p "$corpus" "Fuzz/Corpus/$name"
     # detect_leaks=0: the loop thread and Swift's runtime keep caches for the process's
     # life, which LeakSanitizer would report at exit whatever the input.
-    ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 "$BIN/Fuzz$name" \
+    # SWIFT_BACKTRACE: a failed precondition is reported by libFuzzer and ASan, not Swift's backtracer.
+    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 "$BIN/Fuzz$name" \
         -max_total_time="$FUZZ_SECONDS" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
         -print_final_stats=1 -artifact_prefix="$RESULTS/$name-" \
         "$corpus" "Fuzz/Corpus/$name" >"$RESULTS/$name.log" 2>&1

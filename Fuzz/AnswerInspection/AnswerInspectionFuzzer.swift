@@ -1,13 +1,13 @@
+import FuzzerSupport
 import GQLGateCore
 import GQLGateExchanges
 import GQLGatePipeline
 
-/// libFuzzer entry: any bytes as an upstream answer to a rewritten query.
+/// One input: any bytes as an upstream answer to a rewritten query.
 /// Inspection either declines it (not a JSON object) or hands back a body
 /// that is still a JSON object: the client's bytes when nothing was added to
 /// strip, else the answer without the gateway's aliases.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzAnswerInspection(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
+private func fuzzAnswerInspection(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: count)
     let body = Bytes(input)
     for (alias, idAlias) in [("_gqlgate_typename", "_gqlgate_id"), ("_gqlgate_typename", nil)] as [(String, String?)] {
@@ -27,5 +27,13 @@ private func holdsKey(_ key: String?, _ value: JSONValue?) -> Bool {
     case .object(let members): return members.contains { $0.key == key || holdsKey(key, $0.value) }
     case .array(let items): return items.contains { holdsKey(key, $0) }
     default: return false
+    }
+}
+
+/// Runs libFuzzer on `fuzzAnswerInspection`.
+@main
+enum AnswerInspectionFuzzer {
+    static func main() {
+        runFuzzer { fuzzAnswerInspection($0, $1) }
     }
 }

@@ -1,7 +1,8 @@
+import FuzzerSupport
 import GQLGatePipeline
 import GQLGateSubscriptions
 
-/// libFuzzer entry: a client WebSocket session fed to a protocol state
+/// One input: a client WebSocket session fed to a protocol state
 /// machine. The first byte picks graphql-transport-ws or graphql-ws; the
 /// rest, split at NUL bytes, are events: a chunk's first byte picks the event
 /// (mostly a text message from the client: the chunk's other bytes), the
@@ -9,8 +10,7 @@ import GQLGateSubscriptions
 /// come from the chunk too. Checked: nothing is sent after a close, an
 /// operation is not started twice while running, only running operations
 /// are stopped.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzClientProtocols(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
+private func fuzzClientProtocols(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: count)
     guard let first = input.first else { return 0 }
     let subprotocol: WebSocketSubprotocol = first & 1 == 0 ? .graphqlTransportWS : .graphqlWS
@@ -65,5 +65,13 @@ private struct Session {
                 }
             }
         }
+    }
+}
+
+/// Runs libFuzzer on `fuzzClientProtocols`.
+@main
+enum ClientProtocolsFuzzer {
+    static func main() {
+        runFuzzer { fuzzClientProtocols($0, $1) }
     }
 }

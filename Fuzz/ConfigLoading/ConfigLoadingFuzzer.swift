@@ -1,13 +1,13 @@
+import FuzzerSupport
 import GQLGateConfig
 
 /// What `${VAR}` references in a fuzzed file expand from.
 private let environment = ["TOKEN": "fuzz-secret-token", "PORT": "8080", "EMPTY": ""]
 
-/// libFuzzer entry: any text as a config file. Loading either fails with a
+/// One input: any text as a config file. Loading either fails with a
 /// config error or yields a config that validates or not, prints, and reads
 /// back from its own printed form to the same config.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzConfigLoading(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
+private func fuzzConfigLoading(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let text = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
     guard let config = try? ConfigLoader.load(yaml: text, environment: environment) else { return 0 }
     _ = try? config.validate()
@@ -20,4 +20,12 @@ public func fuzzConfigLoading(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
         preconditionFailure("the printed config does not load: \(error)\n\(printed)")
     }
     return 0
+}
+
+/// Runs libFuzzer on `fuzzConfigLoading`.
+@main
+enum ConfigLoadingFuzzer {
+    static func main() {
+        runFuzzer { fuzzConfigLoading($0, $1) }
+    }
 }

@@ -1,3 +1,4 @@
+import FuzzerSupport
 import GQLGatePipeline
 import GraphQL
 
@@ -11,11 +12,10 @@ private let schema = EntitySchema(
     fieldTypes: ["Query": ["hero": "Character", "a": "Character"], "Character": ["friends": "Character"]],
     identifiedTypes: ["Character"], possibleTypes: [:])
 
-/// libFuzzer entry: any text as a query. Analysis either refuses it with a
+/// One input: any text as a query. Analysis either refuses it with a
 /// client error or yields a document whose canonical digest and rewritten
 /// forms can be computed, and whose rewritten texts parse again.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzDocumentAnalysis(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
+private func fuzzDocumentAnalysis(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let text = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
     let analysed: AnalysedDocument
     do {
@@ -35,4 +35,12 @@ public func fuzzDocumentAnalysis(_ data: UnsafeRawPointer, _ count: Int) -> CInt
         }
     }
     return 0
+}
+
+/// Runs libFuzzer on `fuzzDocumentAnalysis`.
+@main
+enum DocumentAnalysisFuzzer {
+    static func main() {
+        runFuzzer { fuzzDocumentAnalysis($0, $1) }
+    }
 }

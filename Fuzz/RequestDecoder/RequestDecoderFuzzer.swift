@@ -1,17 +1,16 @@
+import FuzzerSupport
 import GQLGateCore
 import GQLGatePipeline
 
-/// libFuzzer entry: any bytes as a POST body and as GET parameters. The
+/// One input: any bytes as a POST body and as GET parameters. The
 /// decoder answers a request or a client error (4xx), never anything else,
-/// and a body it accepts is one JSONReader reads too.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzRequestDecoder(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
+/// and a body it accepts is a JSON object to JSONReader too.
+private func fuzzRequestDecoder(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: count)
     let body = Bytes(input)
     do {
-        let (request, _) = try GraphQLHTTPDecoder.decode(method: "POST", contentType: "application/json", queryItems: [], body: body)
-        precondition(request.query != nil || request.extensions != nil, "a request without query or extensions was accepted")
-        _ = try? JSONReader.read(input)
+        _ = try GraphQLHTTPDecoder.decode(method: "POST", contentType: "application/json", queryItems: [], body: body)
+        guard (try? JSONReader.read(input))?.isObject == true else { preconditionFailure("a body that is not a JSON object was accepted") }
     } catch {
         precondition((400..<500).contains(error.status), "decoding failed with status \(error.status)")
     }
@@ -25,4 +24,12 @@ public func fuzzRequestDecoder(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
         precondition((400..<500).contains(error.status), "decoding failed with status \(error.status)")
     }
     return 0
+}
+
+/// Runs libFuzzer on `fuzzRequestDecoder`.
+@main
+enum RequestDecoderFuzzer {
+    static func main() {
+        runFuzzer { fuzzRequestDecoder($0, $1) }
+    }
 }

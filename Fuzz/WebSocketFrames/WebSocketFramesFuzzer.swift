@@ -1,26 +1,27 @@
+import FuzzerSupport
 import Dispatch
 import GQLGateEventLoop
 import GQLGateWebSocket
 #if canImport(Glibc)
 import Glibc
+
 #endif
 
 /// The loop every fuzzed connection runs on, as a gateway loop runs client sockets.
 private let loop = EventLoop()
 
-/// libFuzzer entry: any bytes as what a client sends on an upgraded socket,
+/// One input: any bytes as what a client sends on an upgraded socket,
 /// then the end of its stream. The server-side connection reads them
 /// through wslay on its loop, echoes every message it gets, and must close
 /// (reporting the close once) without crashing or hanging.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzWebSocketFrames(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
+private func fuzzWebSocketFrames(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     var fds: [Int32] = [0, 0]
     precondition(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
     var buffer = Int32(1 << 20)
     setsockopt(fds[1], SOL_SOCKET, SO_SNDBUF, &buffer, socklen_t(MemoryLayout<Int32>.size))
     setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &buffer, socklen_t(MemoryLayout<Int32>.size))
     var offset = 0
-    while offset < count {
+    while let data, offset < count {
         let written = send(fds[1], data + offset, count - offset, Int32(MSG_NOSIGNAL))
         precondition(written > 0, "the fuzz input does not fit the socket buffer (run with -max_len=65536)")
         offset += written
@@ -57,5 +58,13 @@ private final class Echo: WebSocketConnectionDelegate, @unchecked Sendable {
         precondition(closes == 1, "the close was reported twice")
         self.connection = nil
         closed.signal()
+    }
+}
+
+/// Runs libFuzzer on `fuzzWebSocketFrames`.
+@main
+enum WebSocketFramesFuzzer {
+    static func main() {
+        runFuzzer { fuzzWebSocketFrames($0, $1) }
     }
 }
