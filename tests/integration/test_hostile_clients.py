@@ -181,11 +181,13 @@ LEGACY_SEEDS = [
 
 
 def open_socket(gw: typing.Any, subprotocol: str) -> ClientConnection:
-    ws = connect(f"ws://127.0.0.1:{gw.port}/graphql", subprotocols=[subprotocol], open_timeout=10, close_timeout=2)
+    return connect(f"ws://127.0.0.1:{gw.port}/graphql", subprotocols=[subprotocol], open_timeout=10, close_timeout=2)
+
+
+def initialise(ws: ClientConnection) -> None:
     ws.send(json.dumps({"type": "connection_init", "payload": {}}))
     ack = json.loads(ws.recv(timeout=10))
     assert ack["type"] == "connection_ack", ack
-    return ws
 
 
 def drain(ws: ClientConnection) -> None:
@@ -202,20 +204,23 @@ def test_random_websocket_messages_keep_protocol(hostile_gateway: typing.Any, su
                                                  seeds: list[dict[str, typing.Any]], seed: int) -> None:
     gw = hostile_gateway
     rng = random.Random(seed)
-    ws = open_socket(gw, subprotocol)
     closes: dict[int, int] = {}
-    for _ in range(WS_MESSAGES // 2):
-        message = mutate(rng, json.dumps(rng.choice(seeds)).encode())
-        try:
-            ws.send(message.decode("utf-8", "replace") if rng.random() < 0.8 else message)
-            drain(ws)
-        except ConnectionClosed as closed:
-            code = closed.rcvd.code if closed.rcvd else 1006
-            assert code in (1000, 1002, 1003, 1007, 1008, 1009, 1011) or 4000 <= code < 5000, \
-                f"close code {code} after {message[:300]!r}"
-            closes[code] = closes.get(code, 0) + 1
-            ws = open_socket(gw, subprotocol)
-    ws.close()
+    remaining = WS_MESSAGES // 2
+    while remaining > 0:
+        with open_socket(gw, subprotocol) as ws:
+            initialise(ws)
+            while remaining > 0:
+                remaining -= 1
+                message = mutate(rng, json.dumps(rng.choice(seeds)).encode())
+                try:
+                    ws.send(message.decode("utf-8", "replace") if rng.random() < 0.8 else message)
+                    drain(ws)
+                except ConnectionClosed as closed:
+                    code = closed.rcvd.code if closed.rcvd else 1006
+                    assert code in (1000, 1002, 1003, 1007, 1008, 1009, 1011) or 4000 <= code < 5000, \
+                        f"close code {code} after {message[:300]!r}"
+                    closes[code] = closes.get(code, 0) + 1
+                    break
     assert closes, "no mutated message was refused: the run did not reach the protocol's checks"
     after = post_graphql(gw.url, "{ hello }")
     assert after.status == 200 and after.json()["data"]["hello"], str(after)
