@@ -62,3 +62,45 @@ import Testing
         #expect(try DocumentCache().analyse("{ hero { name } } type T { a: Int }").typenamed == nil)
     }
 }
+
+/// Block strings of many lines are read in linear time, with the spec's value.
+@Suite struct LongBlockStringTests {
+    /// `hello(s: """…""")` whose block string holds `lines` indented lines between blank ones.
+    private func query(lines: Int, lineBreak: String = "\n") -> String {
+        let body = (0..<lines).map { "    line \($0) \\\"\"\" \"quoted\"" }.joined(separator: lineBreak)
+        return "{ hello(s: \"\"\"" + lineBreak + "  " + lineBreak + body + lineBreak + "   " + lineBreak + "\"\"\") }"
+    }
+
+    private func value(lines: Int) -> String {
+        (0..<lines).map { "line \($0) \"\"\" \"quoted\"" }.joined(separator: "\n")
+    }
+
+    private func argument(_ query: String) throws -> Set<String>? {
+        try DocumentCache().analyse(query).rootArguments(operationName: nil, variables: nil)["s"]
+    }
+
+    @Test func shortBlockStringsAreLeftToTheLexer() throws {
+        #expect(LongBlockStrings.rewritten(query(lines: LongBlockStrings.lineLimit - 5)) == nil)
+        #expect(try argument(query(lines: 10)) == [value(lines: 10)])
+    }
+
+    @Test(arguments: ["\n", "\r\n", "\r"])
+    func longOnesGetTheSameValueAsTheLexerGives(lineBreak: String) throws {
+        #expect(LongBlockStrings.rewritten(query(lines: 100, lineBreak: lineBreak)) != nil)
+        #expect(try argument(query(lines: 100, lineBreak: lineBreak)) == [value(lines: 100)])
+    }
+
+    @Test func aBlockStringOfThirtyThousandLinesIsAnalysed() throws {
+        let document = try DocumentCache().analyse("{ hello(s: \"\"\"" + String(repeating: "x\n", count: 30_000) + "\"\"\") }")
+        #expect(document.rootArguments(operationName: nil, variables: nil)["s"]?.first?.count == 30_000 * 2 - 1)
+    }
+
+    @Test func laterTokensKeepTheirLineNumbersInSyntaxErrors() throws {
+        let text = "{ hello(s: \"\"\"" + String(repeating: "x\n", count: 100) + "\"\"\")\n  } }"
+        #expect {
+            _ = try DocumentCache().analyse(text)
+        } throws: { error in
+            (error as? GatewayError)?.message.contains("(102:") == true
+        }
+    }
+}

@@ -92,6 +92,14 @@ def test_nested_values_within_the_bound_are_answered_at_once(gqlgate, kind):
     assert_still_serving(gw)
 
 
+def test_a_block_string_of_12000_lines_is_answered_with_its_value(gateway, gqlgate):
+    """GraphQLSwift's lexer reads block strings in time quadratic in their lines; gqlgate does not."""
+    query = '{ hello(name: """\n' + "  x\n" * 12_000 + '""") }'
+    for gw in (gateway, gqlgate(config="cache: {enabled: true}\n")):
+        r = post_graphql(gw.url, query, timeout=10)
+        assert r.status == 200 and r.json() == {"data": {"hello": "Hello, " + "\n".join(["x"] * 12_000) + "!"}}, str(r)[:500]
+
+
 def ws_error_codes(message: dict) -> list[str]:
     payload = message["payload"]
     errors = payload if isinstance(payload, list) else [payload]

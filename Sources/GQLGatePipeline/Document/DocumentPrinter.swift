@@ -128,7 +128,7 @@ struct DocumentPrinter {
         case let variable as Variable: text += "$" + variable.name.value
         case let int as IntValue: text += int.value
         case let float as FloatValue: text += float.value
-        case let string as StringValue: writeString(string.value)
+        case let string as StringValue: GraphQLStringLiteral.append(string.value, to: &text)
         case let bool as BooleanValue: text += bool.value ? "true" : "false"
         case is NullValue: text += "null"
         case let enumValue as EnumValue: text += enumValue.value
@@ -150,24 +150,5 @@ struct DocumentPrinter {
         default:
             unknownNode = true
         }
-    }
-
-    /// A string literal: `"` and `\` escaped, control characters as `\uXXXX`.
-    private mutating func writeString(_ value: String) {
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
     }
 }

@@ -10,6 +10,8 @@
 struct DocumentTokenizer {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
+    /// False when the last token is a string or block string the text ends inside.
+    private(set) var lastTokenTerminated = true
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -20,6 +22,7 @@ struct DocumentTokenizer {
         skipIgnored()
         guard position < bytes.count else { return nil }
         let start = position
+        lastTokenTerminated = true
         switch bytes[start] {
         case UInt8(ascii: "\""):
             if byte(at: start + 1) == UInt8(ascii: "\""), byte(at: start + 2) == UInt8(ascii: "\"") {
@@ -66,11 +69,12 @@ struct DocumentTokenizer {
             switch current {
             case UInt8(ascii: "\\"): position += 2
             case UInt8(ascii: "\""): position += 1; return
-            case UInt8(ascii: "\n"), UInt8(ascii: "\r"): return
+            case UInt8(ascii: "\n"), UInt8(ascii: "\r"): lastTokenTerminated = false; return
             default: position += 1
             }
         }
         position = bytes.count
+        lastTokenTerminated = false
     }
 
     /// `"""…"""`: only `\"""` is an escape.
@@ -87,6 +91,7 @@ struct DocumentTokenizer {
             }
         }
         position = bytes.count
+        lastTokenTerminated = false
     }
 
     private func startsWithQuotes(at index: Int) -> Bool {
