@@ -71,7 +71,7 @@ enum LongBlockStrings {
             start = index
         }
         lines.append(raw[start...])
-        if let common = lines.dropFirst().compactMap { indent(of: $0) }.min() {
+        if let common = lines.dropFirst().compactMap({ indent(of: $0) }).min() {
             for line in lines.indices.dropFirst() { lines[line] = lines[line].dropFirst(common) }
         }
         let kept = lines.drop { indent(of: $0) == nil }
