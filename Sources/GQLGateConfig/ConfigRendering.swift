@@ -16,6 +16,9 @@ extension GatewayConfig {
         func secret(_ text: String, _ kind: ConfigSecret = .value) -> RenderedNode {
             .string(redactingSecrets ? kind.redacting(text) : text)
         }
+        func redactingURL(_ url: String) -> String {
+            redactingSecrets ? ConfigSecret.urlPassword.redacting(url) : url
+        }
         return [
             .init("server", [
                 .init("listen", .string(server.listen.description)),
@@ -30,8 +33,8 @@ extension GatewayConfig {
                 .init("write_timeout", .duration(server.writeTimeout)),
             ]),
             .init("upstream", [
-                .init("url", .optional(upstream.url)),
-                .init("ws_url", .optional(upstream.wsURL)),
+                .init("url", .optional(upstream.url.map { redactingURL($0) })),
+                .init("ws_url", .optional(upstream.wsURL.map { redactingURL($0) })),
                 .init("ws_protocol", .plain(upstream.wsProtocol.rawValue)),
                 .init("timeout", .duration(upstream.timeout)),
                 .init("connect_timeout", .duration(upstream.connectTimeout)),
@@ -41,7 +44,7 @@ extension GatewayConfig {
                 .init("bearer_token_file", .optional(auth.bearerTokenFile)),
                 .init("oauth2", auth.oauth2.map { oauth2 in
                     .mapping([
-                        .init("token_url", .string(oauth2.tokenURL)),
+                        .init("token_url", secret(oauth2.tokenURL, .urlPassword)),
                         .init("client_id", .string(oauth2.clientID)),
                         .init("client_secret", secret(oauth2.clientSecret)),
                         .init("scope", .optional(oauth2.scope)),

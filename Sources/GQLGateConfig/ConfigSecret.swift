@@ -5,8 +5,12 @@ public enum ConfigSecret: Sendable, Equatable {
     /// The whole value is secret: `auth.headers` values, `auth.oauth2.client_secret`,
     /// `auth.ws_init_payload` values.
     case value
-    /// The password in the user info of a URL: `cache.redis_url`.
+    /// The password in the user info of a URL: `cache.redis_url`, `upstream.url`,
+    /// `upstream.ws_url`, `auth.oauth2.token_url`.
     case urlPassword
+
+    /// The keys holding URLs whose user info may carry a password.
+    private static let urlKeys: Set = ["cache.redis_url", "upstream.url", "upstream.ws_url", "auth.oauth2.token_url"]
 
     /// The text that stands for a secret.
     public static let redacted = "<redacted>"
@@ -16,7 +20,7 @@ public enum ConfigSecret: Sendable, Equatable {
     /// instead of a mapping may be the secret put one level too high.
     /// - Parameter keyPath: A dotted key path such as `auth.headers.X-Api-Key`.
     public static func at(_ keyPath: String) -> ConfigSecret? {
-        if keyPath == "cache.redis_url" { return .urlPassword }
+        if urlKeys.contains(keyPath) { return .urlPassword }
         if keyPath == "auth.oauth2.client_secret" || ["auth", "auth.oauth2", "cache"].contains(keyPath) { return .value }
         let within = ["auth.headers", "auth.ws_init_payload"].contains { parent in
             keyPath == parent || keyPath.hasPrefix(parent + ".") || keyPath.hasPrefix(parent + "[")

@@ -35,6 +35,9 @@ import Testing
         ("cache: {backend: redis, redis_url: \"redis://:pass/\(secret)@\"}", "cache.redis_url"),
         ("cache: {redis_url: \"redis://:\(secret)${@cache\"}", "cache.redis_url"),
         ("cache: \"\(secret)\"", "cache"),
+        ("upstream: {url: \"ftp://gate:\(secret)@api/graphql\"}", "upstream.url"),
+        ("upstream: {url: \"http://gate:\(secret)@api/graphql\", ws_url: \"http://gate:\(secret)@api/graphql\"}", "upstream.ws_url"),
+        ("auth: {oauth2: {token_url: \"ftp://id:\(secret)@idp/token\", client_id: a, client_secret: b}}", "auth.oauth2.token_url"),
     ])
     func errorsNameTheKeyButNotTheSecret(yaml: String, keyPath: String) throws {
         let error = try failure(yaml)
@@ -63,9 +66,10 @@ import Testing
     /// Every key `check-config` redacts is secret in errors, and no other: the two never drift apart.
     @Test func secretKeysAreTheKeysThePrintedConfigRedacts() throws {
         let config = try ConfigLoader.load(yaml: """
+            upstream: {url: "http://gate:${SECRET}@api/graphql", ws_url: "ws://gate:${SECRET}@api/graphql"}
             auth:
               headers: {X-Api-Key: "${SECRET}"}
-              oauth2: {token_url: "https://id/token", client_id: gqlgate, client_secret: "${SECRET}"}
+              oauth2: {token_url: "https://id:${SECRET}@idp/token", client_id: gqlgate, client_secret: "${SECRET}"}
               ws_init_payload: {token: "${SECRET}", nested: {list: [1]}}
             cache: {redis_url: "${REDIS}"}
             """, environment: Self.environment)
