@@ -43,17 +43,17 @@ run_target() { # name: fuzz it, leave its log in $RESULTS/<name>.log
         "$corpus" "Fuzz/Corpus/$name" >"$RESULTS/$name.log" 2>&1
 }
 
-pids=() names=() failed=0
+pids=() names=() failed=0 failures=0
 for target in "${TARGETS[@]}"; do
     run_target "$target" &
     pids+=($!) names+=("$target")
     if ((${#pids[@]} >= FUZZ_JOBS)); then
-        wait "${pids[0]}" || { echo "fuzz: $target's run failed: see $RESULTS/${names[0]}.log" >&2; tail -n 40 "$RESULTS/${names[0]}.log" >&2; failed=1; }
+        wait "${pids[0]}" || { echo "fuzz: $target's run failed: see $RESULTS/${names[0]}.log" >&2; tail -n 40 "$RESULTS/${names[0]}.log" >&2; failed=1; failures=$((failures + 1)); }
         pids=("${pids[@]:1}") names=("${names[@]:1}")
     fi
 done
 for i in "${!pids[@]}"; do
-    wait "${pids[$i]}" || { echo "fuzz: ${names[$i]}'s run failed: see $RESULTS/${names[$i]}.log" >&2; tail -n 40 "$RESULTS/${names[$i]}.log" >&2; failed=1; }
+    wait "${pids[$i]}" || { echo "fuzz: ${names[$i]}'s run failed: see $RESULTS/${names[$i]}.log" >&2; tail -n 40 "$RESULTS/${names[$i]}.log" >&2; failed=1; failures=$((failures + 1)); }
 done
 
 {
@@ -70,4 +70,5 @@ done
         echo "| $target | $FUZZ_SECONDS | ${runs:-?} | ${speed:-?} | ${cov:-?} | ${ft:-?} | ${corp:-?} |"
     done
 } | tee "$RESULTS/summary.md"
+echo "fuzz: $((${#TARGETS[@]} - failures)) passed, $failures failed"
 exit "$failed"
