@@ -48,7 +48,7 @@ for target in "${TARGETS[@]}"; do
     run_target "$target" &
     pids+=($!) names+=("$target")
     if ((${#pids[@]} >= FUZZ_JOBS)); then
-        wait "${pids[0]}" || { echo "fuzz: $target's run failed: see $RESULTS/${names[0]}.log" >&2; tail -n 40 "$RESULTS/${names[0]}.log" >&2; failed=1; failures=$((failures + 1)); }
+        wait "${pids[0]}" || { echo "fuzz: ${names[0]}'s run failed: see $RESULTS/${names[0]}.log" >&2; tail -n 40 "$RESULTS/${names[0]}.log" >&2; failed=1; failures=$((failures + 1)); }
         pids=("${pids[@]:1}") names=("${names[@]:1}")
     fi
 done
