@@ -5,8 +5,8 @@ import GQLGatePipeline
 
 /// One input: any bytes as an upstream answer to a rewritten query.
 /// Inspection either declines it (not a JSON object) or hands back a body
-/// that is still a JSON object: the client's bytes when nothing was added to
-/// strip, else the answer without the gateway's aliases.
+/// that is still a JSON object: the upstream's bytes with only the gateway's
+/// aliases cut out of `data`.
 private func fuzzAnswerInspection(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: count)
     let body = Bytes(input)
@@ -14,6 +14,7 @@ private func fuzzAnswerInspection(_ data: UnsafePointer<UInt8>?, _ count: Int) -
         guard let inspection = AnswerInspection(body: body, alias: alias, idAlias: idAlias) else { continue }
         let stripped = inspection.body.withUnsafeBytes { try? JSONReader.read($0) }
         guard let stripped, stripped.isObject else { preconditionFailure("inspection made a body that is not a JSON object") }
+        precondition(inspection.body.count <= body.count, "stripping made the answer longer")
         precondition(!holdsKey(alias, stripped["data"]) && !holdsKey(idAlias, stripped["data"]),
                      "an added alias was left in the answer's data")
     }

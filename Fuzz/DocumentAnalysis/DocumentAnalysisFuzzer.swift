@@ -27,7 +27,7 @@ private func fuzzDocumentAnalysis(_ data: UnsafePointer<UInt8>?, _ count: Int) -
     _ = try? analysed.selectOperation(named: nil)
     for operation in analysed.operations { _ = try? analysed.selectOperation(named: operation.name) }
     precondition(analysed.normalisedDigest.utf8.count == 64, "the canonical digest is not a SHA-256")
-    for rewritten in [analysed.typenamed, analysed.typenamed(schema: schema)] {
+    for case let rewritten? in [analysed.typenamed, analysed.typenamed(schema: schema)] {
         do {
             _ = try parse(source: rewritten.query, noLocation: true)
         } catch {
