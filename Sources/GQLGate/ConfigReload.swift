@@ -2,7 +2,7 @@ import GQLGateConfig
 
 /// What a reload applies: the proposed configuration, except the settings
 /// that take effect only at start (the listen address, server threads and
-/// loops, the body and header limits, the connection timeouts), which keep their running values until a restart.
+/// loops, the connection limit, the body and header limits, the connection timeouts), which keep their running values until a restart.
 public struct ConfigReload: Sendable, Equatable {
     /// The configuration to run with from now on.
     public let effective: GatewayConfig
@@ -23,6 +23,7 @@ public struct ConfigReload: Sendable, Equatable {
         keep("server.listen", \.server.listen)
         keep("server.threads", \.server.threads)
         keep("server.loops", \.server.loops)
+        keep("server.max_connections", \.server.maxConnections)
         keep("server.max_body_bytes", \.server.maxBodyBytes)
         keep("server.max_header_bytes", \.server.maxHeaderBytes)
         keep("server.idle_timeout", \.server.idleTimeout)

@@ -70,7 +70,7 @@ public final class Gateway: Sendable {
             pipelines: pipelines, loops: loops, maxBodyBytes: config.server.maxBodyBytes,
             operations: OperationsEndpoints(readiness: readiness, metrics: metrics),
             requestLog: RequestLog(metrics: metrics, sink: accessLog.map { .writer($0) } ?? .logger(logger)),
-            inFlight: inFlight, metrics: metrics)
+            inFlight: inFlight, metrics: metrics, logger: logger)
         server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.server.listen.host, port: config.server.listen.port, threads: config.server.httpThreadCount,

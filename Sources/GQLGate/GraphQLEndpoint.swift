@@ -4,6 +4,7 @@ import GQLGateExchanges
 import GQLGateHTTPServer
 import GQLGateMetrics
 import GQLGatePipeline
+import Logging
 
 /// The server's delegate: answers bad methods and the operator endpoints on
 /// the server thread, and runs GraphQL requests through the current exchange
@@ -20,9 +21,11 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     let webSockets: WebSocketEndpoint
     /// Streamed answers (SSE, multipart) still being written.
     let streams = OpenStreams()
+    private let logger: Logger
 
     init(pipelines: PipelineSlot, loops: EventLoopGroup, maxBodyBytes: Int, operations: OperationsEndpoints, requestLog: RequestLog,
-         inFlight: InFlightRequests, metrics: GatewayMetrics) {
+         inFlight: InFlightRequests, metrics: GatewayMetrics, logger: Logger) {
+        self.logger = logger
         self.pipelines = pipelines
         self.loops = loops
         self.maxBodyBytes = maxBodyBytes
@@ -73,6 +76,13 @@ final class GraphQLEndpoint: HTTPServerDelegate {
 
     func refuseFraming(_ request: ServerRequest, _ refusal: FramingRefusal) -> ServerResponse {
         logged(gatewayAnswer(.framingRefused(refusal), for: request))
+    }
+
+    func droppedAnswerFields(_ request: ServerRequest, names: [String]) {
+        logger.warning("answer header fields dropped", metadata: [
+            "fields": .string(names.joined(separator: ", ")), "path": .string(request.path),
+            "reason": "with the request's header block they do not fit in server.max_header_bytes",
+        ])
     }
 
     /// Answers every request still in flight with 503 `SHUTTING_DOWN`, and any

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CGQLGateShims
 import CMicroHTTPD
 import GQLGateCore
@@ -31,8 +34,17 @@ private func begin(on connection: OpaquePointer, method: UnsafePointer<CChar>?, 
         path: url.map { String(cString: $0) } ?? "/",
         server: server)
     slot.pointee = Unmanaged.passRetained(request).toOpaque()  // released in completedHandler
-    let (headers, framing) = collectHeaders(connection, cache: server.requestHeaders)
+    let (headers, framing, extent) = collectHeaders(connection, cache: server.requestHeaders)
     request.storedHeaders = headers
+    let memory = server.connectionMemory
+    let requestBytes = poolBytesTaken(on: connection, fields: headers.count, extent: extent, method: method, url: url, poolBytes: memory.poolBytes)
+    request.answerRoom = memory.answerRoom(requestBytes: requestBytes)
+    guard memory.admits(requestBytes: requestBytes) else {
+        // Refused before anything is done for it: its answer's header block might not fit.
+        request.phase = .rejected
+        request.closesConnection = true
+        return queue(server.delegate.refuseFraming(request, .headerFieldsTooLarge), on: connection, for: request)
+    }
     switch framing.verdict(maxBodyBytes: server.configuration.maxBodyBytes) {
     case .accept(let closeAfterAnswer):
         request.closesConnection = closeAfterAnswer
@@ -118,6 +130,15 @@ let completedHandler: MHD_RequestCompletedCallback = { _, connection, requestSlo
 
 private func queue(_ response: ServerResponse, on connection: OpaquePointer, for request: ServerRequest) -> MHD_Result {
     let server = request.server
+    var response = response
+    if response.prebuilt == nil {
+        let (headers, dropped) = ConnectionMemory.fitting(response.headers, into: request.answerRoom)
+        if !dropped.isEmpty {
+            response.headers = headers
+            // A refusal for want of room says so itself.
+            if request.phase != .rejected { server.delegate.droppedAnswerFields(request, names: dropped) }
+        }
+    }
     if response.upgradeHandler == nil {
         if request.closesConnection || server.isDraining {
             guard ConnectionClose.mark(connection) || !request.closesConnection else { return .NO }
@@ -149,8 +170,8 @@ private func queue(_ response: ServerResponse, on connection: OpaquePointer, for
 }
 
 /// The request's header fields, through `cache` when the server keeps one,
-/// and what they say about the body's framing.
-private func collectHeaders(_ connection: OpaquePointer, cache: RecentHeaderFields?) -> (HTTPHeaders, RequestFraming) {
+/// what they say about the body's framing, and where they lie in memory.
+private func collectHeaders(_ connection: OpaquePointer, cache: RecentHeaderFields?) -> (HTTPHeaders, RequestFraming, HeaderBlockExtent) {
     var collecting = CollectedHeaders(cache: cache)
     collecting.fields.reserveCapacity(16)
     withUnsafeMutablePointer(to: &collecting) { pointer in
@@ -161,10 +182,31 @@ private func collectHeaders(_ connection: OpaquePointer, cache: RecentHeaderFiel
             let value = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
             collecting.pointee.fields.append(collecting.pointee.field(name: name, value: value))
             collecting.pointee.framing.note(name: name, value: value)
+            collecting.pointee.extent.noteField(name: name, value: value)
             return .YES
         }, pointer)
     }
-    return (HTTPHeaders(collecting.fields), collecting.framing)
+    return (HTTPHeaders(collecting.fields), collecting.framing, collecting.extent)
+}
+
+/// The share of the connection's memory pool a request takes (`ConnectionMemory.requestBytes`).
+private func poolBytesTaken(on connection: OpaquePointer, fields: Int, extent: HeaderBlockExtent,
+                            method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?, poolBytes: Int) -> Int {
+    var extent = extent
+    extent.noteRequestLine(method: rawBytes(method), path: rawBytes(url))
+    let cookies = extent.cookieBytes > 0 ? valueCount(connection, .COOKIE_KIND) : 0
+    return ConnectionMemory.requestBytes(
+        headerBlock: extent.bytes(limit: poolBytes), records: fields + cookies + valueCount(connection, .GET_ARGUMENT_KIND),
+        cookieBytes: extent.cookieBytes)
+}
+
+/// How many values of `kind` libmicrohttpd holds for the request.
+private func valueCount(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> Int {
+    Int(MHD_get_connection_values(connection, kind, nil, nil))
+}
+
+private func rawBytes(_ string: UnsafePointer<CChar>?) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: string, count: string.map { strlen($0) } ?? 0)
 }
 
 /// What `collectHeaders` gathers through libmicrohttpd's iterator.
@@ -172,6 +214,7 @@ private struct CollectedHeaders {
     let cache: RecentHeaderFields?
     var fields: [HTTPHeaders.Field] = []
     var framing = RequestFraming()
+    var extent = HeaderBlockExtent()
 
     /// The field `name: value`, from the cache when there is one.
     func field(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> HTTPHeaders.Field {

@@ -16,17 +16,28 @@ public protocol HTTPServerDelegate: AnyObject, Sendable {
     /// when its length is declared, else once the rest was read and dropped;
     /// the connection closes after it.
     func payloadTooLarge(_ request: ServerRequest) -> ServerResponse
-    /// The answer to a request whose body framing the server refuses (RFC 9112
-    /// §6.3), with `refusal.status`; sent before the body is read, then the
-    /// connection closes. By default a plain-text answer.
+    /// The answer to a request the server refuses before reading its body, with
+    /// `refusal.status`: its body framing (RFC 9112 §6.3), or a header block that
+    /// leaves too little memory for the answer's; then the connection closes.
+    /// By default a plain-text answer.
     func refuseFraming(_ request: ServerRequest, _ refusal: FramingRefusal) -> ServerResponse
+    /// Told when the answer's header fields named `names` were left out: with
+    /// the request's header block they did not fit in the connection's memory
+    /// (`connectionMemoryBytes`). By default nothing is done.
+    func droppedAnswerFields(_ request: ServerRequest, names: [String])
 }
 
 extension HTTPServerDelegate {
     public func refuseFraming(_ request: ServerRequest, _ refusal: FramingRefusal) -> ServerResponse {
-        let text = refusal == .invalidContentLength ? "Invalid Content-Length." : "Unsupported Transfer-Encoding."
+        let text = switch refusal {
+        case .invalidContentLength: "Invalid Content-Length."
+        case .unsupportedTransferCoding: "Unsupported Transfer-Encoding."
+        case .headerFieldsTooLarge: "Request header fields too large."
+        }
         return ServerResponse(status: refusal.status, headers: ["Content-Type": "text/plain"], body: Bytes(text))
     }
+
+    public func droppedAnswerFields(_ request: ServerRequest, names: [String]) {}
 }
 
 /// How the embedded server listens.
@@ -54,10 +65,14 @@ public struct HTTPServerConfiguration: Sendable {
     /// its size is paid on each one (with libmicrohttpd's 32 KiB default, 49,000
     /// of the instructions callgrind counts per proxied request; see
     /// docs/benchmarks.md). 16 KiB takes a request line plus header fields of
-    /// about 15 KiB, of which a `Cookie` field of about 7.5 KiB (libmicrohttpd
-    /// parses a copy of it); nginx's default refuses any header line over 8 KiB.
-    /// Larger header blocks get 431, or a closed connection once they reach the
-    /// pool's size. Bodies do not count: they pass through the pool in pieces.
+    /// about 14 KiB (less 64 bytes a field), of which a `Cookie` field of about
+    /// 6.8 KiB (libmicrohttpd parses a copy of it, 64 bytes more a cookie); nginx's
+    /// default refuses any header line over 8 KiB.
+    /// A request whose header block leaves less than `ConnectionMemory.answerReserve`
+    /// (an eighth of the pool, at most 2 KiB) gets `refuseFraming(.headerFieldsTooLarge)`
+    /// before anything is done for it, so that every answer's header block fits;
+    /// answer fields past the room left are dropped (`droppedAnswerFields`).
+    /// Bodies do not count: they pass through the pool in pieces.
     public var connectionMemoryBytes: Int
 
     public init(host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 1, maxBodyBytes: Int = 1 << 20,
@@ -94,6 +109,8 @@ public final class HTTPServer: @unchecked Sendable {
     /// Recent request header fields (by name and value), kept when one thread
     /// serves every connection (a thread pool would share it between threads).
     let requestHeaders: RecentHeaderFields?
+    /// The connection memory pool, shared by a request's header block and its answer's.
+    let connectionMemory: ConnectionMemory
 
     public init(configuration: HTTPServerConfiguration, delegate: any HTTPServerDelegate) {
         self.configuration = configuration
@@ -101,6 +118,8 @@ public final class HTTPServer: @unchecked Sendable {
         idleTimeout = UInt32(clamping: configuration.idleTimeoutSeconds)
         writeTimeout = UInt32(clamping: configuration.writeTimeoutSeconds)
         requestHeaders = configuration.threads <= 1 ? RecentHeaderFields(capacity: 32, longestKey: 512) : nil
+        // 0: libmicrohttpd's default, 32 KiB.
+        connectionMemory = ConnectionMemory(poolBytes: configuration.connectionMemoryBytes > 0 ? configuration.connectionMemoryBytes : 32 << 10)
     }
 
     deinit {

@@ -93,12 +93,16 @@ public enum FramingRefusal: Sendable, Equatable {
     case invalidContentLength
     /// A transfer coding other than one final `chunked`: 501.
     case unsupportedTransferCoding
+    /// A header block that leaves too little of the connection's memory for
+    /// the answer's (`ConnectionMemory.answerReserve`): 431.
+    case headerFieldsTooLarge
 
     /// The status the refusal is answered with.
     public var status: Int {
         switch self {
         case .invalidContentLength: 400
         case .unsupportedTransferCoding: 501
+        case .headerFieldsTooLarge: 431
         }
     }
 }

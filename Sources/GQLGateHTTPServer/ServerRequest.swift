@@ -53,6 +53,8 @@ public final class ServerRequest: @unchecked Sendable {
     @exclusivity(unchecked) var closesConnection = false
     /// The answer runs under the server's write timeout, to be set back to the idle timeout when it is out.
     @exclusivity(unchecked) var hasWriteTimeout = false
+    /// The bytes the answer's header fields may take in the connection's memory (`ConnectionMemory`).
+    @exclusivity(unchecked) var answerRoom = Int.max
     /// Set when the answer is an upgrade; taken by the upgrade handler on the server thread.
     @exclusivity(unchecked) var upgradeHandler: (@Sendable (UpgradedSocket) -> Void)?
     /// Set when the answer is streamed; told on the server thread when the request is over.

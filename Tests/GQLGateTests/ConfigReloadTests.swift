@@ -23,6 +23,7 @@ import Testing
         proposed.server.listen = try ListenAddress(parsing: "127.0.0.1:9999")
         proposed.server.threads = .fixed(4)
         proposed.server.loops = .fixed(2)
+        proposed.server.maxConnections = 100
         proposed.server.maxBodyBytes = 10
         proposed.server.maxHeaderBytes = 8192
         proposed.server.idleTimeout = .seconds(5)
@@ -30,7 +31,7 @@ import Testing
         proposed.headers.forward = ["x-tenant"]
         let reload = ConfigReload(running: running, proposed: proposed)
         #expect(reload.needsRestart == [
-            "server.listen", "server.threads", "server.loops", "server.max_body_bytes", "server.max_header_bytes",
+            "server.listen", "server.threads", "server.loops", "server.max_connections", "server.max_body_bytes", "server.max_header_bytes",
             "server.idle_timeout", "server.write_timeout",
         ])
         #expect(reload.effective.server == running.server)

@@ -14,6 +14,8 @@ see what gqlgate sends upstream and control what the upstream answers:
                       JSON library writes them (``5.0``, ``1e400``, ``-0``…; ``RAW_NUMBERS``), and the
                       query's ``alias: __typename`` answered in ``stats``
 * ``/large``          a GraphQL-shaped answer of about ``?bytes=N`` bytes (default 5 MB)
+* ``/big-headers``    a GraphQL-shaped answer with ``?count=N`` end-to-end header fields
+                      ``X-Big-1``… of ``?bytes=M`` bytes each (default 1 of 1000)
 * ``/auth/graphql``  the GraphQL API behind bearer tokens from ``token_auth.py``: HTTP is 401
                       without one; a WebSocket's ``connection_init`` payload must carry one
                       (``{"Authorization": "Bearer ..."}``), else it is closed 4403
@@ -351,6 +353,17 @@ async def large(request: Request) -> Response:
     return Response(b'{"data":{"blob":"' + b"x" * size + b'"}}', media_type="application/json")
 
 
+BIG_HEADERS_BODY = b'{"data":{"big":"headers"}}'
+
+
+async def big_headers(request: Request) -> Response:
+    await request.body()
+    count = int(request.query_params.get("count", "1"))
+    size = int(request.query_params.get("bytes", "1000"))
+    headers = {f"X-Big-{i}": "h" * size for i in range(1, count + 1)}
+    return Response(BIG_HEADERS_BODY, media_type="application/json", headers=headers)
+
+
 PERSISTED: dict[str, str] = {}
 APQ_SEEN: list[str] = []
 APQ_NOT_FOUND = {"errors": [{"message": "PersistedQueryNotFound", "extensions": {"code": "PERSISTED_QUERY_NOT_FOUND"}}]}
@@ -437,6 +450,7 @@ def make_routes(ws_app: GraphQL) -> list[typing.Any]:
         Route("/chunked", chunked, methods=["GET", "POST"]),
         Route("/raw-numbers", raw_numbers, methods=["POST"]),
         Route("/large", large, methods=["GET", "POST"]),
+        Route("/big-headers", big_headers, methods=["GET", "POST"]),
         Route("/apq/graphql", apq_graphql, methods=["POST"]),
         Route("/apq/seen", apq_seen, methods=["GET"]),
         Route("/counters", counters, methods=["GET"]),
