@@ -127,6 +127,11 @@ int gqlgate_mhd_connection_fd(struct MHD_Connection *connection) {
     return info == NULL ? -1 : info->connect_fd;
 }
 
+size_t gqlgate_mhd_request_header_size(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
+}
+
 void gqlgate_set_thread_name(const char *name) {
     prctl(PR_SET_NAME, name, 0, 0, 0);
 }

@@ -34,12 +34,10 @@ private func begin(on connection: OpaquePointer, method: UnsafePointer<CChar>?, 
         path: url.map { String(cString: $0) } ?? "/",
         server: server)
     slot.pointee = Unmanaged.passRetained(request).toOpaque()  // released in completedHandler
-    let (headers, framing, extent) = collectHeaders(connection, cache: server.requestHeaders)
+    let (headers, framing, fieldBytes) = collectHeaders(connection, cache: server.requestHeaders)
     request.storedHeaders = headers
-    let memory = server.connectionMemory
-    let requestBytes = poolBytesTaken(on: connection, fields: headers.count, extent: extent, method: method, url: url, poolBytes: memory.poolBytes)
-    request.answerRoom = memory.answerRoom(requestBytes: requestBytes)
-    guard memory.admits(requestBytes: requestBytes) else {
+    request.answerRoom = answerRoom(on: connection, fields: headers.count, fieldBytes: fieldBytes, method: method, url: url, memory: server.connectionMemory)
+    guard server.connectionMemory.admits(answerRoom: request.answerRoom) else {
         // Refused before anything is done for it: its answer's header block might not fit.
         request.phase = .rejected
         request.closesConnection = true
@@ -170,8 +168,8 @@ private func queue(_ response: ServerResponse, on connection: OpaquePointer, for
 }
 
 /// The request's header fields, through `cache` when the server keeps one,
-/// what they say about the body's framing, and where they lie in memory.
-private func collectHeaders(_ connection: OpaquePointer, cache: RecentHeaderFields?) -> (HTTPHeaders, RequestFraming, HeaderBlockExtent) {
+/// what they say about the body's framing, and their bytes.
+private func collectHeaders(_ connection: OpaquePointer, cache: RecentHeaderFields?) -> (HTTPHeaders, RequestFraming, HeaderFieldBytes) {
     var collecting = CollectedHeaders(cache: cache)
     collecting.fields.reserveCapacity(16)
     withUnsafeMutablePointer(to: &collecting) { pointer in
@@ -182,22 +180,21 @@ private func collectHeaders(_ connection: OpaquePointer, cache: RecentHeaderFiel
             let value = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
             collecting.pointee.fields.append(collecting.pointee.field(name: name, value: value))
             collecting.pointee.framing.note(name: name, value: value)
-            collecting.pointee.extent.noteField(name: name, value: value)
+            collecting.pointee.bytes.note(name: name, value: value)
             return .YES
         }, pointer)
     }
-    return (HTTPHeaders(collecting.fields), collecting.framing, collecting.extent)
+    return (HTTPHeaders(collecting.fields), collecting.framing, collecting.bytes)
 }
 
-/// The share of the connection's memory pool a request takes (`ConnectionMemory.requestBytes`).
-private func poolBytesTaken(on connection: OpaquePointer, fields: Int, extent: HeaderBlockExtent,
-                            method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?, poolBytes: Int) -> Int {
-    var extent = extent
-    extent.noteRequestLine(method: rawBytes(method), path: rawBytes(url))
-    let cookies = extent.cookieBytes > 0 ? valueCount(connection, .COOKIE_KIND) : 0
-    return ConnectionMemory.requestBytes(
-        headerBlock: extent.bytes(limit: poolBytes), records: fields + cookies + valueCount(connection, .GET_ARGUMENT_KIND),
-        cookieBytes: extent.cookieBytes)
+/// The room the request leaves its answer's header fields in the connection's memory.
+private func answerRoom(on connection: OpaquePointer, fields: Int, fieldBytes: HeaderFieldBytes,
+                        method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?, memory: ConnectionMemory) -> Int {
+    let requestLine = (method.map { strlen($0) } ?? 0) + (url.map { strlen($0) } ?? 0) + 12  // " ", " HTTP/1.1", CRLF
+    let headerBlock = fieldBytes.headerBlock(measured: gqlgate_mhd_request_header_size(connection), requestLine: requestLine)
+    let cookies = fieldBytes.cookieBytes > 0 ? valueCount(connection, .COOKIE_KIND) : 0
+    return memory.answerRoom(
+        headerBlock: headerBlock, records: fields + cookies + valueCount(connection, .GET_ARGUMENT_KIND), cookieBytes: fieldBytes.cookieBytes)
 }
 
 /// How many values of `kind` libmicrohttpd holds for the request.
@@ -205,16 +202,13 @@ private func valueCount(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> I
     Int(MHD_get_connection_values(connection, kind, nil, nil))
 }
 
-private func rawBytes(_ string: UnsafePointer<CChar>?) -> UnsafeRawBufferPointer {
-    UnsafeRawBufferPointer(start: string, count: string.map { strlen($0) } ?? 0)
-}
 
 /// What `collectHeaders` gathers through libmicrohttpd's iterator.
 private struct CollectedHeaders {
     let cache: RecentHeaderFields?
     var fields: [HTTPHeaders.Field] = []
     var framing = RequestFraming()
-    var extent = HeaderBlockExtent()
+    var bytes = HeaderFieldBytes()
 
     /// The field `name: value`, from the cache when there is one.
     func field(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> HTTPHeaders.Field {

@@ -1,16 +1,18 @@
 import GQLGateCore
 
 /// libmicrohttpd's memory pool of one connection (`connectionMemoryBytes`),
-/// which a request's header block and its answer's header block share: what
-/// a request takes of it, whether it leaves the answer enough, and an
-/// answer's header fields cut down to the room left.
+/// which a request's header block and its answer's share: what a request
+/// takes of it, the room it leaves the answer's header fields, and those
+/// fields cut down to that room.
 ///
 /// Measured on libmicrohttpd 0.9.75: the request line and header lines stay
 /// in the pool as received; every header field, cookie and query parameter
 /// takes a record of `recordBytes` besides; a `Cookie` field's value is
-/// copied once more. The answer's header block is written into what is left
-/// when the answer is queued; when it does not fit, libmicrohttpd closes the
-/// connection without a byte of answer, whatever the request has done.
+/// copied once more. The read buffer starts at half the pool, and what a
+/// client pipelines after the request waits in it. The answer's header block
+/// is written into what is left when the answer is queued; when it does not
+/// fit, libmicrohttpd closes the connection without a byte of answer,
+/// whatever the request has done.
 struct ConnectionMemory: Equatable {
     /// libmicrohttpd's record per header field, cookie and query parameter (64-bit).
     static let recordBytes = 64
@@ -26,23 +28,22 @@ struct ConnectionMemory: Equatable {
     /// (`answerOverheadBytes` included): an eighth of the pool, at most 2 KiB.
     var answerReserve: Int { min(poolBytes / 8, 2048) }
 
-    /// Whether a request taking `requestBytes` leaves the reserve; one that does
-    /// not is refused before anything is done for it.
-    func admits(requestBytes: Int) -> Bool {
-        poolBytes - requestBytes >= answerReserve
+    /// The bytes the answer's header fields may take after a request whose
+    /// header block is `headerBlock` bytes, with `records` records and
+    /// `cookieBytes` of `Cookie` values: the pool but the request, what
+    /// libmicrohttpd may have read ahead (its read buffer, half the pool to
+    /// begin with, less the header block), and `answerOverheadBytes`.
+    func answerRoom(headerBlock: Int, records: Int, cookieBytes: Int) -> Int {
+        let readAhead = max(poolBytes / 2 - headerBlock, 0)
+        let cookieCopy = cookieBytes > 0 ? cookieBytes + 1 : 0
+        // One record more than the values: the `Connection: close` the server may add.
+        return poolBytes - headerBlock - readAhead - (records + 1) * Self.recordBytes - cookieCopy - Self.answerOverheadBytes
     }
 
-    /// The bytes an answer's header fields may take after a request of `requestBytes`.
-    func answerRoom(requestBytes: Int) -> Int {
-        poolBytes - requestBytes - Self.answerOverheadBytes
-    }
-
-    /// The pool a request takes: its header block as received (request line,
-    /// header lines, empty line), `records` records (header fields, cookies,
-    /// query parameters, and one the server may add: `Connection: close`), and
-    /// the copy of its cookies.
-    static func requestBytes(headerBlock: Int, records: Int, cookieBytes: Int) -> Int {
-        headerBlock + (records + 1) * recordBytes + (cookieBytes > 0 ? cookieBytes + 1 : 0)
+    /// Whether a request that leaves `answerRoom` is served; one that leaves
+    /// less than the reserve is refused before anything is done for it.
+    func admits(answerRoom: Int) -> Bool {
+        answerRoom + Self.answerOverheadBytes >= answerReserve
     }
 
     /// The bytes `headers` take in an answer's header block (`name: value` and CRLF each).
@@ -83,46 +84,25 @@ struct ConnectionMemory: Equatable {
     }
 }
 
-/// The extent of a request's header block in libmicrohttpd's read buffer,
-/// from the fields' addresses (libmicrohttpd parses the request line and
-/// header lines in place), and the sum of their lengths, which is used
-/// instead when the addresses do not look like one block.
-struct HeaderBlockExtent {
-    private var lowest = UInt.max
-    private var highest: UInt = 0
+/// The bytes of a request's header fields as they are collected: the sum of
+/// their lines' lengths, which stands in for the header block's size when
+/// libmicrohttpd does not say it, and the `Cookie` fields' value bytes.
+struct HeaderFieldBytes {
     private var summed = 0
     /// The `Cookie` fields' value bytes.
     private(set) var cookieBytes = 0
 
-    /// Notes the request line's method and path.
-    mutating func noteRequestLine(method: UnsafeRawBufferPointer, path: UnsafeRawBufferPointer) {
-        note(method)
-        note(path)
-        summed += method.count + path.count + 12  // " ", " HTTP/1.1", CRLF
-    }
-
     /// Notes one header field.
-    mutating func noteField(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        note(name)
-        note(value)
+    mutating func note(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         summed += name.count + value.count + 4  // ": ", CRLF
         if name.count == 6, Self.isCookie(name) { cookieBytes += value.count }
     }
 
-    /// The header block's size: the extent plus the last line's end and the
-    /// empty line, or the sum of the lengths when that is more or the extent
-    /// is past `limit` (the addresses are not one block).
-    func bytes(limit: Int) -> Int {
-        let total = summed + 2
-        guard lowest <= highest, highest - lowest <= UInt(limit) else { return total }
-        return max(Int(highest - lowest) + 4, total)
-    }
-
-    private mutating func note(_ bytes: UnsafeRawBufferPointer) {
-        guard let start = bytes.baseAddress else { return }
-        let address = UInt(bitPattern: start)
-        lowest = min(lowest, address)
-        highest = max(highest, address + UInt(bytes.count))
+    /// The header block's size: `measured` (libmicrohttpd's count), or the
+    /// lines' lengths with a request line of `requestLine` bytes and the empty
+    /// line when that is more.
+    func headerBlock(measured: Int, requestLine: Int) -> Int {
+        max(measured, requestLine + summed + 2)
     }
 
     private static func isCookie(_ name: UnsafeRawBufferPointer) -> Bool {

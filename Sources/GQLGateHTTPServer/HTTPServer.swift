@@ -65,10 +65,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// its size is paid on each one (with libmicrohttpd's 32 KiB default, 49,000
     /// of the instructions callgrind counts per proxied request; see
     /// docs/benchmarks.md). 16 KiB takes a request line plus header fields of
-    /// about 14 KiB (less 64 bytes a field), of which a `Cookie` field of about
-    /// 6.8 KiB (libmicrohttpd parses a copy of it, 64 bytes more a cookie); nginx's
-    /// default refuses any header line over 8 KiB.
-    /// A request whose header block leaves less than `ConnectionMemory.answerReserve`
+    /// about 13.5 KiB, about 90 fields, a `Cookie` field of about 5.5 KiB
+    /// (see `ConnectionMemory`); nginx's default refuses any header line over 8 KiB.
+    /// A request that leaves less than `ConnectionMemory.answerReserve`
     /// (an eighth of the pool, at most 2 KiB) gets `refuseFraming(.headerFieldsTooLarge)`
     /// before anything is done for it, so that every answer's header block fits;
     /// answer fields past the room left are dropped (`droppedAnswerFields`).

@@ -11,17 +11,30 @@ import Testing
         #expect(ConnectionMemory(poolBytes: 1 << 20).answerReserve == 2048)
     }
 
-    @Test func aRequestIsAdmittedOnlyWhenItLeavesTheReserve() {
+    @Test func aSmallRequestLeavesHalfThePoolLessItsRecords() {
+        // libmicrohttpd's read buffer, half the pool, may hold what the client pipelined.
         let memory = ConnectionMemory(poolBytes: 16_384)
-        #expect(memory.admits(requestBytes: 16_384 - 2048))
-        #expect(!memory.admits(requestBytes: 16_384 - 2047))
-        #expect(memory.answerRoom(requestBytes: 1000) == 16_384 - 1000 - ConnectionMemory.answerOverheadBytes)
+        #expect(memory.answerRoom(headerBlock: 500, records: 5, cookieBytes: 0) == 8192 - 6 * 64 - 192)
+        #expect(memory.answerRoom(headerBlock: 8192, records: 5, cookieBytes: 0) == 8192 - 6 * 64 - 192)
     }
 
-    @Test func aRequestTakesItsBlockARecordPerValueAndACopyOfItsCookies() {
-        // One record more than the values: the `Connection: close` the server may add.
-        #expect(ConnectionMemory.requestBytes(headerBlock: 500, records: 5, cookieBytes: 0) == 500 + 6 * 64)
-        #expect(ConnectionMemory.requestBytes(headerBlock: 500, records: 7, cookieBytes: 99) == 500 + 8 * 64 + 100)
+    @Test func aLargerRequestLeavesThePoolLessItsBlockRecordsAndCookieCopy() {
+        let memory = ConnectionMemory(poolBytes: 16_384)
+        #expect(memory.answerRoom(headerBlock: 10_000, records: 5, cookieBytes: 0) == 16_384 - 10_000 - 6 * 64 - 192)
+        #expect(memory.answerRoom(headerBlock: 10_000, records: 7, cookieBytes: 99) == 16_384 - 10_000 - 8 * 64 - 100 - 192)
+        #expect(memory.answerRoom(headerBlock: 500, records: 7, cookieBytes: 99) == 8192 - 8 * 64 - 100 - 192)
+    }
+
+    @Test func aRequestIsAdmittedOnlyWhenItLeavesTheReserve() {
+        let memory = ConnectionMemory(poolBytes: 16_384)
+        #expect(memory.admits(answerRoom: 2048 - 192))
+        #expect(!memory.admits(answerRoom: 2047 - 192))
+        let room = memory.answerRoom(headerBlock: 16_384 - 2048 - 6 * 64, records: 5, cookieBytes: 0)
+        #expect(memory.admits(answerRoom: room))
+        #expect(!memory.admits(answerRoom: room - 1))
+        // Records take the pool too: 96 of them leave a small request too little.
+        #expect(memory.admits(answerRoom: memory.answerRoom(headerBlock: 500, records: 94, cookieBytes: 0)))
+        #expect(!memory.admits(answerRoom: memory.answerRoom(headerBlock: 500, records: 96, cookieBytes: 0)))
     }
 
     @Test func headersThatFitAreLeftAsTheyAre() {
@@ -58,38 +71,16 @@ import Testing
         #expect(all == ["Content-Type", "content-encoding", "X-Request-Id", "X-Small"])
     }
 
-    @Test func aBlockInOneBufferIsMeasuredFromItsFirstByteToItsLast() {
-        // "POST /graphql HTTP/1.1\r\nHost:   gqlgate\r\nCookie: a=1; b=2\r\n\r\n", parsed in place.
-        let block = Array("POST /graphql HTTP/1.1\r\nHost:   gqlgate\r\nCookie: a=1; b=2\r\n\r\n".utf8)
-        block.withUnsafeBytes { buffer in
-            var extent = HeaderBlockExtent()
-            extent.noteField(name: slice(buffer, 24, 4), value: slice(buffer, 32, 7))
-            extent.noteField(name: slice(buffer, 41, 6), value: slice(buffer, 49, 8))
-            extent.noteRequestLine(method: slice(buffer, 0, 4), path: slice(buffer, 5, 8))
-            #expect(extent.bytes(limit: 16_384) == block.count)
-            #expect(extent.cookieBytes == 8)
-        }
-    }
-
-    @Test func fieldsApartFromEachOtherAreMeasuredByTheirLengths() {
-        let method = Array("GET".utf8), path = Array("/x".utf8), name = Array("Host".utf8), value = Array("h".utf8)
-        method.withUnsafeBytes { method in
-            path.withUnsafeBytes { path in
-                name.withUnsafeBytes { name in
-                    value.withUnsafeBytes { value in
-                        var extent = HeaderBlockExtent()
-                        extent.noteRequestLine(method: method, path: path)
-                        extent.noteField(name: name, value: value)
-                        // "GET /x HTTP/1.1\r\n" + "Host: h\r\n" + "\r\n", whatever lies between the arrays.
-                        #expect(extent.bytes(limit: 0) == 17 + 9 + 2)
-                        #expect(extent.cookieBytes == 0)
-                    }
-                }
+    @Test func theHeaderBlockIsLibmicrohttpdsCountOrTheLinesWhenMore() {
+        var bytes = HeaderFieldBytes()
+        for (name, value) in [("Host", "gqlgate"), ("COOKIE", "a=1; b=2"), ("Cookie", "c=3")] {
+            Array(name.utf8).withUnsafeBytes { name in
+                Array(value.utf8).withUnsafeBytes { value in bytes.note(name: name, value: value) }
             }
         }
-    }
-
-    private func slice(_ buffer: UnsafeRawBufferPointer, _ start: Int, _ count: Int) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: buffer[start..<start + count])
+        #expect(bytes.cookieBytes == 11)
+        // "POST /graphql HTTP/1.1\r\n" (24), "Host: gqlgate\r\n" (15), "COOKIE: a=1; b=2\r\n" (18), "Cookie: c=3\r\n" (13), "\r\n".
+        #expect(bytes.headerBlock(measured: 0, requestLine: 24) == 24 + 15 + 18 + 13 + 2)
+        #expect(bytes.headerBlock(measured: 100, requestLine: 24) == 100)
     }
 }

@@ -70,7 +70,7 @@ def test_requests_up_to_and_past_the_pool_run_only_when_answered(gqlgate, strawb
     gw = gqlgate()
     books = strawberry_upstream.book_count()
     answered = 0
-    for size in range(2000, POOL + 200, 41):
+    for size in range(300, POOL + 200, 41):
         request = post(MUTATION, f"Content-Length: {len(MUTATION)}", "Connection: close", field(size))
         with connect(gw.port) as sock:
             sock.sendall(request)
@@ -102,8 +102,26 @@ def test_answer_header_fields_past_the_room_left_are_dropped_and_the_answer_deli
 
 
 def test_answer_header_fields_that_fit_beside_a_small_request_pass_unchanged(gqlgate, strawberry_upstream):
-    gw = gqlgate(strawberry_upstream.path("/big-headers?count=2&bytes=5000"))
+    gw = gqlgate(strawberry_upstream.path("/big-headers?count=2&bytes=3000"))
     answers = answers_to(gw.port, mutation_with_pad(10))
     assert [a.status for a in answers] == [200], answers
     assert [(n.lower(), v) for n, v in answers[0].headers if n.lower().startswith("x-big-")] == [
-        ("x-big-1", "h" * 5000), ("x-big-2", "h" * 5000)]
+        ("x-big-1", "h" * 3000), ("x-big-2", "h" * 3000)]
+
+
+def test_requests_sent_ahead_on_the_connection_leave_each_answer_its_room(gqlgate, strawberry_upstream):
+    # libmicrohttpd reads what a client pipelines into the same memory while it writes the answer.
+    gw = gqlgate(strawberry_upstream.path("/big-headers?count=1&bytes=9000"))
+    for pad in range(4000, POOL, 1000):
+        before = strawberry_upstream.count("/big-headers")
+        first = post(MUTATION, f"Content-Length: {len(MUTATION)}")
+        with connect(gw.port) as sock:
+            sock.sendall(first + mutation_with_pad(pad))
+            data = read_until_closed(sock)
+        if b"Request too big" in data:
+            data = data[: data.index(b"HTTP/1.1 431")]  # libmicrohttpd's own 431 for the second, sent twice by 0.9.75
+        answers = parse_all(data)
+        assert answers and answers[0].status == 200, f"pad {pad}: {answers}"
+        assert [a.status for a in answers[1:]] in ([], [200], [431]), f"pad {pad}: {answers}"
+        ran = strawberry_upstream.count("/big-headers") - before
+        assert ran == sum(a.status == 200 for a in answers), f"pad {pad}: {ran} ran, answers {answers}"

@@ -83,6 +83,9 @@ enum MHD_Result gqlgate_mhd_upgrade_close(struct MHD_UpgradeResponseHandle *urh)
 enum MHD_Result gqlgate_mhd_set_connection_timeout(struct MHD_Connection *connection, unsigned int seconds);
 /// The connection's socket (`MHD_CONNECTION_INFO_CONNECTION_FD`), or -1.
 int gqlgate_mhd_connection_fd(struct MHD_Connection *connection);
+/// The request's header block as received: request line, header lines and the
+/// empty line (`MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE`), or 0.
+size_t gqlgate_mhd_request_header_size(struct MHD_Connection *connection);
 
 // MARK: - Linux
 
