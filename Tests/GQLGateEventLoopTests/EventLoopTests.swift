@@ -152,11 +152,22 @@ import Glibc
 
 /// The size of the memory mapping holding `address`, from /proc/self/maps
 /// (a thread's stack is one mapping, its guard page another).
+/// The size of the mapping that holds `address`, from /proc/self/maps read in
+/// one `read` (one consistent listing while other tests' threads map and unmap
+/// stacks), tried a few times.
 private func mappingSize(containing address: UInt) -> Int? {
-    guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return nil }
-    for line in maps.split(separator: "\n") {
-        let bounds = line.prefix { $0 != " " }.split(separator: "-").compactMap { UInt($0, radix: 16) }
-        if bounds.count == 2, bounds[0] <= address, address < bounds[1] { return Int(bounds[1] - bounds[0]) }
+    for _ in 0..<5 {
+        let fd = open("/proc/self/maps", O_RDONLY)
+        guard fd >= 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4 << 20)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard count > 0 else { continue }
+        for line in buffer[..<count].split(separator: UInt8(ascii: "\n")) {
+            let range = line.prefix { $0 != UInt8(ascii: " ") }.split(separator: UInt8(ascii: "-"))
+                .compactMap { UInt(String(decoding: $0, as: UTF8.self), radix: 16) }
+            if range.count == 2, range[0] <= address, address < range[1] { return Int(range[1] - range[0]) }
+        }
     }
     return nil
 }
