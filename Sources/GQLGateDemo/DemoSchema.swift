@@ -1,5 +1,6 @@
 import Graphiti
 import GraphQL
+import enum GQLGatePipeline.LexerPadding
 
 /// What became of a GraphQL request run against the demo schema.
 public enum DemoExecutionResult: Sendable {
@@ -83,7 +84,7 @@ public final class DemoSchema: Sendable {
         if let problem = DemoNesting.problem(in: request) { return .failure(GraphQLErrors([problem])) }
         let document: Document
         do {
-            document = try parse(source: Source(body: request.query, name: "GraphQL request"))
+            document = try parse(source: Source(body: LexerPadding.padded(request.query), name: "GraphQL request"))
         } catch let error as GraphQLError {
             return .failure(GraphQLErrors([error]))
         } catch {

@@ -27,6 +27,11 @@ import Testing
         #expect(await refusal(query) == ["The document nests deeper than 64 levels of braces, brackets and parentheses."])
     }
 
+    @Test func aStringLeftOpenAtTheEndIsASyntaxError() async {
+        let messages = await refusal(#"{ hero(id: "\u12"#)
+        #expect(messages?.first?.contains("Syntax Error") == true, "\(String(describing: messages))")
+    }
+
     @Test func sixtyFourLevelsAreAllowedAndSixtyFiveAreNot() async {
         func document(_ lists: Int) -> String {
             "query($v: " + String(repeating: "[", count: lists) + "Int" + String(repeating: "]", count: lists) + ") { hero { name } }"

@@ -31,6 +31,14 @@ private func failure(_ cache: DocumentCache, _ query: String) -> GatewayError? {
         #expect(cache.count == 3)
     }
 
+    /// GraphQLSwift's lexer reads past an escape without checking for the end
+    /// of the text; each of these, found by the DocumentAnalysis fuzzer or
+    /// derived from it, trapped the process before the text was padded.
+    @Test(arguments: [#"{"\\\ua\"#, #"{ a(x: "\u12"#, #"{ a(x: "\u"#, #"{ a(x: "\"#, #"{ a(x: """\"#, #"{ a(x: """\""#, "{ a ..", #"""#])
+    func stringsLeftOpenAtTheEndAreSyntaxErrors(query: String) {
+        #expect(failure(DocumentCache(), query)?.code == "GRAPHQL_PARSE_FAILED")
+    }
+
     @Test func syntaxErrorsAreParseFailedAndNotCached() throws {
         let cache = DocumentCache()
         for _ in 0..<2 {

@@ -69,6 +69,14 @@ def test_nesting_past_the_bound_is_refused_over_post(gateway, kind):
     assert_still_serving(gateway)
 
 
+@pytest.mark.parametrize("query", ['{"\\\\\\ua\\', '{ hello(name: "\\u12', '{ hello(name: "\\', '{ hello(name: """\\'])
+def test_a_string_left_open_at_the_end_is_a_syntax_error(gateway, query):
+    """GraphQLSwift's lexer read past such an escape and trapped (found by the DocumentAnalysis fuzzer)."""
+    r = post_graphql(gateway.url, query, timeout=10)
+    assert_gateway_error(r, 400, "GRAPHQL_PARSE_FAILED")
+    assert_still_serving(gateway)
+
+
 def test_nesting_past_the_bound_is_refused_over_get(gateway):
     r = get_graphql(gateway.url, nested_fields(300), timeout=10)
     assert_gateway_error(r, 400, "QUERY_TOO_COMPLEX")

@@ -46,7 +46,7 @@ public final class DocumentCache: Sendable {
         let digest = Self.digest(of: query)  // not held by its text, so not by its digest either
         let document: Document
         do {
-            document = try parse(source: LongBlockStrings.rewritten(query) ?? query, noLocation: true)
+            document = try parse(source: LexerPadding.padded(LongBlockStrings.rewritten(query) ?? query), noLocation: true)
         } catch let error as GraphQLError {
             throw .parseFailed(error.message)
         } catch {
