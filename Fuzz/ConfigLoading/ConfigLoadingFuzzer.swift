@@ -5,13 +5,15 @@ import GQLGateConfig
 private let environment = ["TOKEN": "fuzz-secret-token", "PORT": "8080", "EMPTY": ""]
 
 /// One input: any text as a config file. Loading either fails with a
-/// config error or yields a config that validates or not, prints, and reads
-/// back from its own printed form to the same config.
+/// config error or yields a config that prints; a valid one reads back from
+/// its own printed form to the same config.
 private func fuzzConfigLoading(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let text = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
     guard let config = try? ConfigLoader.load(yaml: text, environment: environment) else { return 0 }
-    _ = try? config.validate()
     _ = config.renderYAML()
+    // What `check-config` prints, a valid config, must read back as itself; an
+    // invalid one (say `auth.oauth2` without `token_url`) need not load again.
+    guard (try? config.validate()) != nil else { return 0 }
     let printed = config.renderYAML(redactingSecrets: false)
     do {
         let again = try ConfigLoader.load(yaml: printed, environment: [:])
