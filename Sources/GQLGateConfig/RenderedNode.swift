@@ -64,12 +64,17 @@ enum RenderedNode: Equatable {
         case .double(let value): String(value)
         case .string(let value): quoted(value)
         case .array(let values): "[" + values.map(flow).joined(separator: ", ") + "]"
-        case .object(let members): "{" + members.map { quoted($0.key) + ": " + flow($0.value) }.joined(separator: ", ") + "}"
+        case .object(let members): "{" + members.map { quotedKey($0.key) + ": " + flow($0.value) }.joined(separator: ", ") + "}"
         }
     }
 
     private static func quoted(_ text: String) -> String {
         ConfigError.quoted(text.replacing("${", with: "$${"))
+    }
+
+    /// A key, double-quoted as it is: keys are never expanded, so `${` stays.
+    private static func quotedKey(_ text: String) -> String {
+        ConfigError.quoted(text)
     }
 
     // MARK: - Writing
@@ -78,7 +83,7 @@ enum RenderedNode: Equatable {
     static func write(_ entries: [Entry], indent: Int, into output: inout String) {
         let padding = String(repeating: " ", count: indent)
         for entry in entries {
-            let key = entry.key.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || "_-.".contains($0) } ? entry.key : quoted(entry.key)
+            let key = entry.key.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || "_-.".contains($0) } ? entry.key : quotedKey(entry.key)
             switch entry.value {
             case .plain(let text):
                 output += "\(padding)\(key): \(text)\n"

@@ -55,6 +55,16 @@ import Testing
         #expect(try load(config.renderYAML(redactingSecrets: false)) == config)
     }
 
+    /// Keys are never expanded, so they print as they are, `${` included; values print `${` as `$${`
+    /// (found by the ConfigLoading fuzzer: a payload key gained a `$` on every print).
+    @Test func keysWithADollarBraceRoundTrip() throws {
+        let config = try load(#"auth: {ws_init_payload: {"a${b": "c$${d", "n": {"e${f": 1}}, headers: {X-A: "v"}}"#)
+        let printed = config.renderYAML(redactingSecrets: false)
+        #expect(printed.contains(#""a${b": "c$${d""#), "\(printed)")
+        #expect(try load(printed) == config)
+        #expect(try load(printed).renderYAML(redactingSecrets: false) == printed)
+    }
+
     @Test func secretsAreRedacted() throws {
         let config = try load(Self.everyKeyChanged, environment: environment)
         let text = config.renderYAML()
