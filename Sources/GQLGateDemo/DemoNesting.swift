@@ -1,4 +1,5 @@
 import GraphQL
+import enum GQLGatePipeline.DocumentNesting
 
 /// How deeply a request to the demo API may nest, checked before GraphQLSwift
 /// sees it: its parser, validation and value coercion recurse once per level
@@ -29,45 +30,10 @@ enum DemoNesting {
     }
 
     /// Whether a GraphQL document nests `{`, `[` and `(` more than `levels`
-    /// deep, outside strings, block strings and comments: one pass over the
-    /// bytes, stopping at the first level too many.
+    /// deep, outside strings, block strings and comments: the gateway's own
+    /// one-pass scan (`DocumentNesting`), with the demo's bound.
     static func nests(_ document: String, deeperThan levels: Int) -> Bool {
-        var depth = 0
-        var bytes = document.utf8[...]
-        while let byte = bytes.popFirst() {
-            switch byte {
-            case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "("):
-                depth += 1
-                if depth > levels { return true }
-            case UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ")"):
-                depth = max(0, depth - 1)
-            case UInt8(ascii: "#"):
-                bytes = bytes.drop { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") }
-            case UInt8(ascii: "\""):
-                skipString(&bytes)
-            default:
-                break
-            }
-        }
-        return false
-    }
-
-    /// Skips the rest of a string whose opening `"` was just read: a block
-    /// string (`"""…"""`, where `\"""` is no end) or a one-line string
-    /// (where `\` escapes the next character).
-    private static func skipString(_ bytes: inout Substring.UTF8View) {
-        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
-        if bytes.starts(with: [quote, quote]) {
-            bytes = bytes.dropFirst(2)
-            while !bytes.isEmpty, !bytes.starts(with: [quote, quote, quote]) {
-                bytes = bytes.starts(with: [backslash, quote, quote, quote]) ? bytes.dropFirst(4) : bytes.dropFirst()
-            }
-            bytes = bytes.dropFirst(3)
-            return
-        }
-        while let byte = bytes.popFirst(), byte != quote, byte != UInt8(ascii: "\n") {
-            if byte == backslash { _ = bytes.popFirst() }
-        }
+        DocumentNesting.firstBracket(in: document, pastDepth: levels) != nil
     }
 
     /// Whether `value` nests objects and lists more than `levels` deep (the

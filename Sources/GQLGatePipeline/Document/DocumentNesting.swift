@@ -18,6 +18,12 @@ public enum DocumentNesting {
 
     /// The byte offset of the first bracket that opens level `limit + 1`; nil when there is none.
     static func firstBracketPastLimit(_ query: String) -> Int? {
+        firstBracket(in: query, pastDepth: limit)
+    }
+
+    /// The byte offset of the first `{ ( [` (outside strings, block strings
+    /// and comments) that opens level `levels + 1`; nil when there is none.
+    public static func firstBracket(in query: String, pastDepth levels: Int) -> Int? {
         var text = query
         return text.withUTF8 { bytes in
             var tokens = DocumentTokenizer(bytes)
@@ -26,7 +32,7 @@ public enum DocumentNesting {
                 switch bytes[token.lowerBound] {
                 case UInt8(ascii: "{"), UInt8(ascii: "("), UInt8(ascii: "["):
                     depth += 1
-                    if depth > limit { return token.lowerBound }
+                    if depth > levels { return token.lowerBound }
                 case UInt8(ascii: "}"), UInt8(ascii: ")"), UInt8(ascii: "]"):
                     depth = max(0, depth - 1)
                 default:
