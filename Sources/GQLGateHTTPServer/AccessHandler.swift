@@ -202,7 +202,6 @@ private func valueCount(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> I
     Int(MHD_get_connection_values(connection, kind, nil, nil))
 }
 
-
 /// What `collectHeaders` gathers through libmicrohttpd's iterator.
 private struct CollectedHeaders {
     let cache: RecentHeaderFields?
