@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 import typing
 from pathlib import Path
 
@@ -25,6 +27,7 @@ from harness import REPO_ROOT, ProcessGroup, curl, post_graphql
 
 DASHBOARD = REPO_ROOT / "deploy" / "grafana" / "gqlgate-dashboard.json"
 ALERTS = REPO_ROOT / "deploy" / "prometheus" / "gqlgate-alerts.yaml"
+ALERT_TESTS = REPO_ROOT / "deploy" / "prometheus" / "gqlgate-alerts.test.yaml"
 SCRAPE_CONFIG = REPO_ROOT / "deploy" / "prometheus" / "scrape-config.yaml"
 
 # Series that come from elsewhere: Prometheus itself and kube-state-metrics.
@@ -181,6 +184,20 @@ def problems(expr: str, exported: Exposition) -> list[str]:
     return found
 
 
+@pytest.fixture(scope="session")
+def promtool() -> str:
+    found = subprocess.run([str(REPO_ROOT / "scripts" / "promtool.sh")], capture_output=True, text=True)
+    if found.returncode == 3:
+        pytest.skip(found.stderr.strip())
+    assert found.returncode == 0, found.stderr
+    return found.stdout.strip()
+
+
+def run_promtool(promtool: str, *args: str) -> None:
+    result = subprocess.run([promtool, *args], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, f"promtool {' '.join(args)}:\n{result.stdout}{result.stderr}"
+
+
 # ---------------------------------------------------------------------------
 # Tests
 
@@ -215,6 +232,24 @@ def test_alert_rules_are_a_prometheus_rule_file():
             assert rule["annotations"]["summary"] and rule["annotations"]["description"], rule
             promql_parser.parse(rule["expr"])
     assert len(names) == len(set(names)), f"alert names repeat: {names}"
+
+
+def test_alert_rules_pass_promtool_and_their_unit_tests(promtool):
+    run_promtool(promtool, "check", "rules", str(ALERTS))
+    run_promtool(promtool, "test", "rules", str(ALERT_TESTS))
+
+
+def test_scrape_config_passes_promtool(promtool, tmp_path):
+    # Debian builds Prometheus without Kubernetes discovery: the copy checked here finds its
+    # target statically and keeps everything else (relabelling, rule files).
+    config = yaml.safe_load(SCRAPE_CONFIG.read_text())
+    for job in config["scrape_configs"]:
+        assert job.pop("kubernetes_sd_configs") == [{"role": "pod"}]
+        job["static_configs"] = [{"targets": ["127.0.0.1:8080"]}]
+    (tmp_path / "scrape-config.yaml").write_text(yaml.safe_dump(config))
+    for name in config["rule_files"]:
+        shutil.copy(SCRAPE_CONFIG.parent / name, tmp_path / name)
+    run_promtool(promtool, "check", "config", str(tmp_path / "scrape-config.yaml"))
 
 
 def test_scrape_config_loads_the_rules_and_names_the_job_the_rules_use():
