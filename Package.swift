@@ -33,18 +33,19 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
         .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"]), .brew(["wslay"])]),
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]),
-        .target(
-            name: "CGQLGateShims",
-            dependencies: ["CMicroHTTPD", "CCurl"]
-        ),
+        // C the Swift code cannot call directly (varargs, unions, macros), one target per
+        // library, each depended on only by the wrapper of that library.
+        .target(name: "CCurlShims", dependencies: ["CCurl"]),
+        .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
+        .target(name: "CLinuxShims"),
 
         // MARK: - Wrappers (the only Swift code that imports C)
         .target(name: "GQLGateCore", swiftSettings: swiftSettings),
-        .target(name: "GQLGateEventLoop", dependencies: ["GQLGateCore", "CGQLGateShims"], swiftSettings: swiftSettings),
+        .target(name: "GQLGateEventLoop", dependencies: ["GQLGateCore", "CLinuxShims"], swiftSettings: swiftSettings),
         .target(
             name: "GQLGateHTTPServer",
             dependencies: [
-                "GQLGateCore", "CMicroHTTPD", "CGQLGateShims",
+                "GQLGateCore", "CMicroHTTPD", "CMicroHTTPDShims",
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: swiftSettings
@@ -52,14 +53,14 @@ let package = Package(
         .target(
             name: "GQLGateWebSocket",
             dependencies: [
-                "GQLGateCore", "GQLGateEventLoop", "CWslay", "CGQLGateShims",
+                "GQLGateCore", "GQLGateEventLoop", "CWslay",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "GQLGateHTTPClient",
-            dependencies: ["GQLGateCore", "GQLGateEventLoop", "GQLGateWebSocket", "CCurl", "CGQLGateShims"],
+            dependencies: ["GQLGateCore", "GQLGateEventLoop", "GQLGateWebSocket", "CCurl", "CCurlShims"],
             swiftSettings: swiftSettings
         ),
 

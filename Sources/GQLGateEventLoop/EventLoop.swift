@@ -1,5 +1,5 @@
 import GQLGateCore
-import CGQLGateShims
+import CLinuxShims
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CGQLGateShims
+import CMicroHTTPDShims
 import CMicroHTTPD
 import GQLGateCore
 

@@ -1,4 +1,4 @@
-import CGQLGateShims
+import CMicroHTTPDShims
 import CMicroHTTPD
 import Synchronization
 

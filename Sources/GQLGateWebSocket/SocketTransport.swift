@@ -1,4 +1,3 @@
-import CGQLGateShims
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,7 +27,8 @@ public final class SocketTransport: WebSocketTransport {
         closeAction = close
         let flags = fcntl(fileDescriptor, F_GETFL)
         if flags >= 0 { _ = fcntl(fileDescriptor, F_SETFL, flags | O_NONBLOCK) }
-        _ = gqlgate_set_tcp_nodelay(fileDescriptor)  // fails harmlessly on non-TCP sockets
+        var noDelay: Int32 = 1  // fails harmlessly on non-TCP sockets
+        _ = setsockopt(fileDescriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// A transport that owns `fileDescriptor` and closes it with `close(2)`.

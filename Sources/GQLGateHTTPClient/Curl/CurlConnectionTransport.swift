@@ -1,5 +1,5 @@
 import CCurl
-import CGQLGateShims
+import CCurlShims
 import GQLGateEventLoop
 import GQLGateWebSocket
 

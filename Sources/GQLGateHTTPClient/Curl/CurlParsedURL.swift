@@ -1,5 +1,5 @@
 import CCurl
-import CGQLGateShims
+import CCurlShims
 
 /// A URL parsed once by libcurl (`CURLU`), lent to transfers with
 /// `CURLOPT_CURLU`: each transfer then copies the parsed parts instead of

@@ -1,5 +1,5 @@
 import CCurl
-import CGQLGateShims
+import CCurlShims
 import GQLGateCore
 
 /// One upstream request in flight: what libcurl's callbacks write into and

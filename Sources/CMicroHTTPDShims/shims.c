@@ -1,61 +1,7 @@
-#include "CGQLGateShims.h"
+#include "CMicroHTTPDShims.h"
 #include <netdb.h>
-#include <sys/prctl.h>
 #include <stdio.h>
 #include <string.h>
-
-CURLcode gqlgate_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
-    return curl_easy_setopt(handle, option, value);
-}
-CURLcode gqlgate_curl_easy_setopt_ptr(CURL *handle, CURLoption option, const void *value) {
-    return curl_easy_setopt(handle, option, value);
-}
-CURLcode gqlgate_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
-    return curl_easy_setopt(handle, option, value);
-}
-CURLcode gqlgate_curl_easy_setopt_write_function(CURL *handle, gqlgate_curl_data_cb callback) {
-    return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
-}
-CURLcode gqlgate_curl_easy_setopt_header_function(CURL *handle, gqlgate_curl_data_cb callback) {
-    return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
-}
-CURLcode gqlgate_curl_easy_setopt_closesocket_function(CURL *handle, curl_closesocket_callback callback) {
-    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, callback);
-}
-CURLcode gqlgate_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-CURLcode gqlgate_curl_easy_getinfo_ptr(CURL *handle, CURLINFO info, void **value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-CURLcode gqlgate_curl_easy_getinfo_socket(CURL *handle, curl_socket_t *value) {
-    return curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, value);
-}
-CURLMcode gqlgate_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
-    return curl_multi_setopt(multi, option, value);
-}
-CURLMcode gqlgate_curl_multi_setopt_ptr(CURLM *multi, CURLMoption option, void *value) {
-    return curl_multi_setopt(multi, option, value);
-}
-CURLMcode gqlgate_curl_multi_setopt_socket_function(CURLM *multi, gqlgate_curl_socket_cb callback) {
-    return curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, callback);
-}
-CURLMcode gqlgate_curl_multi_setopt_timer_function(CURLM *multi, gqlgate_curl_timer_cb callback) {
-    return curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, callback);
-}
-CURLcode gqlgate_curl_msg_result(const CURLMsg *message) {
-    return message->data.result;
-}
-
-const long gqlgate_curl_http_version_2tls = CURL_HTTP_VERSION_2TLS;
-const long gqlgate_curl_pipe_multiplex = CURLPIPE_MULTIPLEX;
-const int gqlgate_curl_socket_timeout = CURL_SOCKET_TIMEOUT;
-const int gqlgate_curl_poll_in = CURL_POLL_IN;
-const int gqlgate_curl_poll_out = CURL_POLL_OUT;
-const int gqlgate_curl_poll_remove = CURL_POLL_REMOVE;
-const int gqlgate_curl_csel_in = CURL_CSELECT_IN;
-const int gqlgate_curl_csel_out = CURL_CSELECT_OUT;
-const int gqlgate_curl_csel_err = CURL_CSELECT_ERR;
 
 struct MHD_Daemon *gqlgate_mhd_start(const struct gqlgate_mhd_start_options *o, char *error, size_t error_size) {
     struct addrinfo hints;
@@ -131,18 +77,3 @@ size_t gqlgate_mhd_request_header_size(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
     return info == NULL ? 0 : info->header_size;
 }
-
-void gqlgate_set_thread_name(const char *name) {
-    prctl(PR_SET_NAME, name, 0, 0, 0);
-}
-
-int gqlgate_set_tcp_nodelay(int fd) {
-    int one = 1;
-    return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-const uint32_t gqlgate_epollin = EPOLLIN;
-const uint32_t gqlgate_epollout = EPOLLOUT;
-const uint32_t gqlgate_epollerr = EPOLLERR;
-const uint32_t gqlgate_epollhup = EPOLLHUP;
-const uint32_t gqlgate_epollrdhup = EPOLLRDHUP;

@@ -1,0 +1,48 @@
+/// libmicrohttpd entry points Swift cannot call directly: the varargs
+/// MHD_start_daemon (through MHD_OPTION_ARRAY), daemon and connection
+/// information (unions), and varargs actions and options.
+#ifndef CMICROHTTPD_SHIMS_H
+#define CMICROHTTPD_SHIMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/// Options for `gqlgate_mhd_start`; `host` must be a numeric address or a name.
+struct gqlgate_mhd_start_options {
+    unsigned int flags;
+    const char *host;
+    uint16_t port;
+    unsigned int thread_pool_size;
+    unsigned int connection_limit;
+    unsigned int connection_timeout_seconds;
+    unsigned int listen_backlog;
+    size_t connection_memory_limit;
+    MHD_AccessHandlerCallback access_handler;
+    void *access_handler_cls;
+    MHD_RequestCompletedCallback completed_handler;
+    void *completed_handler_cls;
+};
+
+/// Starts a daemon bound to exactly `options->host:port` (MHD binds 0.0.0.0
+/// when given only a port). On failure returns NULL and writes a message.
+struct MHD_Daemon *gqlgate_mhd_start(const struct gqlgate_mhd_start_options *options, char *error, size_t error_size);
+/// The port the daemon listens on (useful after binding port 0).
+uint16_t gqlgate_mhd_bound_port(struct MHD_Daemon *daemon);
+/// The number of open connections.
+unsigned int gqlgate_mhd_current_connections(struct MHD_Daemon *daemon);
+/// `MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE)`.
+enum MHD_Result gqlgate_mhd_upgrade_close(struct MHD_UpgradeResponseHandle *urh);
+/// `MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds)`:
+/// the connection closes after `seconds` without reading or writing (0: never).
+/// Call on the connection's server thread, never while libmicrohttpd cleans it up.
+enum MHD_Result gqlgate_mhd_set_connection_timeout(struct MHD_Connection *connection, unsigned int seconds);
+/// The connection's socket (`MHD_CONNECTION_INFO_CONNECTION_FD`), or -1.
+int gqlgate_mhd_connection_fd(struct MHD_Connection *connection);
+/// The request's header block as received: request line, header lines and the
+/// empty line (`MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE`), or 0.
+size_t gqlgate_mhd_request_header_size(struct MHD_Connection *connection);
+
+#endif
