@@ -1,6 +1,5 @@
 import GQLGateEventLoop
 import GQLGateExchanges
-import GQLGateHTTPClient
 import GQLGateMetrics
 import GQLGatePipeline
 
@@ -29,12 +28,11 @@ extension UpstreamOutcome {
     /// The outcome of an attempt that ended with `failure` instead of an answer.
     init(failure: any Error) {
         switch failure {
-        case let error as HTTPClientError:
+        case let error as UpstreamFailure:
             switch error.kind {
             case .notReached: self = .unreachable
             case .timedOut: self = .timeout
             case .failedAfterSend: self = .connectionError
-            case .cancelled: self = .cancelled
             }
         case is CancellationError:
             self = .cancelled

@@ -43,7 +43,8 @@ public struct HTTPTransport: Transport {
     }
 
     /// One attempt: the upstream's answer, or the error that ended the attempt
-    /// (told to the observer either way, and noted in the operation's trace).
+    /// (an `UpstreamFailure`, or `CancellationError`; told to the observer either
+    /// way, and noted in the operation's trace).
     /// One async call, with the client's.
     public func send(_ operation: Operation) async throws -> ResultStream {
         operation.trace?.upstreamAttemptStarted()
@@ -55,8 +56,9 @@ public struct HTTPTransport: Transport {
                 timeout: try attemptTimeout(for: operation), connectTimeout: settings.connectTimeout)
             do {
                 answer = try await client.execute(request)
-            } catch let error as HTTPClientError where error.kind == .cancelled {
-                throw CancellationError()
+            } catch let error as HTTPClientError {
+                guard let failure = UpstreamFailure(error) else { throw CancellationError() }
+                throw failure
             }
         } catch {
             observer?.attemptEnded(.failure(error), startedAt: started)

@@ -1,15 +1,15 @@
 import GQLGateCore
-import GQLGateHTTPClient
 import GQLGatePipeline
 import Synchronization
 
 /// A fake `next` that plays a script: each call takes the next step (an
-/// answer with a status and headers, or a libcurl failure kind) and records
+/// answer with a status and headers, a transport failure, or cancellation) and records
 /// the operation it was given. The last step repeats when the script runs out.
 final class ScriptedAttempts: Sendable {
     enum Step: Sendable {
         case answer(Int, HTTPHeaders = [:])
-        case fail(HTTPClientError.Kind)
+        case fail(UpstreamFailure.Kind)
+        case cancelled
     }
 
     private let state: Mutex<(steps: [Step], operations: [Operation])>
@@ -31,7 +31,9 @@ final class ScriptedAttempts: Sendable {
             case .answer(let status, let headers):
                 return .single(GraphQLResponse(status: status, headers: headers, body: Bytes("answer \(status)"), source: .upstream))
             case .fail(let kind):
-                throw HTTPClientError(kind: kind, code: 7, message: "scripted \(kind)")
+                throw UpstreamFailure(kind: kind, message: "scripted \(kind)")
+            case .cancelled:
+                throw CancellationError()
             }
         }
     }

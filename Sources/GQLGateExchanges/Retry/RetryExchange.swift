@@ -1,5 +1,4 @@
 import GQLGateEventLoop
-import GQLGateHTTPClient
 import GQLGatePipeline
 
 /// Tries queries again when the upstream fails transiently — connection
@@ -42,11 +41,11 @@ public struct RetryExchange: Exchange {
 
         var retries = 0
         while true {
-            let outcome: Result<GraphQLResponse, HTTPClientError>
+            let outcome: Result<GraphQLResponse, UpstreamFailure>
             do {
                 guard let answer = try await next(copy operation).first() else { return .single(noAnswer()) }
                 outcome = .success(answer)
-            } catch let failure as HTTPClientError where failure.kind != .cancelled {
+            } catch let failure as UpstreamFailure {
                 outcome = .failure(failure)
             }
             guard retries + 1 < policy.maxAttempts, let reason = reason(toRetry: outcome, kind: operation.kind),
@@ -60,7 +59,7 @@ public struct RetryExchange: Exchange {
         }
     }
 
-    private func reason(toRetry outcome: Result<GraphQLResponse, HTTPClientError>, kind: OperationKind?) -> RetryReason? {
+    private func reason(toRetry outcome: Result<GraphQLResponse, UpstreamFailure>, kind: OperationKind?) -> RetryReason? {
         switch outcome {
         case .success(let answer): return policy.reason(toRetry: answer, kind: kind)
         case .failure(let failure): return policy.reason(toRetry: failure, kind: kind)
@@ -69,7 +68,7 @@ public struct RetryExchange: Exchange {
 
     /// The wait before the next try: the upstream's `Retry-After` when it
     /// sent one (`nil`, no retry, past `max_retry_after`), else full jitter.
-    private func delay(beforeRetry n: Int, after outcome: Result<GraphQLResponse, HTTPClientError>) -> Duration? {
+    private func delay(beforeRetry n: Int, after outcome: Result<GraphQLResponse, UpstreamFailure>) -> Duration? {
         if case .success(let answer) = outcome, let header = answer.headers["retry-after"],
            let asked = RetryAfter.delay(header) {
             return asked <= policy.maxRetryAfter ? asked : nil

@@ -1,4 +1,3 @@
-import GQLGateHTTPClient
 import GQLGatePipeline
 
 /// Why an attempt is tried again.
@@ -43,11 +42,10 @@ public struct RetryPolicy: Sendable {
     /// Why a failed attempt may be retried, or `nil` when it must not be.
     /// A mutation is retried only when the request provably never left,
     /// unless `idempotentMutations`.
-    public func reason(toRetry failure: HTTPClientError, kind: OperationKind?) -> RetryReason? {
+    public func reason(toRetry failure: UpstreamFailure, kind: OperationKind?) -> RetryReason? {
         let reason: RetryReason
         switch failure.kind {
         case .notReached: return .notReached
-        case .cancelled: return nil
         case .timedOut: reason = .timedOut
         case .failedAfterSend: reason = .connectionLost
         }
