@@ -88,10 +88,7 @@ let package = Package(
                 "GQLGateCore", "GQLGateEventLoop", "GQLGateExchanges", "CHiredis",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings,
-            // mimalloc replaces glibc's malloc for the whole process (every library's
-            // allocations included): see README, "Design notes".
-            linkerSettings: [.linkedLibrary("mimalloc", .when(platforms: [.linux]))]
+            swiftSettings: swiftSettings
         ),
         .target(
             name: "GQLGateSubscriptions",
@@ -148,7 +145,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            // mimalloc replaces glibc's malloc for the whole process (every library's
+            // allocations included): see README, "Design notes". Only the executable
+            // links it: a program built on the library product keeps its own allocator.
+            linkerSettings: [.linkedLibrary("mimalloc", .when(platforms: [.linux]))]
         ),
 
         // MARK: - Tests
