@@ -153,6 +153,7 @@ let package = Package(
         ),
 
         // MARK: - Tests
+        .testTarget(name: "GQLGateCoreTests", dependencies: ["GQLGateCore"], swiftSettings: swiftSettings),
         .testTarget(name: "GQLGateEventLoopTests", dependencies: ["GQLGateCore", "GQLGateEventLoop"], swiftSettings: swiftSettings),
         .testTarget(name: "GQLGateHTTPServerTests", dependencies: ["GQLGateHTTPServer", "GQLGateHTTPClient", "GQLGateEventLoop"], swiftSettings: swiftSettings),
         .testTarget(
