@@ -5,39 +5,39 @@ import GQLGateEventLoop
 /// connections. A call made from a loop runs on that loop's multi handle.
 public final class HTTPClient: Sendable {
     let group: EventLoopGroup
-    private let multis: [CurlMulti]
+    private let pools: [LoopBound<CurlTransferPool>]
 
     /// - Parameters:
     ///   - group: the loops whose threads drive libcurl.
     ///   - maxConnectionsPerLoop: connections each loop keeps alive (≥ the expected concurrency).
     public init(group: EventLoopGroup, maxConnectionsPerLoop: Int = 256) {
         self.group = group
-        multis = group.loops.map { CurlMulti(loop: $0, maxConnections: maxConnectionsPerLoop) }
+        pools = group.loops.map { LoopBound(CurlTransferPool(loop: $0, maxConnections: maxConnectionsPerLoop), loop: $0) }
     }
 
     /// Each loop closes its multi handle: transfers still running end as
     /// cancelled, and no timer or socket watcher is left pointing at it.
     deinit {
-        for multi in multis {
-            multi.loop.execute { multi.shutDown() }
+        for pool in pools {
+            pool.loop.execute { pool.value.shutDown() }
         }
     }
 
     /// Sends `request` and returns the upstream's answer, whatever its status.
     /// Throws `HTTPClientError` when there is no answer.
     public func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
-        let multi = multis[(EventLoop.current?.index).flatMap { $0 < multis.count ? $0 : nil } ?? group.next().index]
-        let transfer = CurlTransfer(request: request)
+        let pool = pools[(EventLoop.current?.index).flatMap { $0 < pools.count ? $0 : nil } ?? group.next().index]
+        let transfer = LoopBound(CurlTransfer(request: request), loop: pool.loop)
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
-                if multi.loop.inLoop {
-                    multi.start(transfer, resuming: continuation)
+                if pool.loop.inLoop {
+                    pool.value.start(transfer.value, resuming: continuation)
                 } else {
-                    multi.loop.execute { multi.start(transfer, resuming: continuation) }
+                    pool.loop.execute { pool.value.start(transfer.value, resuming: continuation) }
                 }
             }
         } onCancel: {
-            multi.loop.execute { multi.cancel(transfer) }
+            pool.loop.execute { pool.value.cancel(transfer.value) }
         }
     }
 }

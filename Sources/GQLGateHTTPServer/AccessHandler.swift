@@ -148,7 +148,8 @@ private func queue(_ response: ServerResponse, on connection: OpaquePointer, for
         }
     }
     if let prebuilt = response.prebuilt {
-        return MHD_queue_response(connection, UInt32(prebuilt.status), prebuilt.handle)
+        guard let handle = prebuilt.handle else { return .NO }
+        return MHD_queue_response(connection, UInt32(prebuilt.status), handle)
     }
     if let body = response.streamingBody {
         request.streamingBody = body

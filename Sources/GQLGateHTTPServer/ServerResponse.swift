@@ -80,17 +80,20 @@ public final class StaticResponse: @unchecked Sendable {
     /// HTTP status code.
     public let status: Int
     private let body: Bytes
-    let handle: OpaquePointer
+    /// Nil when libmicrohttpd could not allocate the response: queueing it
+    /// then fails, and the server closes the connection, as for any answer
+    /// it cannot make.
+    let handle: OpaquePointer?
 
     public init(status: Int, headers: HTTPHeaders, body: Bytes) {
         self.status = status
         self.body = body
         handle = MHD_create_response_from_buffer(body.count, body.baseAddress, .RESPMEM_PERSISTENT)
-        ResponseBuilder.addHeaders(headers, to: handle)
+        if let handle { ResponseBuilder.addHeaders(headers, to: handle) }
     }
 
     deinit {
-        MHD_destroy_response(handle)
+        if let handle { MHD_destroy_response(handle) }
     }
 }
 

@@ -3,16 +3,14 @@ import CCurlShims
 import GQLGateCore
 
 /// One upstream request in flight: what libcurl's callbacks write into and
-/// the continuation its completion resumes.
-///
-/// `@unchecked Sendable`: created by the caller, then touched only on the
-/// loop thread that owns the curl multi handle it runs on (the continuation
-/// too is stored there, by `CurlMulti.start`).
+/// the continuation its completion resumes. Loop-bound: created by the
+/// caller, then touched only on the loop thread whose `CurlTransferPool` runs
+/// it (the continuation too is stored there, by `CurlTransferPool.start`).
 ///
 /// The variables are `@exclusivity(unchecked)`: one thread, and no access
 /// overlaps another, so the run-time check (about 80 instructions an access,
 /// several a request) only costs.
-final class CurlTransfer: @unchecked Sendable {
+final class CurlTransfer {
     let request: HTTPClientRequest
     @exclusivity(unchecked) var continuation: UnsafeContinuation<HTTPClientResponse, any Error>?
     @exclusivity(unchecked) var easy: UnsafeMutableRawPointer?
@@ -71,6 +69,9 @@ final class CurlTransfer: @unchecked Sendable {
                                  value: UnsafeRawBufferPointer(rebasing: line[start..<end]))
     }
 }
+
+@available(*, unavailable)
+extension CurlTransfer: Sendable {}
 
 /// libcurl write callback: appends answer bytes to the transfer.
 let curlWriteCallback: gqlgate_curl_data_cb = { pointer, size, count, userdata in
