@@ -1,9 +1,5 @@
 import GQLGateEventLoop
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// How a drain ended.
 public struct DrainOutcome: Sendable, Equatable {
     /// Requests still unanswered at the deadline, answered 503 `SHUTTING_DOWN`.
@@ -43,12 +39,12 @@ extension Gateway {
         readiness.startDraining()
         pipelines.current.schemaLearning?.stop()
         server.quiesce()
-        _ = Self.wait(upTo: drainTimeout) { inFlight.count == 0 }
-        let deadline = MonotonicClock.nanoseconds() + Self.stopBudget.nanoseconds
+        _ = inFlight.waitUntilEmpty(before: Self.deadline(in: drainTimeout))
+        let deadline = Self.deadline(in: Self.stopBudget)
         let cutShort = endpoint.closeInFlight()
         drainSubscriptions(before: deadline)
-        _ = Self.wait(upTo: .seconds(2), before: deadline) { endpoint.streams.count == 0 }
-        guard Self.wait(upTo: .seconds(2), before: deadline, until: { server.suspendedRequests == 0 }) else {
+        _ = endpoint.streams.waitUntilEmpty(before: Self.deadline(in: .seconds(2), before: deadline))
+        guard server.waitUntilNoneSuspended(before: Self.deadline(in: .seconds(2), before: deadline)) else {
             return DrainOutcome(cutShort: cutShort, stopped: false)
         }
         server.stop()
@@ -60,14 +56,8 @@ extension Gateway {
     /// How long everything after the drain may take, all steps together.
     static let stopBudget = Duration.seconds(4)
 
-    /// Polls `condition` every 5 ms until it holds (true) or `timeout` passes
-    /// or `deadline` (`MonotonicClock` nanoseconds) comes, whichever is first (false).
-    static func wait(upTo timeout: Duration, before deadline: UInt64 = .max, until condition: () -> Bool) -> Bool {
-        let deadline = min(deadline, MonotonicClock.nanoseconds() + timeout.nanoseconds)
-        while !condition() {
-            if MonotonicClock.nanoseconds() >= deadline { return false }
-            usleep(5_000)
-        }
-        return true
+    /// `timeout` from now, or `deadline` if that comes first (`MonotonicClock` nanoseconds).
+    static func deadline(in timeout: Duration, before deadline: UInt64 = .max) -> UInt64 {
+        min(deadline, MonotonicClock.nanoseconds() + timeout.nanoseconds)
     }
 }

@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPServer
 import Synchronization
@@ -23,6 +24,8 @@ final class InFlightRequests: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Signalled when the last open request is answered.
+    private let emptied = ChangeSignal()
 
     /// Requests not yet answered.
     var count: Int {
@@ -32,6 +35,12 @@ final class InFlightRequests: Sendable {
     /// Whether `closeAll` was called: every request is answered its way from now on.
     var isClosed: Bool {
         state.withLock { $0.closingAnswer != nil }
+    }
+
+    /// Waits until every request taken is answered (true) or `deadline`
+    /// (`MonotonicClock` nanoseconds) comes (false).
+    func waitUntilEmpty(before deadline: UInt64) -> Bool {
+        emptied.wait(until: { count == 0 }, deadline: deadline)
     }
 
     /// Runs `work` as a task preferring `loop` and answers `request` with its
@@ -75,12 +84,18 @@ final class InFlightRequests: Sendable {
             entry.answered(response)
             entry.task.cancel()
         }
+        if !open.isEmpty { emptied.signal() }
         return open.count
     }
 
     private func finish(_ key: SlotTable<Entry>.Key, with response: ServerResponse) {
-        guard let entry = state.withLock({ $0.open.remove(key) }) else { return }
+        let (entry, empty) = state.withLock { state in
+            let entry = state.open.remove(key)
+            return (entry, entry != nil && state.open.count == 0)
+        }
+        guard let entry else { return }
         entry.request.respond(response)
         entry.answered(response)
+        if empty { emptied.signal() }
     }
 }

@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPServer
 import Synchronization
@@ -15,6 +16,8 @@ final class OpenStreams: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Signalled when the last stream ends.
+    private let emptied = ChangeSignal()
 
     /// Streams whose body has not ended yet.
     var count: Int {
@@ -37,8 +40,14 @@ final class OpenStreams: Sendable {
         if completing { task.cancel() }
         body.onTermination { _ in
             task.cancel()
-            _ = self.state.withLock { $0.open.removeValue(forKey: id) }
+            let empty = self.state.withLock { $0.open.removeValue(forKey: id) != nil && $0.open.isEmpty }
+            if empty { self.emptied.signal() }
         }
+    }
+
+    /// Waits until no stream is open (true) or `deadline` (`MonotonicClock` nanoseconds) comes (false).
+    func waitUntilEmpty(before deadline: UInt64) -> Bool {
+        emptied.wait(until: { count == 0 }, deadline: deadline)
     }
 
     /// Cancels every stream's task (each writes its end) and every later one.

@@ -52,6 +52,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var thread: pthread_t?
     /// Set by the thread as its last step, so a stop can wait with a deadline.
     private let finished = Atomic<Bool>(false)
+    /// Signalled once `finished` is set.
+    private let threadEnded = ChangeSignal()
     /// When the loop last stopped waiting for events (`MonotonicClock`
     /// nanoseconds); 0 while it waits. Read by `LoopWatchdog`.
     private let busySince = Atomic<UInt64>(0)
@@ -85,6 +87,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             let loop = Unmanaged<EventLoop>.fromOpaque(argument!).takeRetainedValue()
             loop.run()
             loop.finished.store(true, ordering: .releasing)
+            loop.threadEnded.signal()
             return nil
         }, box)
         precondition(rc == 0, "cannot start event loop thread: \(rc)")
@@ -158,11 +161,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// is left to the process's exit.
     public func waitForThread(until deadline: UInt64?) -> Bool {
         guard let thread, !inLoop else { return true }
-        if let deadline {
-            while !finished.load(ordering: .acquiring) {
-                if MonotonicClock.nanoseconds() >= deadline { return false }
-                usleep(2_000)
-            }
+        if let deadline, !threadEnded.wait(until: { finished.load(ordering: .acquiring) }, deadline: deadline) {
+            return false
         }
         pthread_join(thread, nil)
         self.thread = nil

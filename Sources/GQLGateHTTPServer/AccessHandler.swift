@@ -84,7 +84,7 @@ private func step(_ request: ServerRequest, on connection: OpaquePointer, upload
         }
         request.phase = .dispatched
         MHD_suspend_connection(connection)
-        server.suspended.add(1, ordering: .relaxed)
+        server.noteSuspended()
         server.delegate.dispatch(request)
         return .YES
     case .discarding:
@@ -99,7 +99,7 @@ private func step(_ request: ServerRequest, on connection: OpaquePointer, upload
         uploadDataSize.pointee = 0
         return .YES
     case .dispatched:
-        server.suspended.subtract(1, ordering: .relaxed)
+        server.noteResumed()
         request.phase = .done
         guard let response = request.takeResponse() else { return .NO }
         return queue(response, on: connection, for: request)

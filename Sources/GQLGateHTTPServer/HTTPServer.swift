@@ -100,7 +100,9 @@ public final class HTTPServer: @unchecked Sendable {
     public let configuration: HTTPServerConfiguration
     let delegate: any HTTPServerDelegate
     private var daemon: OpaquePointer?
-    let suspended = Atomic<Int>(0)
+    private let suspended = Atomic<Int>(0)
+    /// Signalled when the last suspended connection is resumed.
+    private let noneSuspended = ChangeSignal()
     private let quiesced = Atomic<Bool>(false)
     /// `configuration`'s timeouts, as libmicrohttpd takes them.
     let idleTimeout: UInt32
@@ -163,6 +165,22 @@ public final class HTTPServer: @unchecked Sendable {
     /// Connections currently suspended: requests whose answer is prepared
     /// elsewhere, and streamed answers waiting for their next write.
     public var suspendedRequests: Int { suspended.load(ordering: .acquiring) }
+
+    /// A connection was suspended (server thread).
+    func noteSuspended() {
+        suspended.add(1, ordering: .relaxed)
+    }
+
+    /// A suspended connection runs again (server thread).
+    func noteResumed() {
+        if suspended.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { noneSuspended.signal() }
+    }
+
+    /// Waits until no connection is suspended (true) or `deadline`
+    /// (`MonotonicClock` nanoseconds) comes (false): then `stop()` is safe.
+    public func waitUntilNoneSuspended(before deadline: UInt64) -> Bool {
+        noneSuspended.wait(until: { suspendedRequests == 0 }, deadline: deadline)
+    }
 
     /// Whether `quiesce()` was called: every answer from then on closes its connection.
     var isDraining: Bool { quiesced.load(ordering: .relaxed) }

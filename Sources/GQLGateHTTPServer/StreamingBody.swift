@@ -110,7 +110,7 @@ public final class StreamingBody: Sendable {
                 guard let connection = state.connection else { return Self.endWithError }
                 MHD_suspend_connection(connection.pointer)
                 state.suspended = true
-                connection.server.suspended.add(1, ordering: .relaxed)
+                connection.server.noteSuspended()
                 return 0
             case .finishing:
                 return Self.endOfStream
@@ -205,7 +205,7 @@ public final class StreamingBody: Sendable {
             guard suspended else { return }
             suspended = false
             resumeRequested = false
-            connection?.server.suspended.subtract(1, ordering: .relaxed)
+            connection?.server.noteResumed()
         }
     }
 

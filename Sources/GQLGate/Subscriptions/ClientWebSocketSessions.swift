@@ -1,3 +1,4 @@
+import GQLGateCore
 import Synchronization
 
 /// The client WebSocket sessions open now, so a drain can end them all.
@@ -8,6 +9,8 @@ final class ClientWebSocketSessions: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Signalled when the last session goes.
+    private let emptied = ChangeSignal()
 
     /// Sessions open now.
     var count: Int {
@@ -25,7 +28,15 @@ final class ClientWebSocketSessions: Sendable {
 
     /// Forgets a closed session.
     func remove(_ session: ClientWebSocketSession) {
-        _ = state.withLock { $0.open.removeValue(forKey: ObjectIdentifier(session)) }
+        let empty = state.withLock { state in
+            state.open.removeValue(forKey: ObjectIdentifier(session)) != nil && state.open.isEmpty
+        }
+        if empty { emptied.signal() }
+    }
+
+    /// Waits until no session is open (true) or `deadline` (`MonotonicClock` nanoseconds) comes (false).
+    func waitUntilEmpty(before deadline: UInt64) -> Bool {
+        emptied.wait(until: { count == 0 }, deadline: deadline)
     }
 
     /// Sends every open session's operations `complete` and closes them with 1001; refuses later ones.

@@ -35,7 +35,7 @@ extension Gateway {
     /// the upstream WebSockets close.
     func drainSubscriptions(before deadline: UInt64) {
         endpoint.webSockets.sessions.shutdownAll()
-        _ = Self.wait(upTo: WebSocketEndpoint.closeTimeout + .seconds(1), before: deadline) { endpoint.webSockets.sessions.count == 0 }
+        _ = endpoint.webSockets.sessions.waitUntilEmpty(before: Self.deadline(in: WebSocketEndpoint.closeTimeout + .seconds(1), before: deadline))
         pipelines.current.subscriptions.shutdown()
     }
 }
