@@ -135,7 +135,7 @@ private func waitUntil(_ condition: () -> Bool) async {
     }
 
     @Test func backoffDoublesUpToThirtySeconds() {
-        #expect((1...7).map { OAuth2ClientCredentials.backoff(afterFailures: $0) / 1_000_000_000 } == [1, 2, 4, 8, 16, 30, 30])
+        #expect((0..<7).map { OAuth2ClientCredentials.backoff.delay(forAttempt: $0) } == [1, 2, 4, 8, 16, 30, 30].map { Duration.seconds($0) })
     }
 
     @Test func cancelledWaiterDoesNotStrandTheOthers() async throws {

@@ -12,7 +12,7 @@ private final class ObservedRetries: Sendable {
 
 private func exchange(_ policy: RetryPolicy = RetryPolicy(), clock: ManualClock, budget: RetryBudget = RetryBudget(ratio: 1),
                       observed: ObservedRetries? = nil,
-                      random: @escaping @Sendable (ClosedRange<UInt64>) -> UInt64 = { $0.upperBound }) -> RetryExchange {
+                      random: @escaping @Sendable () -> Double = { 1 }) -> RetryExchange {
     RetryExchange(policy: policy, budget: budget, observer: { reason in observed?.reasons.withLock { $0.append(reason) } },
                   now: { clock.now }, sleep: clock.sleep, random: random)
 }
@@ -138,15 +138,16 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
 @Suite struct RetryPolicyTests {
     @Test func fullJitterStaysWithinBaseTimesTwoToTheNCappedByMaxDelay() {
         let policy = RetryPolicy(baseDelay: .milliseconds(100), maxDelay: .seconds(2))
-        let ceilings = (0..<8).map { n in policy.backoff(beforeRetry: n) { $0.upperBound } }
+        let ceilings = (0..<8).map { n in policy.backoff(random: { 1 }).delay(forAttempt: n) }
         #expect(ceilings == [100, 200, 400, 800, 1600, 2000, 2000, 2000].map { Duration.milliseconds($0) })
-        #expect(policy.backoff(beforeRetry: 3) { $0.lowerBound } == .zero)
-        #expect(policy.backoff(beforeRetry: 200) { $0.upperBound } == .seconds(2), "no overflow for large n")
+        #expect(policy.backoff(random: { 0 }).delay(forAttempt: 3) == .zero)
+        #expect(policy.backoff(random: { 1 }).delay(forAttempt: 200) == .seconds(2), "no overflow for large n")
     }
 
     @Test func jitterIsDrawnFromTheWholeRange() {
         let policy = RetryPolicy(baseDelay: .milliseconds(100), maxDelay: .seconds(2))
-        let delays = (0..<200).map { _ in policy.backoff(beforeRetry: 1) { UInt64.random(in: $0) } }
+        let backoff = policy.backoff()
+        let delays = (0..<200).map { _ in backoff.delay(forAttempt: 1) }
         #expect(delays.allSatisfy { $0 >= .zero && $0 <= .milliseconds(200) })
         #expect(delays.contains { $0 < .milliseconds(50) } && delays.contains { $0 > .milliseconds(150) })
     }

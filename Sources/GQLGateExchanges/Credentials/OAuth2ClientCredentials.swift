@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGateEventLoop
 import GQLGatePipeline
 import Synchronization
@@ -107,7 +108,7 @@ public final class OAuth2ClientCredentials: BearerTokenSource {
             case .failure(let error):
                 state.failures += 1
                 state.failure = error
-                state.retryAt = time + Self.backoff(afterFailures: state.failures)
+                state.retryAt = time + Self.backoff.delay(forAttempt: state.failures - 1).nanoseconds
                 return (waiters, .failure(error))
             }
         }
@@ -120,10 +121,8 @@ public final class OAuth2ClientCredentials: BearerTokenSource {
     /// A token is refreshed a fifth of its lifetime before it expires, at most a minute before.
     static let maximumMargin: UInt64 = 60_000_000_000
 
-    /// 1 s after the first failure, doubling, at most 30 s.
-    static func backoff(afterFailures failures: Int) -> UInt64 {
-        min(30_000_000_000, 1_000_000_000 << UInt64(min(failures - 1, 5)))
-    }
+    /// The wait after failure n + 1: 1 s after the first, doubling, at most 30 s.
+    static let backoff = Backoff(initialDelay: .seconds(1), maximumDelay: .seconds(30), jitter: .none)
 }
 
 extension Result {

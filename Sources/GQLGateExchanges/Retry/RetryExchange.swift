@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGateEventLoop
 import GQLGatePipeline
 
@@ -16,20 +17,20 @@ public struct RetryExchange: Exchange {
     private let observer: Observer
     private let now: @Sendable () -> UInt64
     private let sleep: @Sendable (Duration) async throws -> Void
-    private let random: @Sendable (ClosedRange<UInt64>) -> UInt64
+    private let backoff: Backoff
 
     /// - Parameters:
-    ///   - now: monotonic nanoseconds; `sleep` and `random` are the waits and the jitter (injected by tests).
+    ///   - now: monotonic nanoseconds; `sleep` and `random` (numbers in `0...1`) are the waits and the jitter (injected by tests).
     public init(policy: RetryPolicy, budget: RetryBudget, observer: @escaping Observer = { _ in },
                 now: @escaping @Sendable () -> UInt64 = MonotonicClock.nanoseconds,
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await EventLoop.sleep(for: $0) },
-                random: @escaping @Sendable (ClosedRange<UInt64>) -> UInt64 = { UInt64.random(in: $0) }) {
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.policy = policy
         self.budget = budget
         self.observer = observer
         self.now = now
         self.sleep = sleep
-        self.random = random
+        backoff = policy.backoff(random: random)
     }
 
     public func handle(_ operation: consuming Operation, next: ExchangeNext) async throws -> ResultStream {
@@ -73,7 +74,7 @@ public struct RetryExchange: Exchange {
            let asked = RetryAfter.delay(header) {
             return asked <= policy.maxRetryAfter ? asked : nil
         }
-        return policy.backoff(beforeRetry: n, random: random)
+        return backoff.delay(forAttempt: n)
     }
 
     private func noAnswer() -> GraphQLResponse {

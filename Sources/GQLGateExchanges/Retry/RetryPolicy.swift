@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGatePipeline
 
 /// Why an attempt is tried again.
@@ -17,7 +18,9 @@ public enum RetryReason: Sendable, Equatable {
 public struct RetryPolicy: Sendable {
     /// Total tries, the first included.
     public var maxAttempts: Int
+    /// The ceiling of the first retry's wait (full jitter: `Backoff`).
     public var baseDelay: Duration
+    /// The largest ceiling of a wait.
     public var maxDelay: Duration
     public var onStatus: Set<Int>
     /// The longest `Retry-After` that is waited for; a longer one means no retry.
@@ -65,12 +68,8 @@ public struct RetryPolicy: Sendable {
 
     /// Full jitter: before retry `n` (0 for the first retry) wait a random
     /// time in `0 ... min(maxDelay, baseDelay × 2ⁿ)`.
-    public func backoff(beforeRetry n: Int, random: (ClosedRange<UInt64>) -> UInt64) -> Duration {
-        let base = baseDelay.nanoseconds
-        let cap = maxDelay.nanoseconds
-        let exponent = min(n, 62)
-        let (scaled, overflow) = base.multipliedReportingOverflow(by: UInt64(1) << UInt64(exponent))
-        let ceiling = overflow ? cap : min(cap, scaled)
-        return .nanoseconds(Int64(random(0...ceiling)))
+    /// - Parameter random: numbers in `0...1`, the jitter.
+    public func backoff(random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) -> Backoff {
+        Backoff(initialDelay: baseDelay, maximumDelay: maxDelay, jitter: .full, random: random)
     }
 }

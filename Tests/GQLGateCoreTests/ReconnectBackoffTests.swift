@@ -17,7 +17,8 @@ private final class ScriptedRandom: Sendable {
 
 @Suite struct ReconnectBackoffTests {
     @Test func ceilingsDoubleUpToTheMaximum() {
-        let backoff = ReconnectBackoff(initialDelay: .milliseconds(100), maximumDelay: .seconds(1))
+        let backoff = ReconnectBackoff(initialDelay: .milliseconds(100), maximumDelay: .seconds(1)).backoff
+        #expect(backoff.jitter == .equal)
         #expect((0..<7).map { backoff.ceiling(forAttempt: $0) }
             == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1), .seconds(1)])
         #expect(backoff.ceiling(forAttempt: 10_000) == .seconds(1))
