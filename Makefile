@@ -14,6 +14,8 @@
 #                     WebSocket subscribers through gqlgate (SUBSCRIBERS=10000 for the target;
 #                     TARGET=upstream: the clients on the upstream alone; CLIENT=python: the
 #                     asyncio client instead of the C one)
+#   make bench-sizing  nginx, wrk, release build, scripts/bench-sizing.sh: idle RSS and CPU, and CPU
+#                     per 1,000 req/s at fixed rates (RATES=1000,5000), for docs/deployment.md
 #   make soak         wrk, test venv, release build, scripts/soak.sh (10 min; SOAK_DURATION=seconds; not in CI)
 #   make fuzz         scripts/fuzz.sh: builds the libFuzzer targets under Fuzz/ with AddressSanitizer and
 #                     runs each for FUZZ_SECONDS (default 60; CI runs this), see docs/fuzzing.md
@@ -40,7 +42,7 @@ BENCH_PACKAGES := nginx-light wrk linux-perf
 INSTRUCTIONS_PACKAGES := nginx-light wrk valgrind
 
 .DEFAULT_GOAL := build
-.PHONY: build release test unit integration demo bench bench-instructions bench-subscriptions soak fuzz test-sanitize clean distclean deps bench-deps venv
+.PHONY: build release test unit integration demo bench bench-instructions bench-subscriptions bench-sizing soak fuzz test-sanitize clean distclean deps bench-deps venv
 
 deps:
 	@scripts/install-deps.sh $(SYSTEM_PACKAGES)
@@ -78,6 +80,9 @@ bench-instructions: deps release
 
 bench-subscriptions: deps venv release
 	PYTHON="$(VENV)/bin/python" bash scripts/bench-subscriptions.sh
+
+bench-sizing: deps bench-deps release
+	bash scripts/bench-sizing.sh
 
 fuzz: deps
 	bash scripts/fuzz.sh

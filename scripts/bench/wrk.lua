@@ -2,6 +2,8 @@
 --
 -- BENCH_REQUEST=graphql (default): POST a small GraphQL query as JSON.
 -- BENCH_REQUEST=get:                plain GET of the URL's path (health checks).
+-- BENCH_DELAY_MS=N:                 each connection waits N ms before each request
+--                                   (a fixed rate, for scripts/bench-sizing.sh).
 --
 -- The request is set at load time (no request() function), so wrk builds it
 -- once and sends the same bytes every time: the client costs as little CPU as
@@ -22,6 +24,13 @@ elseif kind == "get" then
    wrk.method = "GET"
 else
    error("BENCH_REQUEST must be graphql or get, not " .. kind)
+end
+
+local delay_ms = tonumber(os.getenv("BENCH_DELAY_MS") or "")
+if delay_ms then
+   function delay()
+      return delay_ms
+   end
 end
 
 function done(summary, latency, requests)
