@@ -39,7 +39,7 @@ final class Readiness: Sendable {
     }
 
     private let client: HTTPClient
-    private let clock: @Sendable () -> UInt64
+    private let clock: GatewayClock
     /// Monotonic time of the last upstream answer; 0: none.
     private let lastAnswer = Atomic<UInt64>(0)
     /// Monotonic time of the last upstream failure; 0: none.
@@ -47,7 +47,7 @@ final class Readiness: Sendable {
     private let draining = Atomic<Bool>(false)
     private let probe = Mutex(ProbeState())
 
-    init(client: HTTPClient, clock: @escaping @Sendable () -> UInt64 = MonotonicClock.nanoseconds) {
+    init(client: HTTPClient, clock: GatewayClock = .system) {
         self.client = client
         self.clock = clock
     }
@@ -82,7 +82,7 @@ final class Readiness: Sendable {
         state.lastAnswer = answer == 0 ? nil : answer
         state.lastFailure = failure == 0 ? nil : failure
         state.lastProbe = probe.withLock { $0.result }
-        return state.decision(now: clock())
+        return state.decision(now: clock.monotonicNanoseconds())
     }
 
     /// Probes the upstream (joining the probe in flight, if any) and decides by its result.
@@ -106,7 +106,7 @@ final class Readiness: Sendable {
         } catch {
             ok = false
         }
-        let finished = clock()
+        let finished = clock.monotonicNanoseconds()
         probe.withLock {
             $0.result = (ok, finished)
             $0.running = nil

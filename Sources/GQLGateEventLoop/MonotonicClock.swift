@@ -1,14 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import GQLGateCore
 
-/// Nanoseconds on `CLOCK_MONOTONIC`: cheap, never jumps, good for deadlines.
+/// `GatewayClock.system`'s monotonic reading, for code that is handed no
+/// clock; code that tests move in time takes a `GatewayClock` instead.
 public enum MonotonicClock {
     /// The current monotonic time in nanoseconds.
     @inline(__always)
     public static func nanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+        GatewayClock.system.monotonicNanoseconds()
     }
 }

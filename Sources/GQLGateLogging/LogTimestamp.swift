@@ -1,3 +1,4 @@
+import GQLGateCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,9 +10,8 @@ import Darwin
 public enum LogTimestamp {
     /// The current time.
     public static func now() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return format(seconds: Int(now.tv_sec), milliseconds: Int(now.tv_nsec) / 1_000_000)
+        let (seconds, attoseconds) = GatewayClock.system.wallTime().components
+        return format(seconds: Int(seconds), milliseconds: Int(attoseconds / 1_000_000_000_000_000))
     }
 
     /// The timestamp of `seconds` since the Unix epoch plus `milliseconds`.

@@ -8,14 +8,14 @@ private let heroStripped = #"{"data":{"hero":{"name":"R2-D2"}}}"#
 
 /// A cache exchange over a fresh cache, on a manual clock.
 private struct Fixture {
-    let clock = ManualCacheClock()
+    let clock = ManualClock()
     let cache: MemoryResponseCache
     let exchange: CacheExchange
 
     init(types: [String: Duration] = [:], staleWhileRevalidate: Duration = .zero, staleIfError: Duration = .zero) {
         cache = MemoryResponseCache(maxBytes: 1 << 20, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
         exchange = CacheExchange(cache: cache, settings: .init(ttl: CacheTTLPolicy(defaultTTL: .seconds(30), typeTTLs: types)),
-                                 clock: clock.clock)
+                                 clock: .monotonic(clock.clock))
     }
 
     func serve(_ operation: Operation, _ upstream: ScriptedUpstream) async throws -> String {
@@ -126,7 +126,7 @@ private struct Fixture {
         #expect(try await fixture.serve(query, upstream) == "200 HIT Age: 32 \(heroStripped)")
         let key = RequestKey(operation: query, varyHeaders: ["authorization"])
         #expect(await eventually {
-            if case .fresh = fixture.cache.lookup(key, now: fixture.clock.clock.now()) { return true }
+            if case .fresh = fixture.cache.lookup(key, now: CacheClock.monotonic(fixture.clock.clock).now()) { return true }
             return false
         })
         #expect(try await fixture.serve(query, upstream) == #"200 HIT Age: 0 {"data":{"hero":{"name":"C-3PO"}}}"#)
@@ -213,5 +213,16 @@ private struct Fixture {
         #expect(RequestKey(operation: a, varyHeaders: ["authorization"]) == RequestKey(operation: b, varyHeaders: ["authorization"]))
         #expect(RequestKey(operation: a, varyHeaders: ["authorization", "accept-language"])
             != RequestKey(operation: b, varyHeaders: ["authorization", "accept-language"]))
+    }
+}
+
+@Suite struct CacheClockTests {
+    @Test func readsTheMonotonicOrTheWallReadingOfItsClock() {
+        let manual = ManualClock(monotonicNanoseconds: 7_000_000_000, wallTime: .seconds(1_800_000_000))
+        #expect(CacheClock.monotonic(manual.clock).now() == .seconds(7))
+        #expect(CacheClock.wall(manual.clock).now() == .seconds(1_800_000_000))
+        manual.advance(by: .seconds(2))
+        #expect(CacheClock.monotonic(manual.clock).now() == .seconds(9))
+        #expect(CacheClock.wall(manual.clock).now() == .seconds(1_800_000_002))
     }
 }

@@ -43,13 +43,6 @@ final class TemporaryFile {
     deinit { unlink(path) }
 }
 
-/// A clock the test moves by hand.
-final class TestClock: Sendable {
-    private let value = Mutex<UInt64>(1_000_000_000)
-    var now: UInt64 { value.withLock { $0 } }
-    func advance(_ duration: Duration) { value.withLock { $0 += duration.nanoseconds } }
-}
-
 @Suite struct ClientAuthenticatorTests {
     @Test func acceptsKeysFromXApiKeyOrBearerAndNothingElse() throws {
         let file = TemporaryFile("# team keys\nalpha-key\n\n  beta-key  \n")
@@ -66,22 +59,22 @@ final class TestClock: Sendable {
 
     @Test func changedFileIsReadAgainAfterTheCheckInterval() throws {
         let file = TemporaryFile("old-key\n")
-        let clock = TestClock()
-        let auth = try ClientAuthenticator(apiKeysFile: file.path, now: { clock.now })
+        let clock = ManualClock()
+        let auth = try ClientAuthenticator(apiKeysFile: file.path, clock: clock.clock)
         #expect(auth.authenticate(["X-Api-Key": "old-key"]))
         file.write("new-key\n")
         #expect(auth.authenticate(["X-Api-Key": "old-key"]), "checked at most once a second")
-        clock.advance(.seconds(1))
+        clock.advance(by: .seconds(1))
         #expect(auth.authenticate(["X-Api-Key": "new-key"]))
         #expect(!auth.authenticate(["X-Api-Key": "old-key"]))
     }
 
     @Test func emptiedFileKeepsTheKeysReadLast() throws {
         let file = TemporaryFile("steady-key\n")
-        let clock = TestClock()
-        let auth = try ClientAuthenticator(apiKeysFile: file.path, now: { clock.now })
+        let clock = ManualClock()
+        let auth = try ClientAuthenticator(apiKeysFile: file.path, clock: clock.clock)
         file.write("\n# nothing here\n")
-        clock.advance(.seconds(2))
+        clock.advance(by: .seconds(2))
         #expect(auth.authenticate(["X-Api-Key": "steady-key"]))
     }
 

@@ -59,8 +59,8 @@ private func waitUntil(_ condition: () -> Bool) async {
 @Suite struct OAuth2ClientCredentialsTests {
     @Test func hundredConcurrentOperationsCauseOneFetch() async throws {
         let endpoint = FakeTokenEndpoint(gated: true)
-        let clock = TestClock()
-        let credentials = OAuth2ClientCredentials(fetch: endpoint.fetch, now: { clock.now })
+        let clock = ManualClock()
+        let credentials = OAuth2ClientCredentials(fetch: endpoint.fetch, clock: clock.clock)
         let tokens = await withTaskGroup(of: String?.self) { group in
             for _ in 0..<100 { group.addTask { try? await credentials.token().value } }
             await waitUntil { endpoint.waitingAtGate == 1 }
@@ -75,13 +75,13 @@ private func waitUntil(_ condition: () -> Bool) async {
 
     @Test func tokenIsCachedThenRefreshedInTheBackgroundBeforeExpiry() async throws {
         let endpoint = FakeTokenEndpoint(lifetime: .seconds(100))
-        let clock = TestClock()
-        let credentials = OAuth2ClientCredentials(fetch: endpoint.fetch, now: { clock.now })
+        let clock = ManualClock()
+        let credentials = OAuth2ClientCredentials(fetch: endpoint.fetch, clock: clock.clock)
         #expect(try await credentials.token().value == "token-1")
-        clock.advance(.seconds(79))
+        clock.advance(by: .seconds(79))
         #expect(try await credentials.token().value == "token-1")
         #expect(endpoint.fetches == 1)
-        clock.advance(.seconds(2))   // 81 s: inside the last fifth of the lifetime
+        clock.advance(by: .seconds(2))   // 81 s: inside the last fifth of the lifetime
         #expect(try await credentials.token().value == "token-1", "the old token is still sent while the new one comes")
         await waitUntil { endpoint.fetches == 2 }
         var fresh = try await credentials.token().value
@@ -95,16 +95,16 @@ private func waitUntil(_ condition: () -> Bool) async {
 
     @Test func expiredTokenIsNeverSent() async throws {
         let endpoint = FakeTokenEndpoint(lifetime: .seconds(10))
-        let clock = TestClock()
-        let credentials = OAuth2ClientCredentials(fetch: endpoint.fetch, now: { clock.now })
+        let clock = ManualClock()
+        let credentials = OAuth2ClientCredentials(fetch: endpoint.fetch, clock: clock.clock)
         _ = try await credentials.token()
-        clock.advance(.seconds(11))
+        clock.advance(by: .seconds(11))
         #expect(try await credentials.token().value == "token-2")
     }
 
     @Test func rejectedTokenIsReplacedOnceForAllWhoSawIt() async throws {
         let endpoint = FakeTokenEndpoint()
-        let credentials = OAuth2ClientCredentials(fetch: endpoint.fetch, now: { 1 })
+        let credentials = OAuth2ClientCredentials(fetch: endpoint.fetch, clock: ManualClock().clock)
         let first = try await credentials.token()
         credentials.rejected(first)
         let second = try await credentials.token()
@@ -117,20 +117,20 @@ private func waitUntil(_ condition: () -> Bool) async {
     @Test func failingEndpointIsAskedAgainOnlyAfterABackoff() async throws {
         let endpoint = FakeTokenEndpoint()
         endpoint.setFailing(true)
-        let clock = TestClock()
-        let credentials = OAuth2ClientCredentials(fetch: endpoint.fetch, now: { clock.now })
+        let clock = ManualClock()
+        let credentials = OAuth2ClientCredentials(fetch: endpoint.fetch, clock: clock.clock)
         for _ in 0..<5 {
             await #expect(throws: GatewayError.upstreamAuthFailed("endpoint down")) { try await credentials.token() }
         }
         #expect(endpoint.fetches == 1)
-        clock.advance(.seconds(1))
+        clock.advance(by: .seconds(1))
         await #expect(throws: GatewayError.self) { try await credentials.token() }
         #expect(endpoint.fetches == 2)
-        clock.advance(.seconds(1))   // the second failure backs off 2 s
+        clock.advance(by: .seconds(1))   // the second failure backs off 2 s
         await #expect(throws: GatewayError.self) { try await credentials.token() }
         #expect(endpoint.fetches == 2)
         endpoint.setFailing(false)
-        clock.advance(.seconds(1))
+        clock.advance(by: .seconds(1))
         #expect(try await credentials.token().value == "token-3")
     }
 
@@ -140,7 +140,7 @@ private func waitUntil(_ condition: () -> Bool) async {
 
     @Test func cancelledWaiterDoesNotStrandTheOthers() async throws {
         let endpoint = FakeTokenEndpoint(gated: true)
-        let credentials = OAuth2ClientCredentials(fetch: endpoint.fetch, now: { 1 })
+        let credentials = OAuth2ClientCredentials(fetch: endpoint.fetch, clock: ManualClock().clock)
         let leader = Task { try await credentials.token() }
         await waitUntil { endpoint.waitingAtGate == 1 }
         let follower = Task { try await credentials.token() }
@@ -155,14 +155,14 @@ private func waitUntil(_ condition: () -> Bool) async {
 @Suite struct BearerTokenFileTests {
     @Test func tokenIsTheTrimmedFileAndFollowsRotation() async throws {
         let file = TemporaryFile("  first-token\n")
-        let clock = TestClock()
+        let clock = ManualClock()
         let refreshes = Mutex(0)
-        let tokens = BearerTokenFile(path: file.path, now: { clock.now }, onRefresh: { _ in refreshes.withLock { $0 += 1 } })
+        let tokens = BearerTokenFile(path: file.path, clock: clock.clock, onRefresh: { _ in refreshes.withLock { $0 += 1 } })
         let first = try tokens.token()
         #expect(first.value == "first-token")
         file.write("second-token\n")
         #expect(try tokens.token() == first, "checked at most once a second")
-        clock.advance(.seconds(1))
+        clock.advance(by: .seconds(1))
         let second = try tokens.token()
         #expect(second.value == "second-token")
         #expect(second.generation > first.generation)
@@ -171,17 +171,17 @@ private func waitUntil(_ condition: () -> Bool) async {
 
     @Test func removedFileKeepsTheLastGoodToken() throws {
         let file = TemporaryFile("good")
-        let clock = TestClock()
-        let tokens = BearerTokenFile(path: file.path, now: { clock.now })
+        let clock = ManualClock()
+        let tokens = BearerTokenFile(path: file.path, clock: clock.clock)
         let good = try tokens.token()
         file.write("")
-        clock.advance(.seconds(1))
+        clock.advance(by: .seconds(1))
         #expect(try tokens.token() == good)
     }
 
     @Test func rejectionRereadsTheFileAtOnce() throws {
         let file = TemporaryFile("old")
-        let tokens = BearerTokenFile(path: file.path, now: { 5 })
+        let tokens = BearerTokenFile(path: file.path, clock: ManualClock().clock)
         let old = try tokens.token()
         file.write("new")
         tokens.rejected(old)
@@ -190,7 +190,7 @@ private func waitUntil(_ condition: () -> Bool) async {
 
     @Test func rejectionRereadsAFileWhoseSizeInodeAndTimeStampDidNotChange() throws {
         let file = TemporaryFile("token-one")
-        let tokens = BearerTokenFile(path: file.path, now: { 5 })
+        let tokens = BearerTokenFile(path: file.path, clock: ManualClock().clock)
         let old = try tokens.token()
         let stamp = WatchedFile.stamp(of: file.path)
         file.overwriteKeepingStamp("token-two")

@@ -10,11 +10,11 @@ private final class ObservedRetries: Sendable {
     let reasons = Mutex<[RetryReason]>([])
 }
 
-private func exchange(_ policy: RetryPolicy = RetryPolicy(), clock: ManualClock, budget: RetryBudget = RetryBudget(ratio: 1),
+private func exchange(_ policy: RetryPolicy = RetryPolicy(), clock: SleepingClock, budget: RetryBudget = RetryBudget(ratio: 1),
                       observed: ObservedRetries? = nil,
                       random: @escaping @Sendable () -> Double = { 1 }) -> RetryExchange {
     RetryExchange(policy: policy, budget: budget, observer: { reason in observed?.reasons.withLock { $0.append(reason) } },
-                  now: { clock.now }, sleep: clock.sleep, random: random)
+                  clock: clock.clock, sleep: clock.sleep, random: random)
 }
 
 private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: ScriptedAttempts) async -> String {
@@ -32,7 +32,7 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
 
 @Suite struct RetryExchangeTests {
     @Test func flakyQuerySucceedsOnItsThirdAttempt() async throws {
-        let clock = ManualClock()
+        let clock = SleepingClock()
         let observed = ObservedRetries()
         let upstream = ScriptedAttempts([.answer(503), .fail(.notReached), .answer(200)])
         #expect(await run(exchange(clock: clock, observed: observed), try analysedOperation(.query), upstream) == "200")
@@ -43,19 +43,19 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
 
     @Test func lastUpstreamAnswerReachesTheClientWhenAttemptsRunOut() async throws {
         let upstream = ScriptedAttempts([.answer(502), .answer(503), .answer(504), .answer(200)])
-        #expect(await run(exchange(clock: ManualClock()), try analysedOperation(.query), upstream) == "504")
+        #expect(await run(exchange(clock: SleepingClock()), try analysedOperation(.query), upstream) == "504")
         #expect(upstream.calls == 3)
     }
 
     @Test func failureWithoutAnyAnswerIsThrownAfterTheLastAttempt() async throws {
         let upstream = ScriptedAttempts([.fail(.timedOut)])
-        #expect(await run(exchange(clock: ManualClock()), try analysedOperation(.query), upstream) == "failed timedOut")
+        #expect(await run(exchange(clock: SleepingClock()), try analysedOperation(.query), upstream) == "failed timedOut")
         #expect(upstream.calls == 3)
     }
 
     @Test func statusesOutsideOnStatusAreNotRetried() async throws {
         let upstream = ScriptedAttempts([.answer(500), .answer(200)])
-        #expect(await run(exchange(clock: ManualClock()), try analysedOperation(.query), upstream) == "500")
+        #expect(await run(exchange(clock: SleepingClock()), try analysedOperation(.query), upstream) == "500")
         #expect(upstream.calls == 1)
     }
 
@@ -70,32 +70,32 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
     ])
     func mutationIsRetriedOnlyWhenItNeverLeft(first: ScriptedAttempts.Step, expectedCalls: Int) async throws {
         let upstream = ScriptedAttempts([first, .answer(200)])
-        _ = await run(exchange(clock: ManualClock()), try analysedOperation(.mutation), upstream)
+        _ = await run(exchange(clock: SleepingClock()), try analysedOperation(.mutation), upstream)
         #expect(upstream.calls == expectedCalls)
     }
 
     @Test func idempotentMutationsAreRetriedLikeQueries() async throws {
         let upstream = ScriptedAttempts([.answer(503), .fail(.failedAfterSend), .answer(200)])
         let policy = RetryPolicy(idempotentMutations: true)
-        #expect(await run(exchange(policy, clock: ManualClock()), try analysedOperation(.mutation), upstream) == "200")
+        #expect(await run(exchange(policy, clock: SleepingClock()), try analysedOperation(.mutation), upstream) == "200")
         #expect(upstream.calls == 3)
     }
 
     @Test func cancelledTransferIsNotRetried() async throws {
         let upstream = ScriptedAttempts([.cancelled, .answer(200)])
-        #expect(await run(exchange(clock: ManualClock()), try analysedOperation(.query), upstream) == "cancelled")
+        #expect(await run(exchange(clock: SleepingClock()), try analysedOperation(.query), upstream) == "cancelled")
         #expect(upstream.calls == 1)
     }
 
     @Test func retryAfterSecondsIsWaitedForExactly() async throws {
-        let clock = ManualClock()
+        let clock = SleepingClock()
         let upstream = ScriptedAttempts([.answer(429, ["Retry-After": "2"]), .answer(200)])
         #expect(await run(exchange(clock: clock), try analysedOperation(.query), upstream) == "200")
         #expect(clock.sleeps == [.seconds(2)])
     }
 
     @Test func retryAfterLongerThanMaxRetryAfterMeansNoRetry() async throws {
-        let clock = ManualClock()
+        let clock = SleepingClock()
         let upstream = ScriptedAttempts([.answer(503, ["Retry-After": "6"]), .answer(200)])
         #expect(await run(exchange(clock: clock), try analysedOperation(.query), upstream) == "503")
         #expect(upstream.calls == 1)
@@ -103,7 +103,7 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
     }
 
     @Test func retryThatWouldPassTheDeadlineIsNotStarted() async throws {
-        let clock = ManualClock()
+        let clock = SleepingClock()
         let policy = RetryPolicy(maxAttempts: 5, deadline: .seconds(3))
         let upstream = ScriptedAttempts([.answer(503, ["Retry-After": "2"])])
         #expect(await run(exchange(policy, clock: clock), try analysedOperation(.query), upstream) == "503")
@@ -111,7 +111,7 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
     }
 
     @Test func operationCarriesTheDeadlineToTheTransport() async throws {
-        let clock = ManualClock()
+        let clock = SleepingClock()
         let start = clock.now
         let upstream = ScriptedAttempts([.answer(200)])
         _ = await run(exchange(RetryPolicy(deadline: .seconds(7)), clock: clock), try analysedOperation(.query), upstream)
@@ -119,7 +119,7 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
     }
 
     @Test func spentBudgetStopsRetries() async throws {
-        let clock = ManualClock()
+        let clock = SleepingClock()
         let budget = RetryBudget(ratio: 0)
         let upstream = ScriptedAttempts([.answer(503)])
         let retrying = exchange(RetryPolicy(maxAttempts: 10, maxDelay: .milliseconds(1)), clock: clock, budget: budget)
@@ -129,7 +129,7 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
 
     @Test func subscriptionsPassThroughUntouched() async throws {
         let upstream = ScriptedAttempts([.answer(503), .answer(200)])
-        #expect(await run(exchange(clock: ManualClock()), try analysedOperation(.subscription), upstream) == "503")
+        #expect(await run(exchange(clock: SleepingClock()), try analysedOperation(.subscription), upstream) == "503")
         #expect(upstream.calls == 1)
         #expect(upstream.operations.first?.deadline == nil)
     }

@@ -39,23 +39,28 @@ final class ScriptedAttempts: Sendable {
     }
 }
 
-/// A clock that only moves when the code under test sleeps; records each sleep.
-final class ManualClock: Sendable {
-    private let state = Mutex<(now: UInt64, sleeps: [Duration])>((1_000_000_000_000, []))
+/// Time for tests: it moves when the test advances it or the code under test
+/// sleeps (each sleep recorded, none waited for).
+final class SleepingClock: Sendable {
+    private let manual = ManualClock()
+    private let recorded = Mutex<[Duration]>([])
 
-    var now: UInt64 { state.withLock { $0.now } }
-    var sleeps: [Duration] { state.withLock { $0.sleeps } }
+    /// What the code under test reads.
+    var clock: GatewayClock { manual.clock }
+    /// The monotonic reading now.
+    var now: UInt64 { manual.monotonicNanoseconds }
+    /// Every sleep, in order.
+    var sleeps: [Duration] { recorded.withLock { $0 } }
 
     func advance(by duration: Duration) {
-        state.withLock { $0.now += duration.nanoseconds }
+        manual.advance(by: duration)
     }
 
+    /// Records the sleep and moves the clock past it, at once.
     var sleep: @Sendable (Duration) async throws -> Void {
         { duration in
-            self.state.withLock {
-                $0.sleeps.append(duration)
-                $0.now += duration.nanoseconds
-            }
+            self.recorded.withLock { $0.append(duration) }
+            self.manual.advance(by: duration)
         }
     }
 }

@@ -1,46 +1,32 @@
-import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import GQLGateCore
 
-/// Monotonic time for the response cache, as a duration since some fixed
-/// start; injectable so tests can move time without sleeping.
+/// The time a response cache stamps and ages its answers with: a
+/// `GatewayClock`'s monotonic reading for a store in this process, or its
+/// wall time for a store shared between processes, whose clocks should then
+/// be kept in sync (as NTP does). Tests pass a `ManualClock`'s clock.
 public struct CacheClock: Sendable {
+    private let clock: GatewayClock
+    private let readsWallTime: Bool
+
+    /// Ages on `clock`'s monotonic reading, as a duration since some fixed start.
+    public static func monotonic(_ clock: GatewayClock) -> CacheClock {
+        CacheClock(clock: clock, readsWallTime: false)
+    }
+
+    /// Ages on `clock`'s wall time, since the Unix epoch.
+    public static func wall(_ clock: GatewayClock) -> CacheClock {
+        CacheClock(clock: clock, readsWallTime: true)
+    }
+
+    /// The system's monotonic clock.
+    public static var monotonic: CacheClock { .monotonic(.system) }
+
+    /// The system's wall clock.
+    public static var wall: CacheClock { .wall(.system) }
+
     /// The current time.
-    public let now: @Sendable () -> Duration
-
-    public init(now: @escaping @Sendable () -> Duration) {
-        self.now = now
+    @inline(__always)
+    public func now() -> Duration {
+        readsWallTime ? clock.wallTime() : .nanoseconds(Int64(truncatingIfNeeded: clock.monotonicNanoseconds()))
     }
-
-    /// Wall-clock time since the Unix epoch, for stores shared between
-    /// processes (their clocks should be kept in sync, as NTP does).
-    public static let wall = CacheClock {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
-    }
-
-    /// The process's monotonic clock (`ContinuousClock`).
-    public static let continuous: CacheClock = {
-        let start = ContinuousClock.now
-        return CacheClock { ContinuousClock.now - start }
-    }()
-}
-
-/// A clock that moves only when told to, for tests.
-public final class ManualCacheClock: Sendable {
-    private let time = Mutex(Duration.zero)
-
-    public init() {}
-
-    /// Moves the clock forward by `duration`.
-    public func advance(by duration: Duration) {
-        time.withLock { $0 += duration }
-    }
-
-    /// A `CacheClock` reading this one.
-    public var clock: CacheClock { CacheClock { self.time.withLock { $0 } } }
 }

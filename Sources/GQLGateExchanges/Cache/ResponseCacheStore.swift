@@ -20,13 +20,13 @@ public protocol ResponseCacheStore: Sendable {
     /// The counters now.
     var statistics: ResponseCacheStatistics { get }
     /// The time answers are stamped and aged with: the process's
-    /// `.continuous` clock by default; a store shared between processes
+    /// `.monotonic` clock by default; a store shared between processes
     /// needs `.wall`, so that they agree on an answer's age.
     var clock: CacheClock { get }
 }
 
 extension ResponseCacheStore {
-    public var clock: CacheClock { .continuous }
+    public var clock: CacheClock { .monotonic }
 }
 
 /// What a look-up found.

@@ -20,23 +20,24 @@ public final class ClientAuthenticator: Sendable {
     }
 
     private let state: Mutex<State>
-    private let now: @Sendable () -> UInt64
+    private let clock: GatewayClock
 
     /// Reads the key file; throws when it cannot be read or holds no key.
-    public init(apiKeysFile path: String, now: @escaping @Sendable () -> UInt64 = MonotonicClock.nanoseconds) throws(FileError) {
+    /// - Parameter clock: when the file was last checked (tests move it).
+    public init(apiKeysFile path: String, clock: GatewayClock = .system) throws(FileError) {
         var file = WatchedFile(path: path)
-        guard let text = file.read(now: now()) else { throw FileError(description: "cannot read \(path)") }
+        guard let text = file.read(now: clock.monotonicNanoseconds()) else { throw FileError(description: "cannot read \(path)") }
         let keys = ClientKeys(fileText: text)
         guard keys.count > 0 else { throw FileError(description: "\(path) holds no key (one key a line)") }
         state = Mutex(State(file: file, keys: keys))
-        self.now = now
+        self.clock = clock
     }
 
     /// Whether the request's headers carry a valid key.
     public func authenticate(_ headers: HTTPHeaders) -> Bool {
         guard let key = Self.presentedKey(in: headers) else { return false }
         let keys = state.withLock { state -> ClientKeys in
-            let time = now()
+            let time = clock.monotonicNanoseconds()
             if state.file.hasChanged(now: time), let text = state.file.read(now: time) {
                 let reread = ClientKeys(fileText: text)
                 if reread.count > 0 { state.keys = reread }

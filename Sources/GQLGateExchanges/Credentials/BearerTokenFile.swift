@@ -1,4 +1,4 @@
-import GQLGateEventLoop
+import GQLGateCore
 import GQLGatePipeline
 import Synchronization
 
@@ -17,20 +17,22 @@ public final class BearerTokenFile: BearerTokenSource {
     }
 
     private let state: Mutex<State>
-    private let now: @Sendable () -> UInt64
+    private let clock: GatewayClock
     private let onRefresh: @Sendable (_ succeeded: Bool) -> Void
 
-    /// - Parameter onRefresh: called each time the file is read for a new token, with whether it held one (for metrics).
-    public init(path: String, now: @escaping @Sendable () -> UInt64 = MonotonicClock.nanoseconds,
+    /// - Parameters:
+    ///   - clock: when the file was last checked (tests move it).
+    ///   - onRefresh: called each time the file is read for a new token, with whether it held one (for metrics).
+    public init(path: String, clock: GatewayClock = .system,
                 onRefresh: @escaping @Sendable (_ succeeded: Bool) -> Void = { _ in }) {
         state = Mutex(State(file: WatchedFile(path: path)))
-        self.now = now
+        self.clock = clock
         self.onRefresh = onRefresh
     }
 
     public func token() throws(GatewayError) -> BearerToken {
         let (result, read) = state.withLock { state -> (Result<BearerToken, GatewayError>, Bool?) in
-            let time = now()
+            let time = clock.monotonicNanoseconds()
             // After a 401 the file is read whatever its stamp says: a token rewritten in place
             // with the same size within the file system's time resolution looks unchanged.
             if let token = state.token, !state.recheck, !state.file.hasChanged(now: time) {

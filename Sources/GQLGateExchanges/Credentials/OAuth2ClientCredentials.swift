@@ -31,14 +31,16 @@ public final class OAuth2ClientCredentials: BearerTokenSource {
 
     private let state = Mutex(State())
     private let fetch: Fetch
-    private let now: @Sendable () -> UInt64
+    private let clock: GatewayClock
     private let onRefresh: @Sendable (_ succeeded: Bool) -> Void
 
-    /// - Parameter onRefresh: called after each token request with whether it brought a token (for metrics).
-    public init(fetch: @escaping Fetch, now: @escaping @Sendable () -> UInt64 = MonotonicClock.nanoseconds,
+    /// - Parameters:
+    ///   - clock: when tokens expire and failures may be retried (tests move it).
+    ///   - onRefresh: called after each token request with whether it brought a token (for metrics).
+    public init(fetch: @escaping Fetch, clock: GatewayClock = .system,
                 onRefresh: @escaping @Sendable (_ succeeded: Bool) -> Void = { _ in }) {
         self.fetch = fetch
-        self.now = now
+        self.clock = clock
         self.onRefresh = onRefresh
     }
 
@@ -61,7 +63,7 @@ public final class OAuth2ClientCredentials: BearerTokenSource {
     /// refresh when it is due), or the last failure while its backoff runs;
     /// `nil` when the caller must wait for a fetch.
     private func ready(_ state: inout State) -> Result<BearerToken, GatewayError>? {
-        let time = now()
+        let time = clock.monotonicNanoseconds()
         if let token = state.token, time < state.expiresAt {
             if time >= state.refreshAt, !state.fetching, time >= state.retryAt {
                 state.fetching = true
@@ -88,7 +90,7 @@ public final class OAuth2ClientCredentials: BearerTokenSource {
 
     private func fetchAndPublish() async {
         let outcome = await fetch()
-        let time = now()
+        let time = clock.monotonicNanoseconds()
         let (waiters, result) = state.withLock { state -> ([Waiter], Result<BearerToken, GatewayError>) in
             state.fetching = false
             let waiters = state.waiters

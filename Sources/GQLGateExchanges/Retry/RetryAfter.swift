@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import GQLGateCore
 
 /// Parses `Retry-After` (RFC 9110 §10.2.3): delay-seconds, or an HTTP-date
 /// (IMF-fixdate, the obsolete RFC 850 form, or asctime) turned into a delay
@@ -9,7 +7,7 @@ import Glibc
 /// are fixed by the RFC.
 public enum RetryAfter {
     /// The wait the header asks for; a date in the past is a zero wait; `nil` when unreadable.
-    public static func delay(_ value: String, nowEpochSeconds: Int64 = currentEpochSeconds()) -> Duration? {
+    public static func delay(_ value: String, nowEpochSeconds: Int64 = GatewayClock.system.wallTime().components.seconds) -> Duration? {
         let text = value.trimmingASCIISpaces()
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             guard let seconds = Int64(text) else { return nil }
@@ -57,12 +55,5 @@ public enum RetryAfter {
         let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// Wall-clock seconds since 1970.
-    public static func currentEpochSeconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec)
     }
 }

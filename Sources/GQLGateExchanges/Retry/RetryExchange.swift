@@ -15,27 +15,27 @@ public struct RetryExchange: Exchange {
     private let policy: RetryPolicy
     private let budget: RetryBudget
     private let observer: Observer
-    private let now: @Sendable () -> UInt64
+    private let clock: GatewayClock
     private let sleep: @Sendable (Duration) async throws -> Void
     private let backoff: Backoff
 
     /// - Parameters:
-    ///   - now: monotonic nanoseconds; `sleep` and `random` (numbers in `0...1`) are the waits and the jitter (injected by tests).
+    ///   - clock: deadlines and `Retry-After` dates; `sleep` and `random` (numbers in `0...1`) are the waits and the jitter (injected by tests).
     public init(policy: RetryPolicy, budget: RetryBudget, observer: @escaping Observer = { _ in },
-                now: @escaping @Sendable () -> UInt64 = MonotonicClock.nanoseconds,
+                clock: GatewayClock = .system,
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await EventLoop.sleep(for: $0) },
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.policy = policy
         self.budget = budget
         self.observer = observer
-        self.now = now
+        self.clock = clock
         self.sleep = sleep
         backoff = policy.backoff(random: random)
     }
 
     public func handle(_ operation: consuming Operation, next: ExchangeNext) async throws -> ResultStream {
         guard operation.kind == .query || operation.kind == .mutation else { return try await next(consume operation) }
-        let start = now()
+        let start = clock.monotonicNanoseconds()
         budget.recordRequest(now: start)
         let deadline = start + policy.deadline.nanoseconds
         operation.deadline = min(operation.deadline ?? .max, deadline)
@@ -51,8 +51,8 @@ public struct RetryExchange: Exchange {
             }
             guard retries + 1 < policy.maxAttempts, let reason = reason(toRetry: outcome, kind: operation.kind),
                   let delay = delay(beforeRetry: retries, after: outcome),
-                  now() + delay.nanoseconds < operation.deadline ?? .max,
-                  budget.tryRetry(now: now())
+                  clock.monotonicNanoseconds() + delay.nanoseconds < operation.deadline ?? .max,
+                  budget.tryRetry(now: clock.monotonicNanoseconds())
             else { return .single(try outcome.get()) }
             observer(reason)
             try await sleep(delay)
@@ -71,7 +71,7 @@ public struct RetryExchange: Exchange {
     /// sent one (`nil`, no retry, past `max_retry_after`), else full jitter.
     private func delay(beforeRetry n: Int, after outcome: Result<GraphQLResponse, UpstreamFailure>) -> Duration? {
         if case .success(let answer) = outcome, let header = answer.headers["retry-after"],
-           let asked = RetryAfter.delay(header) {
+           let asked = RetryAfter.delay(header, nowEpochSeconds: clock.wallTime().components.seconds) {
             return asked <= policy.maxRetryAfter ? asked : nil
         }
         return backoff.delay(forAttempt: n)
