@@ -7,9 +7,10 @@ import subprocess
 import sys
 import threading
 import uuid
+from pathlib import Path
 
 import pytest
-from harness import NotReady, post_graphql, wait_until
+from harness import NotReady, Process, clean_env, free_port, post_graphql, wait_for_http, wait_until
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
@@ -214,3 +215,34 @@ def test_printed_subscription_examples_work_through_the_gateway(demo):
         for proc in followers:
             proc.kill()
             proc.wait(timeout=5)
+
+
+def test_api_only_runs_the_demo_api_alone_until_sigterm(gqlgate_bin, proc_dir: Path):
+    port = free_port()
+    proc = Process(
+        "gqlgate-demo-api-only",
+        [gqlgate_bin, "demo", "--api-only", "--demo-listen", f"127.0.0.1:{port}"],
+        workdir=proc_dir,
+        env=clean_env(),
+    )
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/healthz", timeout=30, alive=proc)
+        url = f"http://127.0.0.1:{port}/graphql"
+        assert data_of(post_graphql(url, HERO, {"episode": "JEDI"}))["hero"]["name"]
+        commentary = f"api only {uuid.uuid4()}"
+        review = {"stars": 3, "commentary": commentary}
+        assert data_of(post_graphql(url, CREATE_REVIEW, {"episode": "JEDI", "review": review}))["createReview"] == review
+        assert f"demo API listening on {url}" in proc.stderr()
+        assert proc.stdout() == "", "no gateway, so no curl examples: " + proc.stdout()
+    finally:
+        code = proc.stop(timeout=15)
+    assert code == 0, proc.describe()
+
+
+def test_api_only_refuses_a_gateway_listen_address(gqlgate_bin):
+    r = subprocess.run(
+        [gqlgate_bin, "demo", "--api-only", "--listen", "127.0.0.1:1"],
+        capture_output=True, text=True, timeout=30, env=clean_env(),
+    )  # fmt: skip
+    assert r.returncode == 2, r
+    assert "--demo-listen" in r.stderr, r.stderr
