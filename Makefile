@@ -1,10 +1,18 @@
 # gqlgate: build, test, demo, bench.
 #
 #   make build        debug build (swift build)
-#   make release      release build
-#   make test         system packages, test venv, build, unit tests, integration tests (CI runs this)
+#   make release      release build (--static-swift-stdlib: the binary carries the Swift runtime)
+#   make dist         release build, stripped into dist/gqlgate (what the container image ships)
+#   make image        container image gqlgate:<version> and gqlgate:latest with docker or podman
+#                     around dist/gqlgate (IMAGE_FROM=source: built inside, on the Swift image),
+#                     see docs/deployment.md, "The image"
+#   make test         system packages, test venv, build, unit tests, integration tests, container
+#                     checks and tests (CI runs this)
 #   make unit         swift test
 #   make integration  pytest tests/integration against the debug binary
+#   make test-containers  podman, dist, pytest tests/container: the image built around dist/gqlgate
+#                     and run for real (root; see tests/container/README.md)
+#   make lint-containers  hadolint and checkov on docker/Dockerfile (venv .venv-lint)
 #   make demo         release build, then `gqlgate demo` (demo API on :4000, gqlgate on :8080)
 #   make bench        benchmark tools, release build, scripts/bench.sh
 #   make bench-instructions  valgrind, release build, scripts/bench-instructions.sh: user-space
@@ -37,15 +45,29 @@ VENV ?= .venv
 PYTEST_ARGS ?=
 DEMO_ARGS ?=
 
-SYSTEM_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libwslay-dev libhiredis-dev libmimalloc-dev redis-server pkg-config curl
+BUILD_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libwslay-dev libhiredis-dev libmimalloc-dev pkg-config
+SYSTEM_PACKAGES := $(BUILD_PACKAGES) redis-server curl
+CONTAINER_PACKAGES := podman buildah runc debootstrap binutils
+LINT_VENV ?= .venv-lint
+IMAGE_FROM ?= host
 BENCH_PACKAGES := nginx-light wrk linux-perf
 INSTRUCTIONS_PACKAGES := nginx-light wrk valgrind
 
 .DEFAULT_GOAL := build
-.PHONY: build release test unit integration demo bench bench-instructions bench-subscriptions bench-sizing soak fuzz test-sanitize clean distclean deps bench-deps venv
+# The release build: `make release`, `make dist` and the image's builder stage (docker/Dockerfile
+# runs `make dist`) all build with this one command.
+RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
+
+.PHONY: build release dist image image-deps lint-containers test-containers build-deps test unit integration demo bench bench-instructions bench-subscriptions bench-sizing soak fuzz test-sanitize clean distclean deps bench-deps venv
 
 deps:
 	@scripts/install-deps.sh $(SYSTEM_PACKAGES)
+
+build-deps:
+	@scripts/install-deps.sh $(BUILD_PACKAGES)
+
+image-deps:
+	@scripts/install-deps.sh $(CONTAINER_PACKAGES)
 
 bench-deps:
 	@scripts/install-deps.sh $(BENCH_PACKAGES)
@@ -56,8 +78,22 @@ venv:
 build: deps
 	$(SWIFT) build
 
-release: deps
-	$(SWIFT) build -c release
+release: build-deps
+	$(RELEASE_BUILD)
+
+dist: release
+	@mkdir -p dist
+	strip --strip-unneeded -o dist/gqlgate "$$($(RELEASE_BUILD) --show-bin-path)/gqlgate"
+
+image: $(if $(filter host,$(IMAGE_FROM)),dist)
+	scripts/image.sh $(IMAGE_FROM)
+
+lint-containers:
+	@VENV="$(LINT_VENV)" PYTHON="$(PYTHON)" REQUIREMENTS=requirements-lint.txt scripts/venv.sh
+	PATH="$(CURDIR)/$(LINT_VENV)/bin:$$PATH" scripts/lint-containers.sh
+
+test-containers: image-deps venv dist
+	"$(VENV)/bin/python" -m pytest tests/container $(PYTEST_ARGS)
 
 unit: deps
 	$(SWIFT) test
@@ -66,10 +102,10 @@ integration: venv build
 	GQLGATE_BIN="$${GQLGATE_BIN:-$$($(SWIFT) build --show-bin-path)/gqlgate}" \
 		"$(VENV)/bin/python" -m pytest tests/integration $(PYTEST_ARGS)
 
-test: deps venv build unit integration
+test: deps venv build unit integration lint-containers test-containers
 
 demo: deps release
-	"$$($(SWIFT) build -c release --show-bin-path)/gqlgate" demo $(DEMO_ARGS)
+	"$$($(RELEASE_BUILD) --show-bin-path)/gqlgate" demo $(DEMO_ARGS)
 
 bench: deps bench-deps release
 	bash scripts/bench.sh
@@ -108,4 +144,4 @@ clean:
 	find tests -name __pycache__ -type d -prune -exec rm -rf {} +
 
 distclean: clean
-	rm -rf .build .build-fuzz .build-thread .build-address fuzz-results "$(VENV)"
+	rm -rf .build .build-fuzz .build-thread .build-address fuzz-results dist "$(VENV)" "$(LINT_VENV)"
