@@ -245,7 +245,7 @@ def test_probes_and_metrics_answer_on_gqlgates_port(played_base: PlayedPod) -> N
     assert (healthz.status, healthz.json()) == (200, {"status": "ok"})
     assert curl(f"{played_base.url}/readyz").status == 200
     metrics = curl(f"{played_base.url}/metrics")
-    assert metrics.status == 200 and "gqlgate_requests_total" in metrics.text()
+    assert metrics.status == 200 and "gqlgate_requests_total" in metrics.text
 
 
 def test_a_query_through_gqlgate_needs_a_key_from_the_secret(played_base: PlayedPod) -> None:
