@@ -31,6 +31,8 @@ KUSTOMIZATIONS = REPO_ROOT / "deploy" / "kubernetes"
 NAMES = ["base", "overlays/egress", "overlays/shared-cache"]
 # What the Secrets hold on a cluster, for check-config: any value of the right form.
 SECRET_STAND_INS = {"REDIS_URL": "redis://:secret@redis.example:6379/0"}
+# What the manifests budget for the app's own drain after its preStop.
+APP_DRAIN_SECONDS = 10
 
 REVIEW_ADDED = "subscription { reviewAdded(episode: JEDI) { episode stars commentary } }"
 CREATE_REVIEW = (
@@ -107,7 +109,11 @@ def test_renders_with_a_config_gqlgate_accepts(name: str, dist_binary: Path, tmp
     config = yaml.safe_load(config_file.read_text())
     mounts = [m["mountPath"].rstrip("/") + "/" for m in gqlgate.get("volumeMounts", [])]
     config_path = gqlgate["args"][gqlgate["args"].index("--config") + 1]
-    files = [config_path, (config.get("clients") or {}).get("api_keys_file"), (config.get("auth") or {}).get("bearer_token_file")]
+    files = [
+        config_path,
+        (config.get("clients") or {}).get("api_keys_file"),
+        (config.get("auth") or {}).get("bearer_token_file"),
+    ]
     for path in filter(None, files):
         assert any(path.startswith(m) for m in mounts), f"{path} is on none of gqlgate's volumes {mounts}"
 
@@ -117,27 +123,29 @@ def test_gqlgate_is_a_native_sidecar_that_outlasts_the_drain(name: str) -> None:
     docs = render(name)
     pod = only(docs, "Deployment")["spec"]["template"]["spec"]
     gqlgate = sidecar(pod)
-    assert gqlgate.get("restartPolicy") == "Always", "gqlgate must be a native sidecar (init container, restartPolicy: Always)"
+    assert gqlgate.get("restartPolicy") == "Always", "gqlgate is not a native sidecar (restartPolicy: Always)"
     # The app starts only once the startup probe passes, so it cannot ask /readyz (which waits
     # for the app).
     startup = json.dumps(gqlgate["startupProbe"])
     assert "/healthz" in startup and "/readyz" not in startup
-    # The app's preStop and gqlgate's drain both fit in the grace period, with room for the app's
-    # own drain.
+    # The app's preStop, the app's drain and then gqlgate's drain fit in the grace period, with
+    # 5 s to spare (docs/deployment.md, "Upgrading without dropping subscriptions").
     config = yaml.safe_load(gqlgate_config(docs)["data"]["gqlgate.yaml"])
     drain = seconds(config["server"]["drain_timeout"])
     pre_stop = max(
         (c.get("lifecycle", {}).get("preStop", {}).get("sleep", {}).get("seconds", 0) for c in pod["containers"]),
         default=0,
     )
-    assert pod["terminationGracePeriodSeconds"] >= pre_stop + 2 * drain
+    assert pod["terminationGracePeriodSeconds"] >= pre_stop + APP_DRAIN_SECONDS + drain + 5
 
 
 # ---------------------------------------------------------------------------
 # The base, played with podman
 
 
-def for_podman(docs: list[dict[str, typing.Any]], *, image: str, gateway_port: int, api_port: int, api_key: str) -> list[dict[str, typing.Any]]:
+def for_podman(
+    docs: list[dict[str, typing.Any]], *, image: str, gateway_port: int, api_port: int, api_key: str
+) -> list[dict[str, typing.Any]]:
     """The rendered base as podman 4.3 can play it on this machine (containers.md in shared/docs).
     The manifests stay what a cluster wants; each change here says why podman needs it."""
     docs = copy.deepcopy(docs)
@@ -147,6 +155,9 @@ def for_podman(docs: list[dict[str, typing.Any]], *, image: str, gateway_port: i
     config_map = gqlgate_config(docs)
     # One pod: the ports are the machine's own (host network), and two replicas would share them.
     deployment["spec"]["replicas"] = 1
+    # A name of this run: podman's pod names follow it, and a pod left by an interrupted run, or
+    # played by another checkout on this machine, must not clash with this one.
+    deployment["metadata"]["name"] += "-" + uuid.uuid4().hex[:8]
     pod = deployment["spec"]["template"]["spec"]
 
     # podman 4.3 runs every init container to completion before the containers, and a native
@@ -161,8 +172,9 @@ def for_podman(docs: list[dict[str, typing.Any]], *, image: str, gateway_port: i
     pod["hostNetwork"] = True
     for container in pod["containers"]:
         container.pop("ports", None)
-        # The probes name the port by its name, which went with `ports`; podman does not run them
-        # like a kubelet anyway, so the test asks /healthz and /readyz itself.
+        # podman 4.3 turns a liveness probe into a healthcheck that runs curl in the container
+        # (which the image has not) on port 0 (the probe's named port went with `ports`), and
+        # acts on none of them: the test asks /healthz and /readyz itself.
         for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
             container.pop(probe, None)
         # The image built for this test, under its local tag.
@@ -183,7 +195,12 @@ def for_podman(docs: list[dict[str, typing.Any]], *, image: str, gateway_port: i
     keys_volume = next(v for v in pod["volumes"] if "secret" in v)
     keys_name = keys_volume.pop("secret")["secretName"]
     keys_volume["configMap"] = {"name": keys_name}
-    keys = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": keys_name}, "data": {"api-keys": api_key + "\n"}}
+    keys = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": keys_name},
+        "data": {"api-keys": api_key + "\n"},
+    }
     return [config_map, keys, deployment]
 
 
@@ -204,20 +221,25 @@ class PlayedPod:
         return curl(f"{self.url}/graphql", json_body=body, headers=headers, **kw)
 
 
-def pod_logs(podman: Podman, manifest: Path) -> str:
+def pod_logs(podman: Podman, manifest: Path, deployment: str) -> str:
     listing = podman.run("ps", "--all", "--format", "{{.Names}}", check=False).stdout.split()
     logs = []
-    for name in (n for n in listing if n.startswith("graphql-api")):
+    for name in (n for n in listing if n.startswith(deployment + "-")):
         result = podman.run("logs", name, check=False)
         logs.append(f"--- {name}\n{result.stdout}{result.stderr}")
     return f"{manifest}:\n" + "\n".join(logs)
 
 
 @pytest.fixture(scope="module")
-def played_base(podman: Podman, gqlgate_image: str, tmp_path_factory: pytest.TempPathFactory) -> typing.Iterator[PlayedPod]:
+def played_base(
+    podman: Podman, gqlgate_image: str, tmp_path_factory: pytest.TempPathFactory
+) -> typing.Iterator[PlayedPod]:
     gateway_port, api_port = free_port(), free_port()
     api_key = secrets.token_hex(16)
-    docs = for_podman(render("base"), image=gqlgate_image, gateway_port=gateway_port, api_port=api_port, api_key=api_key)
+    docs = for_podman(
+        render("base"), image=gqlgate_image, gateway_port=gateway_port, api_port=api_port, api_key=api_key
+    )
+    deployment = only(docs, "Deployment")["metadata"]["name"]
     manifest = tmp_path_factory.mktemp("kube") / "base.yaml"
     manifest.write_text(yaml.safe_dump_all(docs))
     try:
@@ -227,14 +249,15 @@ def played_base(podman: Podman, gqlgate_image: str, tmp_path_factory: pytest.Tem
         for entry in listing:
             for name in entry["Names"]:
                 for wanted in ("gqlgate", "app"):
-                    if name.startswith("graphql-api") and name.endswith("-" + wanted):
+                    if name.startswith(deployment + "-") and name.endswith("-" + wanted):
                         containers[wanted] = name
-        assert set(containers) == {"gqlgate", "app"}, f"containers of the pod: {containers}\n{pod_logs(podman, manifest)}"
+        assert set(containers) == {"gqlgate", "app"}, f"{containers}\n{pod_logs(podman, manifest, deployment)}"
         played = PlayedPod(podman, gateway_port, api_key, containers)
         try:
-            wait_until(lambda: curl(f"{played.url}/readyz", timeout=3).status == 200, timeout=60, what="gqlgate in the pod to be ready")
+            ready = lambda: curl(f"{played.url}/readyz", timeout=3).status == 200  # noqa: E731
+            wait_until(ready, timeout=60, what="gqlgate in the pod to be ready")
         except Exception as error:
-            raise AssertionError(f"{error}\n{pod_logs(podman, manifest)}") from None
+            raise AssertionError(f"{error}\n{pod_logs(podman, manifest, deployment)}") from None
         yield played
     finally:
         podman.run("kube", "down", str(manifest), timeout=120, check=False)
