@@ -12,7 +12,8 @@
 #   make integration  pytest tests/integration against the debug binary
 #   make test-containers  podman, dist, pytest tests/container: the image built around dist/gqlgate
 #                     and run for real (root; see tests/container/README.md)
-#   make lint-containers  hadolint and checkov on docker/Dockerfile (venv .venv-lint)
+#   make lint-containers  hadolint and checkov on docker/Dockerfile; the deploy/kubernetes kustomizations
+#                     rendered, schema-checked and checkov'd (venv .venv-lint)
 #   make demo         release build, then `gqlgate demo` (demo API on :4000, gqlgate on :8080)
 #   make bench        benchmark tools, release build, scripts/bench.sh
 #   make bench-instructions  valgrind, release build, scripts/bench-instructions.sh: user-space
@@ -47,7 +48,9 @@ DEMO_ARGS ?=
 
 BUILD_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libwslay-dev libhiredis-dev libmimalloc-dev pkg-config
 SYSTEM_PACKAGES := $(BUILD_PACKAGES) redis-server curl
-CONTAINER_PACKAGES := podman buildah runc debootstrap binutils
+# catatonit: podman kube play builds its pause image around it (a recommendation of podman's,
+# which install-deps.sh leaves out).
+CONTAINER_PACKAGES := podman buildah runc debootstrap binutils catatonit
 LINT_VENV ?= .venv-lint
 IMAGE_FROM ?= host
 BENCH_PACKAGES := nginx-light wrk linux-perf
@@ -91,6 +94,7 @@ image: $(if $(filter host,$(IMAGE_FROM)),dist)
 lint-containers:
 	@VENV="$(LINT_VENV)" PYTHON="$(PYTHON)" REQUIREMENTS=requirements-lint.txt scripts/venv.sh
 	PATH="$(CURDIR)/$(LINT_VENV)/bin:$$PATH" scripts/lint-containers.sh
+	PATH="$(CURDIR)/$(LINT_VENV)/bin:$$PATH" scripts/lint-kubernetes.sh
 
 test-containers: image-deps venv dist
 	"$(VENV)/bin/python" -m pytest tests/container $(PYTEST_ARGS)
