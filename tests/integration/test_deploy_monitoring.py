@@ -3,9 +3,9 @@
 Every PromQL expression (dashboard panels and variables, alert rules) is parsed with a
 real PromQL parser; each metric it selects must be a series of a live gqlgate's
 /metrics, scraped after queries, a mutation, cache hits, a refused request and a
-subscription went through it (one still live), and each label it matches or groups by must be one that
-series carries (or a target label Prometheus adds). Names from other exporters are
-allowed only from a short, explicit list.
+subscription went through it (the subscription still live), and each label it matches
+or groups by must be one that series carries (or a target label Prometheus adds).
+Names from other exporters are allowed only from a short, explicit list.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import re
 import shutil
 import subprocess
 import typing
-from pathlib import Path
 
 import promql_parser
 import pytest
