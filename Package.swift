@@ -14,7 +14,10 @@ let package = Package(
         /// Build a gateway of your own: the pipeline, the built-in exchanges, config and wiring.
         .library(
             name: "GQLGate",
-            targets: ["GQLGate", "GQLGatePipeline", "GQLGateExchanges", "GQLGateConfig", "GQLGateMetrics", "GQLGateLogging"]),
+            targets: [
+                "GQLGate", "GQLGatePipeline", "GQLGateExchanges", "GQLGateTransports", "GQLGateConfig", "GQLGateMetrics",
+                "GQLGateLogging",
+            ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -60,7 +63,7 @@ let package = Package(
         ),
         .target(
             name: "GQLGateHTTPClient",
-            dependencies: ["GQLGateCore", "GQLGateEventLoop", "GQLGateWebSocket", "CCurl", "CCurlShims"],
+            dependencies: ["GQLGateCore", "GQLGateEventLoop", "CCurl", "CCurlShims"],
             swiftSettings: swiftSettings
         ),
 
@@ -77,8 +80,19 @@ let package = Package(
         .target(
             name: "GQLGateExchanges",
             dependencies: [
-                "GQLGateCore", "GQLGateEventLoop", "GQLGatePipeline", "GQLGateHTTPClient",
+                "GQLGateCore", "GQLGateEventLoop", "GQLGatePipeline",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The ends of the chain: queries and mutations over HTTP (libcurl), subscriptions
+        // over upstream WebSockets, and OAuth2 token requests.
+        .target(
+            name: "GQLGateTransports",
+            dependencies: [
+                "GQLGateCore", "GQLGateEventLoop", "GQLGatePipeline", "GQLGateExchanges", "GQLGateHTTPClient", "GQLGateWebSocket",
+                "GQLGateSubscriptions", "GQLGateMetrics",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -122,7 +136,7 @@ let package = Package(
             name: "GQLGate",
             dependencies: [
                 "GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPServer", "GQLGateHTTPClient",
-                "GQLGatePipeline", "GQLGateExchanges", "GQLGateConfig", "GQLGateMetrics", "GQLGateLogging",
+                "GQLGatePipeline", "GQLGateExchanges", "GQLGateTransports", "GQLGateConfig", "GQLGateMetrics", "GQLGateLogging",
                 "GQLGateSubscriptions", "GQLGateWebSocket", "GQLGateRedis",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -158,7 +172,7 @@ let package = Package(
         .testTarget(name: "GQLGateHTTPServerTests", dependencies: ["GQLGateHTTPServer", "GQLGateHTTPClient", "GQLGateEventLoop"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GQLGateWebSocketTests",
-            dependencies: ["GQLGateWebSocket", "GQLGateHTTPServer", "GQLGateHTTPClient", "GQLGateEventLoop"],
+            dependencies: ["GQLGateWebSocket", "GQLGateHTTPServer", "GQLGateHTTPClient", "GQLGateTransports", "GQLGateEventLoop"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GQLGateHTTPClientTests", dependencies: ["GQLGateHTTPClient", "GQLGateEventLoop"], swiftSettings: swiftSettings),
@@ -171,6 +185,11 @@ let package = Package(
         ),
         .testTarget(name: "GQLGateSubscriptionsTests", dependencies: ["GQLGateSubscriptions", "GQLGatePipeline"], swiftSettings: swiftSettings),
         .testTarget(name: "GQLGateExchangesTests", dependencies: ["GQLGateExchanges", "GQLGatePipeline"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GQLGateTransportsTests",
+            dependencies: ["GQLGateTransports", "GQLGateHTTPClient", "GQLGateEventLoop", "GQLGatePipeline", "GQLGateCore"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GQLGateConfigTests",
             dependencies: ["GQLGateConfig"],
@@ -187,7 +206,8 @@ let package = Package(
         .testTarget(
             name: "GQLGateDemoTests",
             dependencies: [
-                "GQLGateDemo", "GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPClient", "GQLGateWebSocket", "GQLGatePipeline",
+                "GQLGateDemo", "GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPClient", "GQLGateTransports", "GQLGateWebSocket",
+                "GQLGatePipeline",
                 .product(name: "GraphQL", package: "GraphQL"),
             ],
             swiftSettings: swiftSettings

@@ -6,6 +6,7 @@ import GQLGateHTTPServer
 import GQLGateLogging
 import GQLGateMetrics
 import GQLGatePipeline
+import GQLGateTransports
 import Logging
 
 /// A running gqlgate: the HTTP server, the gateway loops, the upstream client

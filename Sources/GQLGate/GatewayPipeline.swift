@@ -2,6 +2,7 @@ import GQLGateConfig
 import GQLGateCore
 import GQLGateExchanges
 import GQLGatePipeline
+import GQLGateTransports
 import Synchronization
 
 /// Everything a request reads from the configuration, built once per load:

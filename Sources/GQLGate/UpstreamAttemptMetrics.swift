@@ -2,6 +2,7 @@ import GQLGateEventLoop
 import GQLGateExchanges
 import GQLGateMetrics
 import GQLGatePipeline
+import GQLGateTransports
 
 /// What the gateway learns from each upstream attempt: counted by outcome
 /// with its duration, and taken as readiness evidence.

@@ -3,6 +3,7 @@ import GQLGateCore
 import GQLGateExchanges
 import GQLGateHTTPClient
 import GQLGateMetrics
+import GQLGateTransports
 
 extension UpstreamAuthExchange {
     /// The credentials the `auth` keys describe; tokens are fetched with `client`.

@@ -4,7 +4,8 @@ import GQLGateEventLoop
 /// pooled easy handles and kept-alive (HTTP/2-multiplexed where offered)
 /// connections. A call made from a loop runs on that loop's multi handle.
 public final class HTTPClient: Sendable {
-    let group: EventLoopGroup
+    /// The loops whose threads drive libcurl.
+    public let group: EventLoopGroup
     private let pools: [LoopBound<CurlTransferPool>]
 
     /// - Parameters:

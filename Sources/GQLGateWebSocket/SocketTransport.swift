@@ -1,15 +1,16 @@
+import GQLGateEventLoop
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A `WebSocketTransport` over a plain socket, such as one libmicrohttpd
+/// A `ByteStream` over a plain socket, such as one libmicrohttpd
 /// upgraded. Switches the socket to non-blocking and sets `TCP_NODELAY`.
 ///
 /// wslay writes a frame's header and its payload in two calls, the header
 /// marked `more`. Rather than a system call for each, the header is held
 /// back and leaves with the payload in one `sendmsg` (so a fanned-out event
 /// costs one system call per client, not two).
-public final class SocketTransport: WebSocketTransport {
+public final class SocketTransport: ByteStream {
     /// The most bytes held back: a frame header is at most 14.
     static let maxHeldBytes = 14
 
@@ -36,7 +37,7 @@ public final class SocketTransport: WebSocketTransport {
         self.init(fileDescriptor: fileDescriptor) { _ = Glibc.close(fileDescriptor) }
     }
 
-    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> WebSocketTransportResult {
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> ByteStreamResult {
         while true {
             let count = recv(fileDescriptor, buffer.baseAddress, buffer.count, 0)
             if count > 0 { return .transferred(count) }
@@ -46,7 +47,7 @@ public final class SocketTransport: WebSocketTransport {
         }
     }
 
-    public func send(_ bytes: UnsafeRawBufferPointer, more: Bool) -> WebSocketTransportResult {
+    public func send(_ bytes: UnsafeRawBufferPointer, more: Bool) -> ByteStreamResult {
         if more, held.count + bytes.count <= Self.maxHeldBytes {
             held.append(contentsOf: bytes)
             return .transferred(bytes.count)

@@ -15,7 +15,7 @@ public enum WebSocketClientUpgrade {
     ///   - target: the request target: path and query.
     ///   - timeout: limit for the whole exchange.
     /// - Throws: `WebSocketError` (`.badHandshakeResponse`, `.transportFailed`).
-    public static func perform(over transport: any WebSocketTransport, loop: EventLoop, handshake: WebSocketClientHandshake,
+    public static func perform(over transport: any ByteStream, loop: EventLoop, handshake: WebSocketClientHandshake,
                                host: String, target: String, headers: HTTPHeaders = HTTPHeaders(),
                                timeout: Duration) async throws -> WebSocketHandshakeResponse {
         assert(loop.inLoop)
@@ -29,7 +29,7 @@ public enum WebSocketClientUpgrade {
 
 /// One handshake in flight on a loop.
 private final class UpgradeExchange: FileDescriptorHandler {
-    let transport: any WebSocketTransport
+    let transport: any ByteStream
     let loop: EventLoop
     let handshake: WebSocketClientHandshake
     let request: [UInt8]
@@ -38,7 +38,7 @@ private final class UpgradeExchange: FileDescriptorHandler {
     var continuation: UnsafeContinuation<WebSocketHandshakeResponse, any Error>?
     var timer: EventLoopTimerID?
 
-    init(transport: any WebSocketTransport, loop: EventLoop, handshake: WebSocketClientHandshake, request: [UInt8]) {
+    init(transport: any ByteStream, loop: EventLoop, handshake: WebSocketClientHandshake, request: [UInt8]) {
         self.transport = transport
         self.loop = loop
         self.handshake = handshake

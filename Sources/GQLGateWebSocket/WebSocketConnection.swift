@@ -3,7 +3,7 @@ import GQLGateCore
 import GQLGateEventLoop
 
 /// One WebSocket connection, server or client side, framed by wslay over a
-/// `WebSocketTransport` and driven by an `EventLoop`'s epoll and timers.
+/// `ByteStream` and driven by an `EventLoop`'s epoll and timers.
 ///
 /// wslay checks every frame: masking direction, reserved bits and opcodes,
 /// control-frame rules (1002), UTF-8 of text messages (1007) and the message
@@ -45,7 +45,7 @@ public final class WebSocketConnection: FileDescriptorHandler, @unchecked Sendab
     public weak var delegate: (any WebSocketConnectionDelegate)?
     public private(set) var state = State.idle
 
-    let transport: any WebSocketTransport
+    let transport: any ByteStream
     private var context: OpaquePointer?
     private var pendingInput: [UInt8]
     private var pendingOffset = 0
@@ -68,7 +68,7 @@ public final class WebSocketConnection: FileDescriptorHandler, @unchecked Sendab
     ///   - loop: the loop whose thread will run every call.
     ///   - subprotocol: what the handshake chose.
     ///   - initialBytes: bytes the handshake read past its header; framed before the transport is read.
-    public init(role: Role, transport: any WebSocketTransport, loop: EventLoop,
+    public init(role: Role, transport: any ByteStream, loop: EventLoop,
                 configuration: WebSocketConfiguration = WebSocketConfiguration(),
                 subprotocol: String? = nil, initialBytes: [UInt8] = []) {
         self.role = role
@@ -310,7 +310,7 @@ public final class WebSocketConnection: FileDescriptorHandler, @unchecked Sendab
         report(transport.send(bytes, more: more))
     }
 
-    private func report(_ result: WebSocketTransportResult) -> Int {
+    private func report(_ result: ByteStreamResult) -> Int {
         switch result {
         case .transferred(let count):
             return count

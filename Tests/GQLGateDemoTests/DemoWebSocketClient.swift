@@ -2,6 +2,7 @@ import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPClient
 import GQLGatePipeline
+import GQLGateTransports
 import GQLGateWebSocket
 
 /// A WebSocket client of the demo API: gqlgate's own upgrade over libcurl,

@@ -3,6 +3,7 @@ import GQLGateDemo
 import GQLGateEventLoop
 import GQLGateHTTPClient
 import GQLGatePipeline
+import GQLGateTransports
 import GQLGateWebSocket
 import Testing
 

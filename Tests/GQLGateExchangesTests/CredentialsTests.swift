@@ -1,6 +1,5 @@
 import GQLGateCore
 @testable import GQLGateExchanges
-import GQLGateHTTPClient
 import GQLGatePipeline
 import Synchronization
 import Testing
@@ -213,10 +212,11 @@ private func waitUntil(_ condition: () -> Bool) async {
 }
 
 @Suite struct OAuth2TokenExchangeFormatTests {
-    private func request(_ auth: OAuth2TokenRequest.ClientAuthentication) -> HTTPClientRequestView {
-        HTTPClientRequestView(OAuth2TokenRequest(
+    private func request(_ auth: OAuth2TokenRequest.ClientAuthentication) -> (headers: HTTPHeaders, body: String) {
+        let (headers, body) = OAuth2TokenRequest(
             tokenURL: "https://id.example/token", clientID: "s6BhdRkqt3", clientSecret: "7Fjfp0ZBr1KtDRbnfVdmIw",
-            scope: "api:read api:write", clientAuthentication: auth).httpRequest())
+            scope: "api:read api:write", clientAuthentication: auth).encoded()
+        return (headers, body.string)
     }
 
     @Test func basicClientAuthenticationFollowsRFC6749() {
@@ -255,16 +255,5 @@ private func waitUntil(_ condition: () -> Bool) async {
     func failuresNameTheProblemAndNoSecret(status: Int, body: String, message: String) {
         let result = OAuth2TokenResponse.parse(status: status, body: Bytes(body), endpoint: "E")
         #expect(throws: GatewayError.upstreamAuthFailed(message)) { try result.get() }
-    }
-}
-
-/// What a built `HTTPClientRequest` carries, as text.
-private struct HTTPClientRequestView {
-    let headers: HTTPHeaders
-    let body: String
-
-    init(_ request: GQLGateHTTPClient.HTTPClientRequest) {
-        headers = request.headers
-        body = request.body.string
     }
 }

@@ -2,6 +2,7 @@
 import GQLGateCore
 import GQLGatePipeline
 import GQLGateSubscriptions
+import GQLGateTransports
 import Testing
 
 @Suite struct UpstreamSubscriptionSettingsTests {
@@ -45,11 +46,5 @@ import Testing
             change(&changed)
             #expect(!UpstreamSubscriptionSettings.carriesOver(from: running, to: changed))
         }
-    }
-
-    @Test func theConnectionKeyIsTheCredentialSet() {
-        let credentials: HTTPHeaders = ["Authorization": "Bearer t", "X-Key": "k"]
-        #expect(UpstreamSubscriptions.credentialKey(credentials) == "authorization:Bearer t\nx-key:k\n")
-        #expect(UpstreamSubscriptions.credentialKey(HTTPHeaders()) == "")
     }
 }

@@ -1,3 +1,4 @@
+import GQLGateEventLoop
 import GQLGateWebSocket
 import Testing
 #if canImport(Glibc)
@@ -20,7 +21,7 @@ struct SocketTransportTests {
             _ = fcntl(peer, F_SETFL, flags | O_NONBLOCK)
         }
 
-        func send(_ bytes: [UInt8], more: Bool = false) -> WebSocketTransportResult {
+        func send(_ bytes: [UInt8], more: Bool = false) -> ByteStreamResult {
             bytes.withUnsafeBytes { transport.send($0, more: more) }
         }
 

@@ -2,6 +2,7 @@ import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPClient
 import GQLGateHTTPServer
+import GQLGateTransports
 import GQLGateWebSocket
 import Synchronization
 import Testing

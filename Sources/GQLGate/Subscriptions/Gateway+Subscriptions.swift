@@ -3,6 +3,7 @@ import GQLGateEventLoop
 import GQLGateExchanges
 import GQLGateHTTPClient
 import GQLGateMetrics
+import GQLGateTransports
 import Logging
 
 /// What building a pipeline needs to give it its subscription transport.
@@ -19,7 +20,7 @@ struct SubscriptionContext: Sendable {
         if let previous, UpstreamSubscriptionSettings.carriesOver(from: previous.config, to: config) {
             return previous.subscriptions
         }
-        let refresh: UpstreamSubscriptionConnection.CredentialRefresh? = credentials.map { exchange in
+        let refresh: UpstreamSubscriptions.CredentialRefresh? = credentials.map { exchange in
             { @Sendable refused in await exchange.freshCredentials(replacing: refused) }
         }
         return UpstreamSubscriptions(

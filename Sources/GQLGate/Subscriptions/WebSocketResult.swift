@@ -9,17 +9,11 @@ enum WebSocketResult {
     /// else a failure saying what the upstream answered.
     static func event(for response: GraphQLResponse, id: String) -> ClientConnectionEvent {
         let text = response.body.string
-        if response.bodyIsExecutionResult || isExecutionResult(text) {
+        if response.bodyIsExecutionResult || GraphQLResponse.isExecutionResult(text) {
             return .result(id: id, payload: SerializedJSON(trusted: text))
         }
         let error = GatewayError.upstreamUnavailable("The upstream answered \(response.status) without a GraphQL response.")
         return .failed(id: id, errors: [errorObject(error)])
-    }
-
-    /// Whether `text` is one JSON object with `data` or `errors`.
-    static func isExecutionResult(_ text: String) -> Bool {
-        guard case .object(let members)? = try? JSONReader.read(text) else { return false }
-        return members.contains { $0.key == "data" || $0.key == "errors" }
     }
 
     /// A failure: the GraphQL errors of a stream that ended with them, the

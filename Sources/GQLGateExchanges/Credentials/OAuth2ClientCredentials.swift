@@ -11,7 +11,7 @@ import Synchronization
 /// endpoint is asked again only after a backoff (1 s, doubling, at most
 /// 30 s); until then operations fail at once with `UPSTREAM_AUTH_FAILED`.
 public final class OAuth2ClientCredentials: BearerTokenSource {
-    /// Fetches one token; the HTTP exchange lives in `OAuth2TokenRequest`.
+    /// Fetches one token (the transport does: `OAuth2TokenRequest.fetch(with:)`).
     public typealias Fetch = @Sendable () async -> Result<OAuth2TokenResponse, GatewayError>
 
     private typealias Waiter = CheckedContinuation<Result<BearerToken, GatewayError>, Never>

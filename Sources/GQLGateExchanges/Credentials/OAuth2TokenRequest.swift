@@ -1,9 +1,9 @@
 import GQLGateCore
-import GQLGateHTTPClient
 import GQLGatePipeline
 
-/// The client credentials grant request (RFC 6749 §4.4) for `auth.oauth2`,
-/// sent through the gateway's own libcurl client on the loops.
+/// The client credentials grant request (RFC 6749 §4.4) for `auth.oauth2`:
+/// what to send where. The transport sends it (`fetch(with:)` in
+/// GQLGateTransports, with the gateway's own HTTP client on the loops).
 public struct OAuth2TokenRequest: Sendable {
     /// How the client authenticates to the token endpoint.
     public enum ClientAuthentication: Sendable {
@@ -32,8 +32,8 @@ public struct OAuth2TokenRequest: Sendable {
         self.connectTimeout = connectTimeout
     }
 
-    /// The HTTP request to send.
-    public func httpRequest() -> HTTPClientRequest {
+    /// The header fields and the form body of the POST to `tokenURL`.
+    public func encoded() -> (headers: HTTPHeaders, body: Bytes) {
         var form = [("grant_type", "client_credentials")]
         if let scope { form.append(("scope", scope)) }
         var headers: HTTPHeaders = [
@@ -48,19 +48,6 @@ public struct OAuth2TokenRequest: Sendable {
             form += [("client_id", clientID), ("client_secret", clientSecret)]
         }
         let body = form.map { FormEncoding.encode($0.0) + "=" + FormEncoding.encode($0.1) }.joined(separator: "&")
-        return HTTPClientRequest(url: tokenURL, method: .post, headers: headers, body: Bytes(body),
-                                 timeout: timeout, connectTimeout: connectTimeout)
-    }
-
-    /// A fetch for `OAuth2ClientCredentials` that sends this request with `client`.
-    public func fetch(with client: HTTPClient) -> OAuth2ClientCredentials.Fetch {
-        { [self] in
-            do {
-                let answer = try await client.execute(httpRequest())
-                return OAuth2TokenResponse.parse(status: answer.status, body: answer.body, endpoint: tokenURL)
-            } catch {
-                return .failure(.upstreamAuthFailed("The token endpoint \(tokenURL) could not be reached: \(error)."))
-            }
-        }
+        return (headers, Bytes(body))
     }
 }

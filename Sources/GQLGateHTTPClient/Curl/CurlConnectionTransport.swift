@@ -1,16 +1,15 @@
 import CCurl
 import CCurlShims
 import GQLGateEventLoop
-import GQLGateWebSocket
 
 /// A connection libcurl opened with `CURLOPT_CONNECT_ONLY` (so DNS, proxies
 /// and TLS for `https`/`wss` stay libcurl's), read and written with
-/// `curl_easy_recv`/`curl_easy_send`, as a `WebSocketTransport`. Its handle
+/// `curl_easy_recv`/`curl_easy_send`, as a `ByteStream`. Its handle
 /// stays in a multi of its own, on the loop, for as long as it is open: a
 /// CONNECT_ONLY connection waits in its multi's connection cache while in
 /// use, where a shared multi would close it (idle longer than
 /// `CURLOPT_MAXAGE_CONN`, or readable, when another transfer prunes the cache).
-public final class CurlConnectionTransport: WebSocketTransport, CurlMultiDelegate {
+public final class CurlConnectionTransport: ByteStream, CurlMultiDelegate {
     /// The socket libcurl connected (`CURLINFO_ACTIVESOCKET`); -1 before.
     public private(set) var fileDescriptor: Int32 = -1
     private let multi: CurlMulti
@@ -86,7 +85,7 @@ public final class CurlConnectionTransport: WebSocketTransport, CurlMultiDelegat
         continuation.resume()
     }
 
-    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> WebSocketTransportResult {
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> ByteStreamResult {
         guard let easy else { return .failed(Int32(CURLE_UNSUPPORTED_PROTOCOL.rawValue)) }
         var count = 0
         let code = curl_easy_recv(easy, buffer.baseAddress, buffer.count, &count)
@@ -98,7 +97,7 @@ public final class CurlConnectionTransport: WebSocketTransport, CurlMultiDelegat
     }
 
     /// `more` cannot reach libcurl; the socket has `TCP_NODELAY` set.
-    public func send(_ bytes: UnsafeRawBufferPointer, more: Bool) -> WebSocketTransportResult {
+    public func send(_ bytes: UnsafeRawBufferPointer, more: Bool) -> ByteStreamResult {
         guard let easy else { return .failed(Int32(CURLE_UNSUPPORTED_PROTOCOL.rawValue)) }
         var count = 0
         let code = curl_easy_send(easy, bytes.baseAddress, bytes.count, &count)

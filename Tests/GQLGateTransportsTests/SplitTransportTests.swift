@@ -1,6 +1,6 @@
 import GQLGateCore
-import GQLGateExchanges
 import GQLGatePipeline
+import GQLGateTransports
 import Testing
 
 /// A transport that answers with its own name.
@@ -10,6 +10,14 @@ private struct NamedTransport: Transport {
     func send(_ operation: Operation) async throws -> ResultStream {
         .single(GraphQLResponse(status: 200, headers: [:], body: Bytes(name), source: .upstream))
     }
+}
+
+/// An operation of `kind`, analysed as `DocumentExchange` would.
+private func analysedOperation(_ kind: OperationKind) throws -> Operation {
+    let query = "\(kind.rawValue) { f }"
+    var operation = Operation(request: GraphQLRequest(query: query), clientTransport: .httpPost, headers: [:], requestID: "req-1")
+    operation.selected = try DocumentCache().analyse(query).selectOperation(named: nil)
+    return operation
 }
 
 @Suite struct SplitTransportTests {

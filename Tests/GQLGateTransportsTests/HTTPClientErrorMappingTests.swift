@@ -1,6 +1,6 @@
-@testable import GQLGateExchanges
 import GQLGateHTTPClient
 import GQLGatePipeline
+@testable import GQLGateTransports
 import Testing
 
 /// The HTTP transport reports libcurl failures as `UpstreamFailure`s.

@@ -1,5 +1,6 @@
 import GQLGateCore
 import GQLGateEventLoop
+import GQLGateHTTPClient
 import GQLGateWebSocket
 
 extension HTTPClient {

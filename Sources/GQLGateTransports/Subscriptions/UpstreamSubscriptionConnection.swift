@@ -18,8 +18,7 @@ import Logging
 /// on `loop` (it prefers it as its executor).
 final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchecked Sendable {
     typealias Listener = ResultChannel
-    /// Gets the credentials to use instead of ones the upstream refused (closed 4401/4403).
-    typealias CredentialRefresh = @Sendable (HTTPHeaders) async -> HTTPHeaders
+    typealias CredentialRefresh = UpstreamSubscriptions.CredentialRefresh
     /// Told when the connection closed for want of listeners, so its owner can forget it.
     typealias Retire = @Sendable (UpstreamSubscriptionConnection) -> Void
 
@@ -134,7 +133,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchec
     /// its payload checked, once however many listeners share it.
     private static func fannedOutResponse(for payload: SerializedJSON) -> GraphQLResponse {
         let headers: HTTPHeaders = ["Content-Type": "application/json"]
-        return WebSocketResult.isExecutionResult(payload.text)
+        return GraphQLResponse.isExecutionResult(payload.text)
             ? .executionResult(headers: headers, body: Bytes(payload.text), source: .upstream)
             : GraphQLResponse(status: 200, headers: headers, body: Bytes(payload.text), source: .upstream)
     }

@@ -1,8 +1,8 @@
 import GQLGateCore
 import GQLGateEventLoop
-@testable import GQLGateExchanges
 import GQLGateHTTPClient
 import GQLGatePipeline
+@testable import GQLGateTransports
 import Testing
 
 /// A client for building transports. These tests never send a request, so one

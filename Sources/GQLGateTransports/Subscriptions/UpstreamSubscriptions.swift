@@ -20,7 +20,10 @@ import Synchronization
 /// consumers may be anywhere. A connection that closes for want of
 /// subscriptions (after the session's idle timeout) is forgotten, so
 /// credential sets that are no longer used (rotated tokens) leave nothing behind.
-final class UpstreamSubscriptions: Transport {
+public final class UpstreamSubscriptions: Transport {
+    /// Gets the credentials to use instead of ones the upstream refused (closed 4401/4403).
+    public typealias CredentialRefresh = @Sendable (HTTPHeaders) async -> HTTPHeaders
+
     private struct State {
         var connections: [String: UpstreamSubscriptionConnection] = [:]
         var stopped = false
@@ -31,13 +34,13 @@ final class UpstreamSubscriptions: Transport {
     private let loops: EventLoopGroup
     private let metrics: GatewayMetrics
     private let logger: Logger
-    private let refreshCredentials: UpstreamSubscriptionConnection.CredentialRefresh?
+    private let refreshCredentials: CredentialRefresh?
     private let state = Mutex(State())
     private let nextListener = Atomic<UInt64>(0)
 
     /// - Parameter refreshCredentials: fresh credentials for a connection the upstream closed with 4401/4403.
-    init(settings: UpstreamSubscriptionSettings, client: HTTPClient, loops: EventLoopGroup, metrics: GatewayMetrics,
-         logger: Logger, refreshCredentials: UpstreamSubscriptionConnection.CredentialRefresh?) {
+    public init(settings: UpstreamSubscriptionSettings, client: HTTPClient, loops: EventLoopGroup, metrics: GatewayMetrics,
+         logger: Logger, refreshCredentials: CredentialRefresh?) {
         self.settings = settings
         self.client = client
         self.loops = loops
@@ -46,7 +49,7 @@ final class UpstreamSubscriptions: Transport {
         self.refreshCredentials = refreshCredentials
     }
 
-    func send(_ operation: Operation) async throws -> ResultStream {
+    public func send(_ operation: Operation) async throws -> ResultStream {
         let credentials = operation.upstreamHeaders
         let scope = Self.credentialKey(credentials)
         guard let connection = connection(for: credentials, key: scope) else { throw GatewayError.shuttingDown }
@@ -63,7 +66,7 @@ final class UpstreamSubscriptions: Transport {
     }
 
     /// Completes every subscription and closes every upstream connection; later subscriptions fail with `SHUTTING_DOWN`.
-    func shutdown() {
+    public func shutdown() {
         let connections = state.withLock { state in
             state.stopped = true
             return Array(state.connections.values)

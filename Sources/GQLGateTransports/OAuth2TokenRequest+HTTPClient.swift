@@ -1,0 +1,20 @@
+import GQLGateExchanges
+import GQLGateHTTPClient
+import GQLGatePipeline
+
+extension OAuth2TokenRequest {
+    /// A fetch for `OAuth2ClientCredentials` that sends this request with `client`.
+    public func fetch(with client: HTTPClient) -> OAuth2ClientCredentials.Fetch {
+        { [self] in
+            let (headers, body) = encoded()
+            let request = HTTPClientRequest(url: tokenURL, method: .post, headers: headers, body: body,
+                                            timeout: timeout, connectTimeout: connectTimeout)
+            do {
+                let answer = try await client.execute(request)
+                return OAuth2TokenResponse.parse(status: answer.status, body: answer.body, endpoint: tokenURL)
+            } catch {
+                return .failure(.upstreamAuthFailed("The token endpoint \(tokenURL) could not be reached: \(error)."))
+            }
+        }
+    }
+}
