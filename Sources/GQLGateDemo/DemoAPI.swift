@@ -1,4 +1,3 @@
-import Foundation
 import GQLGateHTTPServer
 import Synchronization
 
@@ -92,9 +91,8 @@ public final class DemoAPI: Sendable {
         stopping.handler.beginDraining()
         stopping.webSockets.shutdown()
         stopping.server.quiesce()
-        while stopping.handler.inFlight > 0 || stopping.server.suspendedRequests > 0 {
-            Thread.sleep(forTimeInterval: 0.001)
-        }
+        _ = stopping.handler.waitUntilAnswered(before: .max)
+        _ = stopping.server.waitUntilNoneSuspended(before: .max)
         stopping.server.stop()
     }
 }

@@ -25,6 +25,8 @@ final class DemoHTTPHandler: HTTPServerDelegate {
     private let schema: DemoSchema
     private let webSockets: DemoWebSocketServer
     private let admission = Mutex(Admission())
+    /// Signalled when the last request taken is answered.
+    private let answeredAll = ChangeSignal()
 
     init(schema: DemoSchema, webSockets: DemoWebSocketServer) {
         self.schema = schema
@@ -34,6 +36,12 @@ final class DemoHTTPHandler: HTTPServerDelegate {
     /// Requests taken for execution and not yet answered.
     var inFlight: Int {
         admission.withLock { $0.inFlight }
+    }
+
+    /// Waits until every request taken is answered (true) or `deadline`
+    /// (`MonotonicClock` nanoseconds) comes (false).
+    func waitUntilAnswered(before deadline: UInt64) -> Bool {
+        answeredAll.wait(until: { inFlight == 0 }, deadline: deadline)
     }
 
     /// From now on, GraphQL requests and upgrades are answered 503 at once instead of being taken.
@@ -69,7 +77,11 @@ final class DemoHTTPHandler: HTTPServerDelegate {
     func dispatch(_ request: ServerRequest) {
         Task {
             request.respond(await response(to: request))
-            admission.withLock { $0.inFlight -= 1 }
+            let none = admission.withLock { admission in
+                admission.inFlight -= 1
+                return admission.inFlight == 0
+            }
+            if none { answeredAll.signal() }
         }
     }
 

@@ -1,4 +1,3 @@
-import Foundation
 import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPServer
@@ -25,6 +24,8 @@ final class DemoWebSocketServer: Sendable {
     private let settings: ClientProtocolSettings
     private let group = EventLoopGroup(count: 1)
     private let sessions = Mutex(Sessions())
+    /// Signalled when a session closes.
+    private let closedOne = ChangeSignal()
 
     init(schema: DemoSchema, settings: ClientProtocolSettings = ClientProtocolSettings()) {
         self.schema = schema
@@ -75,9 +76,7 @@ final class DemoWebSocketServer: Sendable {
         for session in open {
             session.loop.execute { session.shutdown() }
         }
-        while sessions.withLock({ $0.arriving > 0 || !$0.open.isEmpty }) {
-            Thread.sleep(forTimeInterval: 0.001)
-        }
+        _ = closedOne.wait(until: { sessions.withLock { $0.arriving == 0 && $0.open.isEmpty } }, deadline: .max)
         group.shutdownAndWait()
     }
 
@@ -87,7 +86,9 @@ final class DemoWebSocketServer: Sendable {
                                              subprotocol: subprotocol.rawValue, initialBytes: socket.initialBytes)
         let session = DemoWebSocketSession(connection: connection, subprotocol: subprotocol, settings: settings, schema: schema) {
             [weak self] closed in
-            self?.sessions.withLock { _ = $0.open.removeValue(forKey: ObjectIdentifier(closed)) }
+            guard let self else { return }
+            _ = sessions.withLock { $0.open.removeValue(forKey: ObjectIdentifier(closed)) }
+            closedOne.signal()
         }
         let draining = sessions.withLock { sessions in
             sessions.arriving -= 1

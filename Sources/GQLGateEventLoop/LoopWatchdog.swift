@@ -1,3 +1,4 @@
+import GQLGateCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -22,6 +23,8 @@ public final class LoopWatchdog: Sendable {
     private let threshold: Duration
     private let report: @Sendable (BusyLoop) -> Void
     private let stopping = Atomic<Bool>(false)
+    /// Signalled by `stop()`, so the thread ends without waiting for its next look.
+    private let stopped = ChangeSignal()
 
     /// Starts watching `group`'s loops.
     public init(group: EventLoopGroup, threshold: Duration, report: @escaping @Sendable (BusyLoop) -> Void) {
@@ -38,16 +41,16 @@ public final class LoopWatchdog: Sendable {
         pthread_detach(thread)
     }
 
-    /// Stops watching; the thread ends at its next look.
+    /// Stops watching; the thread ends at once.
     public func stop() {
         stopping.store(true, ordering: .relaxed)
+        stopped.signal()
     }
 
     private func run() {
-        let interval = UInt32(clamping: max(1_000, threshold.nanoseconds / 4_000))  // microseconds
+        let interval = max(1_000_000, threshold.nanoseconds / 4)  // nanoseconds
         var reported = [UInt64](repeating: 0, count: loops.count)  // the stretch each loop was last reported for
-        while !stopping.load(ordering: .relaxed) {
-            usleep(interval)
+        while !stopped.wait(until: { stopping.load(ordering: .relaxed) }, deadline: MonotonicClock.nanoseconds() + interval) {
             let now = MonotonicClock.nanoseconds()
             for (position, loop) in loops.enumerated() {
                 guard let stretch = loop.busyStretch(), stretch.since != reported[position],
