@@ -12,26 +12,26 @@ extension EventLoop {
 
     /// Suspends the calling task for `delay` on this loop's timer heap.
     public func sleep(for delay: Duration) async throws {
-        let sleep = LoopSleep()
+        let sleep = LoopBound(LoopSleep(), loop: self)
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 if inLoop {
-                    sleep.start(on: self, after: delay, continuation)
+                    sleep.value.start(on: self, after: delay, continuation)
                 } else {
-                    execute { sleep.start(on: self, after: delay, continuation) }
+                    execute { sleep.value.start(on: self, after: delay, continuation) }
                 }
             }
         } onCancel: {
-            execute { sleep.cancel(on: self) }
+            execute { sleep.value.cancel(on: self) }
         }
     }
 }
 
 /// One sleeping task: its continuation and timer, resumed exactly once.
-/// `@unchecked Sendable`: created by the sleeping task, then touched only on
-/// its loop's thread (start, the timer and cancellation all run there, in
-/// the order they were queued).
-private final class LoopSleep: @unchecked Sendable {
+/// Loop-bound: created by the sleeping task, then touched only on its loop's
+/// thread (start, the timer and cancellation all run there, in the order
+/// they were queued).
+private final class LoopSleep {
     private var continuation: UnsafeContinuation<Void, any Error>?
     private var timer: EventLoopTimerID?
     private var cancelled = false
@@ -55,3 +55,6 @@ private final class LoopSleep: @unchecked Sendable {
         continuation.take()?.resume(throwing: CancellationError())
     }
 }
+
+@available(*, unavailable)
+extension LoopSleep: Sendable {}

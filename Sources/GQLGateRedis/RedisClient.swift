@@ -39,7 +39,7 @@ public final class RedisClient: Sendable {
     }
 
     private let group: EventLoopGroup
-    private let connections: [RedisConnection]
+    private let connections: [LoopBound<RedisConnection>]
     private let availability: RedisAvailability
 
     /// Also ignores `SIGPIPE` for the process: hiredis writes with `write(2)`,
@@ -50,7 +50,7 @@ public final class RedisClient: Sendable {
         let url = settings.url
         let availability = RedisAvailability(logger: logger, server: "\(url.host):\(url.port)/\(url.database)")
         self.availability = availability
-        connections = group.loops.map { RedisConnection(loop: $0, settings: settings, availability: availability) }
+        connections = group.loops.map { LoopBound(RedisConnection(loop: $0, settings: settings, availability: availability), loop: $0) }
     }
 
     /// A client with the default timeouts.
@@ -62,7 +62,7 @@ public final class RedisClient: Sendable {
     /// or socket watcher is left pointing at it.
     deinit {
         for connection in connections {
-            connection.loop.execute { connection.close() }
+            connection.loop.execute { connection.value.close() }
         }
     }
 
@@ -73,9 +73,9 @@ public final class RedisClient: Sendable {
         let connection = connections[(EventLoop.current?.index).flatMap { $0 < connections.count ? $0 : nil } ?? group.next().index]
         let result: Result<RedisReply, RedisError> = await withUnsafeContinuation { continuation in
             if connection.loop.inLoop {
-                connection.send(arguments) { continuation.resume(returning: $0) }
+                connection.value.send(arguments) { continuation.resume(returning: $0) }
             } else {
-                connection.loop.execute { connection.send(arguments) { continuation.resume(returning: $0) } }
+                connection.loop.execute { connection.value.send(arguments) { continuation.resume(returning: $0) } }
             }
         }
         return try result.get()

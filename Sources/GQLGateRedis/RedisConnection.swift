@@ -8,10 +8,11 @@ import GQLGateEventLoop
 /// again after a jittered backoff. While there is none (between attempts),
 /// commands fail at once with `RedisError.unavailable`.
 ///
-/// `@unchecked Sendable`: created on any thread, then used only on `loop`'s
-/// thread (every entry point runs in a loop closure, a loop timer, an epoll
-/// callback or a hiredis callback made from one of those).
-final class RedisConnection: FileDescriptorHandler, @unchecked Sendable {
+/// Loop-bound: created on any thread, then used only on `loop`'s thread
+/// (every entry point runs in a loop closure, a loop timer, an epoll
+/// callback or a hiredis callback made from one of those); other threads
+/// reach it through a `LoopBound`.
+final class RedisConnection: FileDescriptorHandler {
     let loop: EventLoop
     private let settings: RedisClient.Settings
     private let availability: RedisAvailability
@@ -92,14 +93,15 @@ final class RedisConnection: FileDescriptorHandler, @unchecked Sendable {
             return
         }
         resolving = true
-        let loop = loop
-        RedisAddress.resolve(host) { [self] resolved in
-            loop.execute {
-                self.resolving = false
-                guard !self.closed else { return }
+        let me = LoopBound(self, loop: loop)
+        RedisAddress.resolve(host) { resolved in
+            me.loop.execute {
+                let connection = me.value
+                connection.resolving = false
+                guard !connection.closed else { return }
                 switch resolved {
-                case .success(let address): self.open(address: address)
-                case .failure(let error): self.failed(String(describing: error))
+                case .success(let address): connection.open(address: address)
+                case .failure(let error): connection.failed(String(describing: error))
                 }
             }
         }
@@ -273,3 +275,6 @@ private func redisReplyCallback(_ context: UnsafeMutablePointer<redisAsyncContex
     }
     pending.complete(.success(RedisReply(hiredis: reply.assumingMemoryBound(to: redisReply.self))))
 }
+
+@available(*, unavailable)
+extension RedisConnection: Sendable {}

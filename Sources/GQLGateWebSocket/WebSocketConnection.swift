@@ -11,12 +11,10 @@ import GQLGateEventLoop
 /// the send buffer limit (1008), keep-alive pings with a pong deadline (1011)
 /// and a deadline on the close handshake; it never blocks its loop.
 ///
-/// Set `delegate` before `start()`. Every method must be called on `loop`.
-///
-/// `@unchecked Sendable`: the object may be handed to another thread (for
-/// example returned from an async function), but all its state is read and
-/// written on `loop`'s thread only; the methods assert it in debug builds.
-public final class WebSocketConnection: FileDescriptorHandler, @unchecked Sendable {
+/// Set `delegate` before `start()`. Every method must be called on `loop`
+/// (the methods assert it in debug builds): loop-bound, it is not `Sendable`;
+/// other threads reach it through a `LoopBound`.
+public final class WebSocketConnection: FileDescriptorHandler {
     /// Which end of the connection this is; the client masks what it sends.
     public enum Role: Sendable {
         case server
@@ -349,3 +347,6 @@ public final class WebSocketConnection: FileDescriptorHandler, @unchecked Sendab
         return out
     }
 }
+
+@available(*, unavailable)
+extension WebSocketConnection: Sendable {}

@@ -16,22 +16,26 @@ final class DemoWebSocketClient: WebSocketConnectionDelegate, Sendable {
         case closed(code: UInt16)
     }
 
-    let connection: WebSocketConnection
+    /// The subprotocol the server chose.
+    let subprotocol: String?
+    private let connection: LoopBound<WebSocketConnection>
     private let events: AsyncStream<Event>
     private let sink: AsyncStream<Event>.Continuation
 
-    private init(connection: WebSocketConnection) {
+    private init(connection: LoopBound<WebSocketConnection>, subprotocol: String?) {
         self.connection = connection
+        self.subprotocol = subprotocol
         (events, sink) = AsyncStream.makeStream()
     }
 
     /// Connects to `url` offering `subprotocols` and starts reading.
     static func connect(_ url: String, subprotocols: [String], client: HTTPClient) async throws -> DemoWebSocketClient {
-        let connection = try await client.openWebSocket(url: url, subprotocols: subprotocols)
-        let peer = DemoWebSocketClient(connection: connection)
+        let opened = try await client.openWebSocket(url: url, subprotocols: subprotocols)
+        let connection = LoopBound(opened, loop: opened.loop)
+        let peer = DemoWebSocketClient(connection: connection, subprotocol: opened.subprotocol)
         await withTaskExecutorPreference(connection.loop) {
-            connection.delegate = peer
-            connection.start()
+            connection.value.delegate = peer
+            connection.value.start()
         }
         return peer
     }
@@ -39,13 +43,13 @@ final class DemoWebSocketClient: WebSocketConnectionDelegate, Sendable {
     /// Sends one text message.
     func send(_ text: String) async throws {
         let connection = connection
-        try await withTaskExecutorPreference(connection.loop) { try connection.send(.text(text)) }
+        try await withTaskExecutorPreference(connection.loop) { try connection.value.send(.text(text)) }
     }
 
     /// Starts the close handshake with 1000.
     func close() async {
         let connection = connection
-        await withTaskExecutorPreference(connection.loop) { connection.close() }
+        await withTaskExecutorPreference(connection.loop) { connection.value.close() }
     }
 
     /// The next event, leaving out legacy keep-alives (`ka`); nil once closed.

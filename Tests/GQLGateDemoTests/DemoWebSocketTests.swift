@@ -45,7 +45,7 @@ import Testing
         try await Self.withRunningDemo { demo, client in
             let socket = try await DemoWebSocketClient.connect(
                 demo.webSocketEndpoint, subprotocols: ["graphql-transport-ws", "graphql-ws"], client: client)
-            #expect(socket.connection.subprotocol == "graphql-transport-ws")
+            #expect(socket.subprotocol == "graphql-transport-ws")
             try await socket.send(#"{"type":"connection_init"}"#)
             #expect(await socket.nextMessage()?["type"] == .string("connection_ack"))
 
@@ -77,7 +77,7 @@ import Testing
     @Test func legacyGraphqlWSFollowsReviewsUntilTheSocketCloses() async throws {
         try await Self.withRunningDemo { demo, client in
             let socket = try await DemoWebSocketClient.connect(demo.webSocketEndpoint, subprotocols: ["graphql-ws"], client: client)
-            #expect(socket.connection.subprotocol == "graphql-ws")
+            #expect(socket.subprotocol == "graphql-ws")
             try await socket.send(#"{"type":"connection_init","payload":{}}"#)
             try await socket.send(#"{"id":"a","type":"start","payload":\#(Self.subscribeJEDI)}"#)
             try await socket.send(#"{"id":"b","type":"start","payload":\#(Self.heroQuery)}"#)

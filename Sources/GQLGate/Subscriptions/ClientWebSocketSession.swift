@@ -12,10 +12,10 @@ import Synchronization
 /// machine's operations run through the current pipeline's chain as tasks
 /// on this loop, their results fed back as events.
 ///
-/// `@unchecked Sendable`: every mutable property is read and written on
-/// `loop`'s thread only; operation tasks prefer `loop` and still hop with
-/// `onLoop` before touching state, and other threads use `loop.execute`.
-final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Sendable {
+/// Loop-bound: every property is read and written on `loop`'s thread only;
+/// operation tasks prefer `loop` and still hop with `onLoop` before touching
+/// it, and other threads reach it through a `LoopBound`.
+final class ClientWebSocketSession: WebSocketConnectionDelegate {
     /// Everything a session needs from the gateway.
     struct Context: Sendable {
         let pipelines: PipelineSlot
@@ -117,22 +117,23 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Send
             request: request, clientTransport: .webSocket, delivery: .webSocket, headers: upgradeHeaders,
             requestID: context.requestIDs.next())
         let chain = context.pipelines.current.chain
-        let task = Task(executorPreference: loop) { [self] in
+        let me = LoopBound(self, loop: loop)
+        let task = Task(executorPreference: loop) {
             do {
                 let results = try await chain.run(operation)
                 if let channel = results.channel {
                     // The task ends here, with its frames; the results are pushed from now on.
-                    onLoop { self.consume(channel, id: id, run: run) }
+                    onSessionLoop(me) { $0.consume(channel, id: id, run: run) }
                     return
                 }
                 for try await response in results {
-                    onLoop { self.deliver(WebSocketResult.event(for: response, id: id), run: run) }
+                    onSessionLoop(me) { $0.deliver(WebSocketResult.event(for: response, id: id), run: run) }
                 }
-                onLoop { self.deliver(.completed(id: id), run: run) }
+                onSessionLoop(me) { $0.deliver(.completed(id: id), run: run) }
             } catch is CancellationError {
                 return
             } catch {
-                onLoop { self.deliver(WebSocketResult.event(for: error, id: id), run: run) }
+                onSessionLoop(me) { $0.deliver(WebSocketResult.event(for: error, id: id), run: run) }
             }
         }
         operations[id] = RunningOperation(run: run, stop: task.cancel)
@@ -152,18 +153,19 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Send
         }
         operations[id] = RunningOperation(run: run, stop: channel.cancel)
         let waiting = WaitingResults()
-        channel.consume { [self] event in
+        let me = LoopBound(self, loop: loop)
+        channel.consume { event in
             let isResult = if case .result = event { true } else { false }
-            if loop.inLoop {
-                take(event, id: id, run: run)
+            if me.loop.inLoop {
+                me.value.take(event, id: id, run: run)
                 return true
             }
             if isResult, waiting.count.wrappingAdd(1, ordering: .relaxed).newValue > channel.bufferLimit {
                 waiting.count.wrappingSubtract(1, ordering: .relaxed)
                 return false
             }
-            loop.execute {
-                self.take(event, id: id, run: run)
+            me.loop.execute {
+                me.value.take(event, id: id, run: run)
                 if isResult { waiting.count.wrappingSubtract(1, ordering: .relaxed) }
             }
             return true
@@ -190,10 +192,6 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Send
         handle(event)
     }
 
-    private func onLoop(_ work: @escaping @Sendable () -> Void) {
-        if loop.inLoop { work() } else { loop.execute(work) }
-    }
-
     // MARK: - WebSocketConnectionDelegate
 
     func webSocket(_ connection: WebSocketConnection, didReceive message: WebSocketMessage) {
@@ -210,6 +208,18 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate, @unchecked Send
         timer = nil
         context.metrics.websocketClosed()
         context.sessions.remove(self)
+    }
+}
+
+@available(*, unavailable)
+extension ClientWebSocketSession: Sendable {}
+
+/// Runs `work` with the session on its loop: now when the caller is there, else as loop work.
+private func onSessionLoop(_ session: LoopBound<ClientWebSocketSession>, _ work: @escaping @Sendable (ClientWebSocketSession) -> Void) {
+    if session.loop.inLoop {
+        work(session.value)
+    } else {
+        session.loop.execute { work(session.value) }
     }
 }
 

@@ -1,10 +1,11 @@
 import GQLGateCore
+import GQLGateEventLoop
 import Synchronization
 
 /// The client WebSocket sessions open now, so a drain can end them all.
 final class ClientWebSocketSessions: Sendable {
     private struct State {
-        var open: [ObjectIdentifier: ClientWebSocketSession] = [:]
+        var open: [ObjectIdentifier: LoopBound<ClientWebSocketSession>] = [:]
         var closing = false
     }
 
@@ -19,17 +20,19 @@ final class ClientWebSocketSessions: Sendable {
 
     /// Keeps `session` until it closes; false once `shutdownAll` ran (the session must close at once).
     func admit(_ session: ClientWebSocketSession) -> Bool {
-        state.withLock { state in
+        let key = ObjectIdentifier(session), bound = LoopBound(session, loop: session.loop)
+        return state.withLock { state in
             guard !state.closing else { return false }
-            state.open[ObjectIdentifier(session)] = session
+            state.open[key] = bound
             return true
         }
     }
 
     /// Forgets a closed session.
     func remove(_ session: ClientWebSocketSession) {
+        let key = ObjectIdentifier(session)
         let empty = state.withLock { state in
-            state.open.removeValue(forKey: ObjectIdentifier(session)) != nil && state.open.isEmpty
+            state.open.removeValue(forKey: key) != nil && state.open.isEmpty
         }
         if empty { emptied.signal() }
     }
@@ -45,6 +48,6 @@ final class ClientWebSocketSessions: Sendable {
             state.closing = true
             return Array(state.open.values)
         }
-        for session in open { session.loop.execute { session.shutdown() } }
+        for session in open { session.loop.execute { session.value.shutdown() } }
     }
 }

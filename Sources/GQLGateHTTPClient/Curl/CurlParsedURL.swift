@@ -4,9 +4,8 @@ import CCurlShims
 /// A URL parsed once by libcurl (`CURLU`), lent to transfers with
 /// `CURLOPT_CURLU`: each transfer then copies the parsed parts instead of
 /// parsing the text and printing it back (about 10k instructions a request).
-///
-/// `@unchecked Sendable`: immutable after `init`; libcurl only copies from it.
-final class CurlParsedURL: @unchecked Sendable {
+/// Loop-bound: kept by one loop's `CurlTransferPool` and lent to its transfers.
+final class CurlParsedURL {
     /// The text it was parsed from, also set as `CURLOPT_URL` (what curl reports).
     let text: String
     let handle: OpaquePointer
@@ -29,3 +28,6 @@ final class CurlParsedURL: @unchecked Sendable {
         curl_url_cleanup(handle)
     }
 }
+
+@available(*, unavailable)
+extension CurlParsedURL: Sendable {}

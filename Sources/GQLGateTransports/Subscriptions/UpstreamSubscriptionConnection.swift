@@ -12,11 +12,11 @@ import Logging
 /// `UpstreamMultiplexer`. Listeners are the result streams handed to
 /// clients, by a gateway-wide id.
 ///
-/// `@unchecked Sendable`: every mutable property is read and written on
-/// `loop`'s thread only; callers on other threads hop there with
-/// `loop.execute` (`add`, `remove`, `shutdown`), and the connect task runs
-/// on `loop` (it prefers it as its executor).
-final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchecked Sendable {
+/// Loop-bound: every property is read and written on `loop`'s thread only;
+/// callers on other threads hop there through a `LoopBound` (`add`,
+/// `remove`, `shutdown`), and the connect task runs on `loop` (it prefers it
+/// as its executor).
+final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     typealias Listener = ResultChannel
     typealias CredentialRefresh = UpstreamSubscriptions.CredentialRefresh
     /// Told when the connection closed for want of listeners, so its owner can forget it.
@@ -158,36 +158,44 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchec
     private func connect() {
         attempt &+= 1
         let current = attempt
-        Task(executorPreference: loop) { [self] in
-            if credentialsRefused, let refreshCredentials {
-                credentials = await refreshCredentials(credentials)
-            }
-            credentialsRefused = false
+        let me = LoopBound(self, loop: loop)
+        let (client, url, subprotocol, connectTimeout) = (client, settings.url, settings.session.subprotocol, settings.connectTimeout)
+        let configuration = Self.socketConfiguration
+        let refreshCredentials = credentialsRefused ? refreshCredentials : nil
+        credentialsRefused = false
+        let refused = credentials
+        Task(executorPreference: loop) {
+            let credentials = if let refreshCredentials { await refreshCredentials(refused) } else { refused }
             let opened: WebSocketConnection
             do {
                 opened = try await client.openWebSocket(
-                    url: settings.url, subprotocols: [settings.session.subprotocol.rawValue], headers: credentials,
-                    configuration: Self.socketConfiguration, connectTimeout: settings.connectTimeout)
+                    url: url, subprotocols: [subprotocol.rawValue], headers: credentials,
+                    configuration: configuration, connectTimeout: connectTimeout)
             } catch {
                 let reason = "\(error)"
-                loop.execute { [self] in
-                    guard current == attempt, !stopped else { return }
-                    logger.warning("upstream websocket connect failed", metadata: ["url": "\(settings.url)", "error": "\(reason)"])
-                    perform(multiplexer.handle(.disconnected, now: .now))
+                me.loop.execute {
+                    let connection = me.value
+                    connection.credentials = credentials
+                    guard current == connection.attempt, !connection.stopped else { return }
+                    connection.logger.warning("upstream websocket connect failed", metadata: ["url": "\(url)", "error": "\(reason)"])
+                    connection.perform(connection.multiplexer.handle(.disconnected, now: .now))
                 }
                 return
             }
-            assert(opened.loop === loop, "the upstream WebSocket opened on another loop")
-            loop.execute { [self] in
-                guard current == attempt, !stopped else {
+            assert(opened.loop === me.loop, "the upstream WebSocket opened on another loop")
+            let bound = LoopBound(opened, loop: me.loop)
+            me.loop.execute {
+                let connection = me.value, opened = bound.value
+                connection.credentials = credentials
+                guard current == connection.attempt, !connection.stopped else {
                     opened.close()
                     return
                 }
-                socket = opened
-                opened.delegate = self
+                connection.socket = opened
+                opened.delegate = connection
                 opened.start()
-                let payload = UpstreamInitPayload.make(credentialHeaders: credentials, configured: settings.initPayload)
-                perform(multiplexer.handle(.connected(initPayload: payload), now: .now))
+                let payload = UpstreamInitPayload.make(credentialHeaders: credentials, configured: connection.settings.initPayload)
+                connection.perform(connection.multiplexer.handle(.connected(initPayload: payload), now: .now))
             }
         }
     }
@@ -198,12 +206,14 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchec
     }
 
     func webSocket(_ connection: WebSocketConnection, didCloseWith code: UInt16, reason: String) {
-        loop.execute { [self] in
-            guard connection === socket else { return }
-            socket = nil
-            if code == WebSocketClose.unauthorized.code || code == WebSocketClose.forbidden.code { credentialsRefused = true }
-            logger.warning("upstream websocket closed", metadata: ["code": "\(code)", "reason": "\(reason)"])
-            perform(multiplexer.handle(.disconnected, now: .now))
+        let closed = LoopBound(connection, loop: loop), me = LoopBound(self, loop: loop)
+        loop.execute {
+            let connection = me.value
+            guard closed.value === connection.socket else { return }
+            connection.socket = nil
+            if code == WebSocketClose.unauthorized.code || code == WebSocketClose.forbidden.code { connection.credentialsRefused = true }
+            connection.logger.warning("upstream websocket closed", metadata: ["code": "\(code)", "reason": "\(reason)"])
+            connection.perform(connection.multiplexer.handle(.disconnected, now: .now))
         }
     }
 
@@ -216,3 +226,6 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate, @unchec
         ("extensions", .object([("code", .string("SUBSCRIPTION_TOO_SLOW"))])),
     ])
 }
+
+@available(*, unavailable)
+extension UpstreamSubscriptionConnection: Sendable {}

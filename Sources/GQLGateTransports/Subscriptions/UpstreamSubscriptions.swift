@@ -25,7 +25,8 @@ public final class UpstreamSubscriptions: Transport {
     public typealias CredentialRefresh = @Sendable (HTTPHeaders) async -> HTTPHeaders
 
     private struct State {
-        var connections: [String: UpstreamSubscriptionConnection] = [:]
+        /// Each connection by credential key, with its identity (readable off its loop).
+        var connections: [String: (id: ObjectIdentifier, connection: LoopBound<UpstreamSubscriptionConnection>)] = [:]
         var stopped = false
     }
 
@@ -60,8 +61,8 @@ public final class UpstreamSubscriptions: Transport {
         let id = nextListener.add(1, ordering: .relaxed).newValue
         let listener = ResultChannel(bufferLimit: settings.maxQueuedResults)
         let request = operation.request
-        listener.setOnTermination { connection.loop.execute { connection.remove(id) } }
-        connection.loop.execute { connection.add(id, key: key, request: request, listener: listener) }
+        listener.setOnTermination { connection.loop.execute { connection.value.remove(id) } }
+        connection.loop.execute { connection.value.add(id, key: key, request: request, listener: listener) }
         return ResultStream(listener)
     }
 
@@ -69,28 +70,31 @@ public final class UpstreamSubscriptions: Transport {
     public func shutdown() {
         let connections = state.withLock { state in
             state.stopped = true
-            return Array(state.connections.values)
+            return state.connections.values.map(\.connection)
         }
-        for connection in connections { connection.loop.execute { connection.shutdown() } }
+        for connection in connections { connection.loop.execute { connection.value.shutdown() } }
     }
 
-    private func connection(for credentials: HTTPHeaders, key: String) -> UpstreamSubscriptionConnection? {
+    private func connection(for credentials: HTTPHeaders, key: String) -> LoopBound<UpstreamSubscriptionConnection>? {
         state.withLock { state in
             guard !state.stopped else { return nil }
-            if let existing = state.connections[key] { return existing }
+            if let existing = state.connections[key] { return existing.connection }
+            let loop = loops.next()
             let created = UpstreamSubscriptionConnection(
-                loop: loops.next(), credentials: credentials, settings: settings, client: client, metrics: metrics,
-                logger: logger, refreshCredentials: refreshCredentials, retire: { [weak self] idle in self?.forget(idle, key: key) })
-            state.connections[key] = created
-            return created
+                loop: loop, credentials: credentials, settings: settings, client: client, metrics: metrics,
+                logger: logger, refreshCredentials: refreshCredentials,
+                retire: { [weak self] idle in self?.forget(ObjectIdentifier(idle), key: key) })
+            let bound = LoopBound(created, loop: loop)
+            state.connections[key] = (ObjectIdentifier(created), bound)
+            return bound
         }
     }
 
     /// Drops a connection that closed for want of subscriptions; one still
     /// handed out meanwhile keeps working, and a later subscription opens a new one.
-    private func forget(_ connection: UpstreamSubscriptionConnection, key: String) {
+    private func forget(_ connection: ObjectIdentifier, key: String) {
         state.withLock { state in
-            if state.connections[key] === connection { state.connections[key] = nil }
+            if state.connections[key]?.id == connection { state.connections[key] = nil }
         }
     }
 
