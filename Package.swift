@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "GQLGateExchanges",
             dependencies: [
-                "GQLGateCore", "GQLGateEventLoop", "GQLGatePipeline",
+                "GQLGateCore", "GQLGatePipeline",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

@@ -50,7 +50,9 @@ struct CachingStages: Sendable {
             cache = nil
             schema = nil
         }
-        if config.dedupe.enabled { after.append(DedupeExchange(varyHeaders: config.cache.varyHeaders)) }
+        if config.dedupe.enabled {
+            after.append(DedupeExchange(varyHeaders: config.cache.varyHeaders, calls: SharedCalls(executor: LoopHooks.currentExecutor)))
+        }
         afterLimits = after
     }
 

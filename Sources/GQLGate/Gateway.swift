@@ -92,7 +92,8 @@ public final class Gateway: Sendable {
                 forwardedHeaders: forwarded),
             observer: UpstreamAttemptMetrics(metrics: metrics, readiness: readiness))
         let caching = try CachingStages(config: config, metrics: metrics, loops: context.loops, logger: context.logger)
-        let documents = DocumentExchange(cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes)
+        let documents = DocumentExchange(
+            cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes, runAnalysis: LoopHooks.documentAnalysis)
         let limits = QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases))
         let builtIn: [any Exchange] = caching.beforeDocument + [documents, RequestTraceExchange(), HTTPMethodRulesExchange(), limits]
             + caching.afterLimits
@@ -106,7 +107,7 @@ public final class Gateway: Sendable {
         if config.retry.maxAttempts > 1 {
             upstreamStages.append(RetryExchange(
                 policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget),
-                observer: { metrics.retry(reason: RetryLabel($0)) }))
+                observer: { metrics.retry(reason: RetryLabel($0)) }, sleep: LoopHooks.sleep))
         }
         let persisted: [any Exchange] = config.apq.upstream ? [UpstreamAPQExchange()] : []
         let subscriptions = context.transport(config: config, client: client, metrics: metrics, credentials: credentials)
@@ -115,7 +116,9 @@ public final class Gateway: Sendable {
             transport: SplitTransport(http: transport, subscriptions: subscriptions))
         let schemaLearning = caching.schema.map { source in
             SchemaLearning(
-                chain: ExchangeChain(exchanges: [DocumentExchange(cache: DocumentCache(capacity: 1))] + upstreamStages, transport: transport),
+                chain: ExchangeChain(
+                    exchanges: [DocumentExchange(cache: DocumentCache(capacity: 1), runAnalysis: LoopHooks.documentAnalysis)] + upstreamStages,
+                    transport: transport),
                 source: source)
         }
         // Only memory hits are answered on the server thread: a Redis hit needs the network.

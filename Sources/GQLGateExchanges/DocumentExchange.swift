@@ -1,4 +1,3 @@
-import GQLGateEventLoop
 import GQLGatePipeline
 
 /// Parses the operation's document (once per distinct text, through the
@@ -8,15 +7,24 @@ import GQLGatePipeline
 /// cycle or an unknown operation; forwards everything else. Must come before
 /// any exchange that looks at `operation.kind`.
 public struct DocumentExchange: OperationStage {
+    /// Runs one analysis (`analyse`) for the request `requestID`: the gateway
+    /// notes it as its loop's work, so the loop watchdog can name the request.
+    public typealias AnalysisRunner = @Sendable (
+        _ requestID: String, _ analyse: () throws(GatewayError) -> AnalysedDocument
+    ) throws(GatewayError) -> AnalysedDocument
+
     private let cache: DocumentCache
     private let maxDocumentBytes: Int
+    private let runAnalysis: AnalysisRunner?
 
     /// - Parameters:
     ///   - cache: the shared document cache.
     ///   - maxDocumentBytes: longest query text accepted (`limits.max_document_bytes`).
-    public init(cache: DocumentCache, maxDocumentBytes: Int = 64 * 1024) {
+    ///   - runAnalysis: how a parse runs (nil: directly).
+    public init(cache: DocumentCache, maxDocumentBytes: Int = 64 * 1024, runAnalysis: AnalysisRunner? = nil) {
         self.cache = cache
         self.maxDocumentBytes = maxDocumentBytes
+        self.runAnalysis = runAnalysis
     }
 
     public func prepare(_ operation: inout Operation) throws {
@@ -33,11 +41,10 @@ public struct DocumentExchange: OperationStage {
         operation.document = document
     }
 
-    /// Parses and analyses `query`; on a loop, noted as work for `requestID`
-    /// (the loop watchdog names it if the loop stays busy).
+    /// Parses and analyses `query`, through `runAnalysis` when there is one.
     private func analyse(_ query: String, for requestID: String) throws(GatewayError) -> AnalysedDocument {
-        guard let loop = EventLoop.current else { return try cache.analyse(query) }
-        return try loop.working(for: requestID) { () throws(GatewayError) in try cache.analyse(query) }
+        guard let runAnalysis else { return try cache.analyse(query) }
+        return try runAnalysis(requestID) { () throws(GatewayError) in try cache.analyse(query) }
     }
 
     /// `operation` as `prepare` leaves it, when its query text was analysed

@@ -1,5 +1,4 @@
 import GQLGateCore
-import GQLGateEventLoop
 import GQLGatePipeline
 import Synchronization
 

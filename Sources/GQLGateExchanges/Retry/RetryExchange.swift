@@ -1,5 +1,4 @@
 import GQLGateCore
-import GQLGateEventLoop
 import GQLGatePipeline
 
 /// Tries queries again when the upstream fails transiently — connection
@@ -21,9 +20,10 @@ public struct RetryExchange: Exchange {
 
     /// - Parameters:
     ///   - clock: deadlines and `Retry-After` dates; `sleep` and `random` (numbers in `0...1`) are the waits and the jitter (injected by tests).
+    ///   - sleep: the waits (`Task.sleep` unless given; the gateway waits on its loops' timers).
     public init(policy: RetryPolicy, budget: RetryBudget, observer: @escaping Observer = { _ in },
                 clock: GatewayClock = .system,
-                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await EventLoop.sleep(for: $0) },
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.policy = policy
         self.budget = budget

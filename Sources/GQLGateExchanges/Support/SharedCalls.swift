@@ -1,4 +1,3 @@
-import GQLGateEventLoop
 import Synchronization
 
 /// Runs at most one call per key at a time and gives its result to every
@@ -26,8 +25,13 @@ public final class SharedCalls<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     private let state = Mutex(State())
+    private let executor: @Sendable () -> (any TaskExecutor)?
 
-    public init() {}
+    /// - Parameter executor: the calling thread's executor, where a call
+    ///   runs (the gateway passes its loops'); nil: the global executor.
+    public init(executor: @escaping @Sendable () -> (any TaskExecutor)? = { nil }) {
+        self.executor = executor
+    }
 
     /// Keys with a call running.
     public var inFlight: Int { state.withLock { $0.calls.count } }
@@ -67,7 +71,7 @@ public final class SharedCalls<Key: Hashable & Sendable, Value: Sendable>: Senda
             // thread that creates it: on the caller's loop (when there is one, so
             // the upstream call runs on the thread an inline call would) it runs
             // after this returns; elsewhere its `finish` waits for the lock.
-            let task = Task(executorPreference: EventLoop.current) {
+            let task = Task(executorPreference: executor()) {
                 let result: Result<Value, any Error>
                 do { result = .success(try await call()) } catch { result = .failure(error) }
                 self.finish(key: key, generation: id, with: result)
