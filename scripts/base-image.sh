@@ -34,9 +34,11 @@ debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$rootfs.log" 2>&1 |
     exit 1
 }
 rm -f "$rootfs.log"
-# What debian:bookworm-slim leaves out as well: package caches, lists, documentation.
+# What debian:bookworm-slim leaves out as well: package caches, lists, documentation but the
+# copyright files.
 rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* \
-    "$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/* "$rootfs"/usr/share/locale/*
+    "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/* "$rootfs"/usr/share/locale/*
+find "$rootfs"/usr/share/doc -type f ! -name copyright -delete
 # The configuration the registry's image carries: a PATH, and bash as the command.
 tar -C "$rootfs" -c . | scripts/podman.sh import --quiet \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
