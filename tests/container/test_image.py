@@ -207,3 +207,15 @@ def test_sigterm_finishes_the_request_in_flight_and_exits_0(
     assert container.wait() == 0, container.logs()
     records = [json.loads(line) for line in container.logs().splitlines() if line.strip()]
     assert records[-1]["msg"] == "stopped", records[-3:]
+
+
+def test_plain_podman_stop_exits_0(
+    podman: Podman, start_container: typing.Callable[..., Container], demo_api: DemoAPI, tmp_path: Path
+) -> None:
+    port = free_port()
+    container = start_container(*mounted_config(tmp_path, port, demo_api.url))
+    wait_ready(container, port)
+    assert data_of(post_graphql(f"http://127.0.0.1:{port}/graphql", HERO))["hero"]["name"]
+    podman.run("stop", container.name)  # SIGTERM, then SIGKILL after podman's default 10 s
+    assert container.wait() == 0, container.logs()
+    assert '"msg":"stopped"' in container.logs()
