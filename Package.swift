@@ -77,6 +77,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The built-in stages: no C, no HTTP client, no event loop (retry reads UpstreamFailure,
+        // the gateway hands in its loops' timers and executor).
         .target(
             name: "GQLGateExchanges",
             dependencies: [
