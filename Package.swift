@@ -232,7 +232,7 @@ if Context.environment["GQLGATE_FUZZ"] != nil {
         fuzzer("RequestDecoder", ["GQLGatePipeline", "GQLGateCore"]),
         fuzzer("DocumentAnalysis", ["GQLGatePipeline", .product(name: "GraphQL", package: "GraphQL")]),
         fuzzer("AnswerInspection", ["GQLGateExchanges", "GQLGatePipeline", "GQLGateCore"]),
-        fuzzer("ClientProtocols", ["GQLGateSubscriptions", "GQLGatePipeline"]),
+        fuzzer("ClientProtocols", ["GQLGateSubscriptions", "GQLGatePipeline", "GQLGateCore"]),
         fuzzer("WebSocketFrames", ["GQLGateWebSocket", "GQLGateEventLoop", "GQLGateCore"]),
         fuzzer("ConfigLoading", ["GQLGateConfig"]),
     ]

@@ -1,4 +1,5 @@
 import FuzzerSupport
+import GQLGateCore
 import GQLGatePipeline
 import GQLGateSubscriptions
 
@@ -38,7 +39,7 @@ private func fuzzClientProtocols(_ data: UnsafePointer<UInt8>?, _ count: Int) ->
 /// The connection's side of the session: what the machine asked for, and checks on it.
 private struct Session {
     var machine: any ClientProtocolStateMachine
-    var now = ContinuousClock.now
+    var now = MonotonicInstant.now
     var running: Set<String> = []
     var closed = false
     var rejectsInit = false

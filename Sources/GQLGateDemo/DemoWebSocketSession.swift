@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGateEventLoop
 import GQLGatePipeline
 import GQLGateSubscriptions

@@ -1,16 +1,17 @@
+import GQLGateCore
 import GQLGatePipeline
 import GQLGateSubscriptions
 
 /// A clock that moves only when a test says so.
 struct MockClock {
     /// The instant every test starts from.
-    let start = ContinuousClock.Instant.now
+    let start = MonotonicInstant.now
     private(set) var elapsed = Duration.zero
 
-    var now: ContinuousClock.Instant { start + elapsed }
+    var now: MonotonicInstant { start + elapsed }
 
     /// `start` plus `offset`.
-    func at(_ offset: Duration) -> ContinuousClock.Instant { start + offset }
+    func at(_ offset: Duration) -> MonotonicInstant { start + offset }
 
     mutating func advance(by duration: Duration) {
         elapsed += duration

@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGatePipeline
 
 /// What happens to a client WebSocket connection, fed to its protocol state
@@ -39,14 +40,14 @@ public enum ClientConnectionAction: Sendable, Equatable {
     /// Stop operation `id`; deliver no more events for it.
     case stopOperation(id: String)
     /// Deliver `timer` at this instant, replacing any earlier request.
-    case wakeUp(at: ContinuousClock.Instant)
+    case wakeUp(at: MonotonicInstant)
 }
 
 /// A client-facing subscription protocol as a value-type state machine:
 /// events in, actions out, time passed in.
 public protocol ClientProtocolStateMachine: Sendable {
     /// Applies `event`, observed at `now`, and returns what to do, in order.
-    mutating func handle(_ event: ClientConnectionEvent, now: ContinuousClock.Instant) -> [ClientConnectionAction]
+    mutating func handle(_ event: ClientConnectionEvent, now: MonotonicInstant) -> [ClientConnectionAction]
 }
 
 /// The state machine for the subprotocol a client's upgrade selected.

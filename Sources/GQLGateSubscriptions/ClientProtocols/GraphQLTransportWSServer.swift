@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGatePipeline
 
 /// The server side of graphql-transport-ws for one client connection.
@@ -18,7 +19,7 @@ import GQLGatePipeline
 public struct GraphQLTransportWSServer: ClientProtocolStateMachine {
     private enum Phase: Sendable {
         case new
-        case awaitingInit(deadline: ContinuousClock.Instant)
+        case awaitingInit(deadline: MonotonicInstant)
         case authenticating
         case acknowledged
         case closed
@@ -27,8 +28,8 @@ public struct GraphQLTransportWSServer: ClientProtocolStateMachine {
     private let settings: ClientProtocolSettings
     private var phase = Phase.new
     private var operations: Set<String> = []
-    private var lastActivity: ContinuousClock.Instant?
-    private var keepaliveCheck: ContinuousClock.Instant?
+    private var lastActivity: MonotonicInstant?
+    private var keepaliveCheck: MonotonicInstant?
     private var wakeUps = WakeUpSchedule()
 
     public init(settings: ClientProtocolSettings) {
@@ -38,7 +39,7 @@ public struct GraphQLTransportWSServer: ClientProtocolStateMachine {
     /// The ids of the operations running now.
     public var runningOperations: Set<String> { operations }
 
-    public mutating func handle(_ event: ClientConnectionEvent, now: ContinuousClock.Instant) -> [ClientConnectionAction] {
+    public mutating func handle(_ event: ClientConnectionEvent, now: MonotonicInstant) -> [ClientConnectionAction] {
         if case .closed = phase { return [] }
         var actions: [ClientConnectionAction] = []
         if case .timer = event { wakeUps.timerFired() }
@@ -50,7 +51,7 @@ public struct GraphQLTransportWSServer: ClientProtocolStateMachine {
         return actions
     }
 
-    private var nextDeadline: ContinuousClock.Instant? {
+    private var nextDeadline: MonotonicInstant? {
         switch phase {
         case .awaitingInit(let deadline): deadline
         case .acknowledged: keepaliveCheck
@@ -58,7 +59,7 @@ public struct GraphQLTransportWSServer: ClientProtocolStateMachine {
         }
     }
 
-    private mutating func apply(_ event: ClientConnectionEvent, now: ContinuousClock.Instant, into actions: inout [ClientConnectionAction]) {
+    private mutating func apply(_ event: ClientConnectionEvent, now: MonotonicInstant, into actions: inout [ClientConnectionAction]) {
         switch event {
         case .opened:
             guard case .new = phase else { return }
@@ -142,7 +143,7 @@ public struct GraphQLTransportWSServer: ClientProtocolStateMachine {
         }
     }
 
-    private mutating func fireTimers(now: ContinuousClock.Instant, into actions: inout [ClientConnectionAction]) {
+    private mutating func fireTimers(now: MonotonicInstant, into actions: inout [ClientConnectionAction]) {
         switch phase {
         case .awaitingInit(let deadline) where deadline <= now:
             close(.initTimeout, into: &actions)

@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGatePipeline
 
 /// The server side of the legacy subscriptions-transport-ws protocol
@@ -22,9 +23,9 @@ import GQLGatePipeline
 public struct GraphQLWSServer: ClientProtocolStateMachine {
     private enum Phase: Sendable {
         case new
-        case awaitingInit(deadline: ContinuousClock.Instant)
+        case awaitingInit(deadline: MonotonicInstant)
         case authenticating(waitingStarts: [(id: String, request: GraphQLRequest)])
-        case acknowledged(nextKeepAlive: ContinuousClock.Instant?)
+        case acknowledged(nextKeepAlive: MonotonicInstant?)
         case closed
     }
 
@@ -40,7 +41,7 @@ public struct GraphQLWSServer: ClientProtocolStateMachine {
     /// The ids of the operations running now.
     public var runningOperations: Set<String> { operations }
 
-    public mutating func handle(_ event: ClientConnectionEvent, now: ContinuousClock.Instant) -> [ClientConnectionAction] {
+    public mutating func handle(_ event: ClientConnectionEvent, now: MonotonicInstant) -> [ClientConnectionAction] {
         if case .closed = phase { return [] }
         var actions: [ClientConnectionAction] = []
         if case .timer = event { wakeUps.timerFired() }
@@ -49,7 +50,7 @@ public struct GraphQLWSServer: ClientProtocolStateMachine {
         return actions
     }
 
-    private var nextDeadline: ContinuousClock.Instant? {
+    private var nextDeadline: MonotonicInstant? {
         switch phase {
         case .awaitingInit(let deadline): deadline
         case .acknowledged(let nextKeepAlive): nextKeepAlive
@@ -57,7 +58,7 @@ public struct GraphQLWSServer: ClientProtocolStateMachine {
         }
     }
 
-    private mutating func apply(_ event: ClientConnectionEvent, now: ContinuousClock.Instant, into actions: inout [ClientConnectionAction]) {
+    private mutating func apply(_ event: ClientConnectionEvent, now: MonotonicInstant, into actions: inout [ClientConnectionAction]) {
         switch event {
         case .opened:
             guard case .new = phase else { return }
@@ -67,7 +68,7 @@ public struct GraphQLWSServer: ClientProtocolStateMachine {
         case .initAccepted(let ackPayload):
             guard case .authenticating(let waitingStarts) = phase else { return }
             actions.append(.send(GraphQLWSMessage.connectionAck(payload: ackPayload).encoded()))
-            var nextKeepAlive: ContinuousClock.Instant?
+            var nextKeepAlive: MonotonicInstant?
             if let interval = settings.keepaliveInterval {
                 actions.append(.send(GraphQLWSMessage.keepAlive.encoded()))
                 nextKeepAlive = now + interval
@@ -170,7 +171,7 @@ public struct GraphQLWSServer: ClientProtocolStateMachine {
         actions.append(.startOperation(id: id, request: request))
     }
 
-    private mutating func fireTimers(now: ContinuousClock.Instant, into actions: inout [ClientConnectionAction]) {
+    private mutating func fireTimers(now: MonotonicInstant, into actions: inout [ClientConnectionAction]) {
         switch phase {
         case .awaitingInit(let deadline) where deadline <= now:
             close(.initTimeout, into: &actions)

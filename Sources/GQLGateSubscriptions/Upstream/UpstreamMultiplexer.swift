@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGatePipeline
 
 /// The bookkeeping of one upstream WebSocket: a `SubscriptionRegistry` (who
@@ -28,7 +29,7 @@ public struct UpstreamMultiplexer<Listener: Hashable & Sendable>: Sendable {
         /// Send a close frame and drop the socket.
         case close(WebSocketClose)
         /// Deliver `timer` at this instant, replacing any earlier request.
-        case wakeUp(at: ContinuousClock.Instant)
+        case wakeUp(at: MonotonicInstant)
         /// Tell each of these listeners, in order, about their subscription
         /// (one action for a whole fan-out).
         case deliver([Listener], Delivery)
@@ -59,7 +60,7 @@ public struct UpstreamMultiplexer<Listener: Hashable & Sendable>: Sendable {
 
     /// Adds `listener` for the subscription `key`, subscribing upstream when it is the first of its key.
     public mutating func add(_ listener: Listener, key: SubscriptionKey, request: GraphQLRequest,
-                             now: ContinuousClock.Instant) -> [Action] {
+                             now: MonotonicInstant) -> [Action] {
         let addition = registry.add(listener, key: key, request: request)
         guard addition.subscribeUpstream else { return [] }
         return [.upstreamSubscriptionStarted]
@@ -67,14 +68,14 @@ public struct UpstreamMultiplexer<Listener: Hashable & Sendable>: Sendable {
     }
 
     /// Removes `listener` (it stopped listening); the last one of its upstream subscription unsubscribes it.
-    public mutating func remove(_ listener: Listener, now: ContinuousClock.Instant) -> [Action] {
+    public mutating func remove(_ listener: Listener, now: MonotonicInstant) -> [Action] {
         guard let removal = registry.remove(listener), removal.completeUpstream else { return [] }
         return translate(session.handle(.unsubscribe(id: removal.upstreamID), now: now)) + [.upstreamSubscriptionEnded]
     }
 
     /// Feeds a socket or timer event (`connected`, `message`, `disconnected`, `timer`) to the session.
     /// `shutdown` also completes every listener.
-    public mutating func handle(_ event: UpstreamSessionEvent, now: ContinuousClock.Instant) -> [Action] {
+    public mutating func handle(_ event: UpstreamSessionEvent, now: MonotonicInstant) -> [Action] {
         var actions = translate(session.handle(event, now: now))
         if case .shutdown = event {
             for (upstreamID, _) in registry.liveSubscriptions {

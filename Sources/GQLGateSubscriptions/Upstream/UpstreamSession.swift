@@ -25,9 +25,9 @@ public struct UpstreamSession: Sendable {
     private enum Phase: Sendable {
         case idle
         case connecting
-        case initialising(ackDeadline: ContinuousClock.Instant)
-        case ready(since: ContinuousClock.Instant)
-        case waitingToReconnect(at: ContinuousClock.Instant)
+        case initialising(ackDeadline: MonotonicInstant)
+        case ready(since: MonotonicInstant)
+        case waitingToReconnect(at: MonotonicInstant)
         case stopped
     }
 
@@ -43,11 +43,11 @@ public struct UpstreamSession: Sendable {
     private var phase = Phase.idle
     private var subscriptions: [String: Subscription] = [:]
     private var nextOrder = 0
-    private var nextPing: ContinuousClock.Instant?
-    private var pongDeadline: ContinuousClock.Instant?
-    private var lastKeepAlive: ContinuousClock.Instant?
-    private var keepAliveCheck: ContinuousClock.Instant?
-    private var idleDeadline: ContinuousClock.Instant?
+    private var nextPing: MonotonicInstant?
+    private var pongDeadline: MonotonicInstant?
+    private var lastKeepAlive: MonotonicInstant?
+    private var keepAliveCheck: MonotonicInstant?
+    private var idleDeadline: MonotonicInstant?
     private var wakeUps = WakeUpSchedule()
 
     public init(settings: UpstreamSessionSettings) {
@@ -68,7 +68,7 @@ public struct UpstreamSession: Sendable {
     }
 
     /// Applies `event`, observed at `now`, and returns what to do, in order.
-    public mutating func handle(_ event: UpstreamSessionEvent, now: ContinuousClock.Instant) -> [UpstreamSessionAction] {
+    public mutating func handle(_ event: UpstreamSessionEvent, now: MonotonicInstant) -> [UpstreamSessionAction] {
         var actions: [UpstreamSessionAction] = []
         if case .timer = event { wakeUps.timerFired() }
         apply(event, now: now, into: &actions)
@@ -76,7 +76,7 @@ public struct UpstreamSession: Sendable {
         return actions
     }
 
-    private var nextDeadline: ContinuousClock.Instant? {
+    private var nextDeadline: MonotonicInstant? {
         switch phase {
         case .initialising(let ackDeadline): ackDeadline
         case .ready: [nextPing, pongDeadline, keepAliveCheck, idleDeadline].compactMap { $0 }.min()
@@ -85,7 +85,7 @@ public struct UpstreamSession: Sendable {
         }
     }
 
-    private mutating func apply(_ event: UpstreamSessionEvent, now: ContinuousClock.Instant, into actions: inout [UpstreamSessionAction]) {
+    private mutating func apply(_ event: UpstreamSessionEvent, now: MonotonicInstant, into actions: inout [UpstreamSessionAction]) {
         switch event {
         case .subscribe(let id, let request):
             subscribe(id, request, into: &actions)
@@ -147,7 +147,7 @@ public struct UpstreamSession: Sendable {
         subscriptions[id] = subscription
     }
 
-    private mutating func receive(_ text: String, now: ContinuousClock.Instant, into actions: inout [UpstreamSessionAction]) {
+    private mutating func receive(_ text: String, now: MonotonicInstant, into actions: inout [UpstreamSessionAction]) {
         let inbound: UpstreamInbound
         do {
             inbound = try wire.decode(text)
@@ -184,7 +184,7 @@ public struct UpstreamSession: Sendable {
         }
     }
 
-    private mutating func acknowledged(now: ContinuousClock.Instant, into actions: inout [UpstreamSessionAction]) {
+    private mutating func acknowledged(now: MonotonicInstant, into actions: inout [UpstreamSessionAction]) {
         phase = .ready(since: now)
         if settings.subprotocol == .graphqlTransportWS, settings.keepalive > .zero { nextPing = now + settings.keepalive }
         for id in liveSubscriptions {
@@ -195,7 +195,7 @@ public struct UpstreamSession: Sendable {
         becameIdleIfEmpty(now: now)
     }
 
-    private mutating func fireTimers(now: ContinuousClock.Instant, into actions: inout [UpstreamSessionAction]) {
+    private mutating func fireTimers(now: MonotonicInstant, into actions: inout [UpstreamSessionAction]) {
         switch phase {
         case .initialising(let ackDeadline) where ackDeadline <= now:
             lose(now: now, close: .ackTimeout, into: &actions)
@@ -230,7 +230,7 @@ public struct UpstreamSession: Sendable {
         }
     }
 
-    private mutating func becameIdleIfEmpty(now: ContinuousClock.Instant) {
+    private mutating func becameIdleIfEmpty(now: MonotonicInstant) {
         guard subscriptions.isEmpty else { return }
         switch phase {
         case .ready:
@@ -243,7 +243,7 @@ public struct UpstreamSession: Sendable {
     }
 
     /// The connection is gone: report every live subscription and plan the reconnection.
-    private mutating func lose(now: ContinuousClock.Instant, close: WebSocketClose?, into actions: inout [UpstreamSessionAction]) {
+    private mutating func lose(now: MonotonicInstant, close: WebSocketClose?, into actions: inout [UpstreamSessionAction]) {
         if let close { actions.append(.close(close)) }
         var uptime: Duration?
         if case .ready(let since) = phase { uptime = now - since }

@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGatePipeline
 
 /// What happens to gqlgate's WebSocket to the upstream, fed to its
@@ -32,7 +33,7 @@ public enum UpstreamSessionAction: Sendable, Equatable {
     /// Send a close frame and drop the socket; the session already counts it as gone.
     case close(WebSocketClose)
     /// Deliver `timer` at this instant, replacing any earlier request.
-    case wakeUp(at: ContinuousClock.Instant)
+    case wakeUp(at: MonotonicInstant)
     /// A result for upstream subscription `id`: fan it out to its listeners.
     case result(id: String, payload: SerializedJSON)
     /// Upstream subscription `id` failed with these GraphQL errors and is over.
