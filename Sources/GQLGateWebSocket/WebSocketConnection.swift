@@ -80,26 +80,36 @@ public final class WebSocketConnection: FileDescriptorHandler {
         let rc = role == .server
             ? wslay_event_context_server_init(&context, &callbacks, user)
             : wslay_event_context_client_init(&context, &callbacks, user)
-        precondition(rc == 0 && context != nil, "wslay_event_context_init failed: \(rc)")
+        guard rc == 0, let context else {
+            context = nil  // wslay could not allocate it: `start()` ends the connection with 1011
+            return
+        }
         wslay_event_config_set_max_recv_msg_length(context, UInt64(max(0, configuration.maxMessageBytes)))
     }
 
     deinit {
-        wslay_event_context_free(context)
+        if let context { wslay_event_context_free(context) }
     }
 
     /// Bytes queued for the peer and not yet written.
     public var bufferedBytes: Int {
-        Int(wslay_event_get_queued_msg_length(context))
+        context.map { Int(wslay_event_get_queued_msg_length($0)) } ?? 0
     }
 
     // MARK: - Public API (loop thread)
 
-    /// Starts reading and writing: frames `initialBytes` first, then watches the transport.
+    /// Starts reading and writing: frames `initialBytes` first, then watches
+    /// the transport. A connection wslay could not allocate a context for
+    /// closes its transport here and tells the delegate 1011 "out of memory".
     public func start() {
         assert(loop.inLoop)
         guard state == .idle else { return }
         state = .open
+        guard context != nil else {
+            requestedClose = (WebSocketCloseCode.internalError, "out of memory")
+            finish()
+            return
+        }
         schedulePing()
         drive(read: true)
     }
@@ -215,7 +225,7 @@ public final class WebSocketConnection: FileDescriptorHandler {
 
     /// Closes the transport and tells the delegate, once.
     private func finish() {
-        guard let context, state != .closed else { return }
+        guard state != .closed else { return }
         state = .closed
         cancelKeepAlive()
         if let closeTimer { loop.cancel(closeTimer) }
@@ -226,9 +236,9 @@ public final class WebSocketConnection: FileDescriptorHandler {
         let code: UInt16, reason: String
         if protocolFailed {
             (code, reason) = (WebSocketCloseCode.protocolError, "")
-        } else if wslay_event_get_close_received(context) != 0 {
+        } else if let context, wslay_event_get_close_received(context) != 0 {
             (code, reason) = (wslay_event_get_status_code_received(context), receivedCloseReason)
-        } else if wslay_event_get_close_sent(context) != 0 {
+        } else if let context, wslay_event_get_close_sent(context) != 0 {
             (code, reason) = (wslay_event_get_status_code_sent(context), requestedClose?.reason ?? "")
         } else if let requestedClose {
             (code, reason) = requestedClose
