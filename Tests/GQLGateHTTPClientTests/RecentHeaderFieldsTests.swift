@@ -73,27 +73,4 @@ import Testing
         #expect(field("X-A:  \tspaced value  ", in: makeCache(), parses: &parses) == HTTPHeaders.Field(name: "X-A", value: "spaced value"))
         #expect(field("X-Empty:", in: makeCache(), parses: &parses) == HTTPHeaders.Field(name: "X-Empty", value: ""))
     }
-
-    /// Looks up the field `name: value` by its two parts.
-    private func field(name: String, value: String, in cache: RecentHeaderFields) -> HTTPHeaders.Field {
-        var name = name, value = value
-        return name.withUTF8 { name in
-            value.withUTF8 { value in cache.field(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer(value)) }
-        }
-    }
-
-    @Test func fieldsByNameAndValueAreTheBytesReceived() {
-        let cache = makeCache()
-        for _ in 0..<2 {
-            #expect(field(name: "Content-Type", value: "application/json", in: cache) == HTTPHeaders.Field(name: "Content-Type", value: "application/json"))
-            #expect(field(name: "Content-Type", value: "text/plain", in: cache) == HTTPHeaders.Field(name: "Content-Type", value: "text/plain"))
-            #expect(field(name: "content-type", value: "text/plain", in: cache) == HTTPHeaders.Field(name: "content-type", value: "text/plain"))
-            #expect(field(name: "X-Empty", value: "", in: cache) == HTTPHeaders.Field(name: "X-Empty", value: ""))
-            #expect(field(name: "X-Ab", value: "c", in: cache) == HTTPHeaders.Field(name: "X-Ab", value: "c"))
-            #expect(field(name: "X-A", value: "bc", in: cache) == HTTPHeaders.Field(name: "X-A", value: "bc"))
-        }
-        let long = String(repeating: "c", count: Self.longestLine)
-        #expect(field(name: "Cookie", value: long, in: cache).value == long)
-        #expect(field(name: "Cookie", value: long, in: cache).value == long)
-    }
 }
