@@ -44,21 +44,21 @@ public final class WebSocketConnection: FileDescriptorHandler {
     public private(set) var state = State.idle
 
     let transport: any ByteStream
-    private var context: OpaquePointer?
-    private var pendingInput: [UInt8]
-    private var pendingOffset = 0
-    private var processing = false
-    private var transportEnded = false
+    var context: OpaquePointer?
+    var pendingInput: [UInt8]
+    var pendingOffset = 0
+    var processing = false
+    var transportEnded = false
     private var transportFailed = false
-    private var protocolFailed = false
+    var protocolFailed = false
     private var registered = false
     private var requestedClose: (code: UInt16, reason: String)?
     /// `close` was asked for while messages were queued: the close frame follows once they are written.
     private var closeFrameDeferred = false
-    private var receivedCloseReason = ""
+    var receivedCloseReason = ""
     private var closeTimer: EventLoopTimerID?
-    private var pingTimer: EventLoopTimerID?
-    private var pongTimer: EventLoopTimerID?
+    var pingTimer: EventLoopTimerID?
+    var pongTimer: EventLoopTimerID?
 
     /// - Parameters:
     ///   - role: `.server` on sockets clients opened, `.client` upstream.
@@ -177,7 +177,7 @@ public final class WebSocketConnection: FileDescriptorHandler {
 
     /// Lets wslay read (when asked) and write what is queued, then settles the
     /// epoll interest or finishes the connection.
-    private func drive(read: Bool) {
+    func drive(read: Bool) {
         guard let context, state == .open || state == .closing else { return }
         processing = true
         if read, wslay_event_want_read(context) != 0, wslay_event_recv(context) != 0 {
@@ -224,7 +224,7 @@ public final class WebSocketConnection: FileDescriptorHandler {
     }
 
     /// Closes the transport and tells the delegate, once.
-    private func finish() {
+    func finish() {
         guard state != .closed else { return }
         state = .closed
         cancelKeepAlive()
@@ -246,105 +246,6 @@ public final class WebSocketConnection: FileDescriptorHandler {
             (code, reason) = (WebSocketCloseCode.abnormal, "")
         }
         delegate?.webSocket(self, didCloseWith: code, reason: reason)
-    }
-
-    // MARK: - Keep-alive
-
-    private func schedulePing() {
-        guard let interval = configuration.pingInterval, state == .open else { return }
-        pingTimer = loop.schedule(after: interval) { [weak self] in
-            self?.pingTimer = nil
-            self?.sendPing()
-        }
-    }
-
-    private func sendPing() {
-        guard state == .open else { return }
-        _ = queue(UInt8(WSLAY_PING.rawValue), UnsafeRawBufferPointer(start: nil, count: 0))
-        pongTimer = loop.schedule(after: configuration.pongTimeout) { [weak self] in
-            self?.pongTimer = nil
-            self?.peerIsDead()
-        }
-        if !processing { drive(read: false) }
-    }
-
-    private func receivedPong() {
-        guard let pongTimer else { return }
-        loop.cancel(pongTimer)
-        self.pongTimer = nil
-        schedulePing()
-    }
-
-    /// The peer left a ping unanswered: tell it with 1011 if the socket takes
-    /// it at once, and close without waiting for a handshake.
-    private func peerIsDead() {
-        guard state == .open else { return }
-        close(code: WebSocketCloseCode.internalError, reason: "keep-alive ping unanswered")
-        finish()
-    }
-
-    private func cancelKeepAlive() {
-        if let pingTimer { loop.cancel(pingTimer) }
-        if let pongTimer { loop.cancel(pongTimer) }
-        pingTimer = nil
-        pongTimer = nil
-    }
-
-    // MARK: - wslay callbacks
-
-    private func queue(_ opcode: UInt8, _ bytes: UnsafeRawBufferPointer) -> Int32 {
-        var message = wslay_event_msg(opcode: opcode, msg: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), msg_length: bytes.count)
-        return wslay_event_queue_msg(context, &message)
-    }
-
-    /// wslay wants bytes: first those the handshake read ahead, then the transport's.
-    func wslayReceive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if pendingOffset < pendingInput.count {
-            let count = min(buffer.count, pendingInput.count - pendingOffset)
-            pendingInput.withUnsafeBytes { source in
-                buffer.baseAddress!.copyMemory(from: source.baseAddress! + pendingOffset, byteCount: count)
-            }
-            pendingOffset += count
-            if pendingOffset == pendingInput.count {
-                pendingInput = []
-                pendingOffset = 0
-            }
-            return count
-        }
-        return report(transport.receive(into: buffer))
-    }
-
-    func wslaySend(_ bytes: UnsafeRawBufferPointer, more: Bool) -> Int {
-        report(transport.send(bytes, more: more))
-    }
-
-    private func report(_ result: ByteStreamResult) -> Int {
-        switch result {
-        case .transferred(let count):
-            return count
-        case .wouldBlock:
-            wslay_event_set_error(context, WSLAY_ERR_WOULDBLOCK.rawValue)
-        case .endOfStream, .failed:
-            transportEnded = true
-            wslay_event_set_error(context, WSLAY_ERR_CALLBACK_FAILURE.rawValue)
-        }
-        return -1
-    }
-
-    func wslayReceived(opcode: UInt8, payload: UnsafeRawBufferPointer) {
-        switch opcode {
-        case UInt8(WSLAY_TEXT_FRAME.rawValue):
-            delegate?.webSocket(self, didReceive: .text(String(decoding: payload, as: UTF8.self)))
-        case UInt8(WSLAY_BINARY_FRAME.rawValue):
-            delegate?.webSocket(self, didReceive: .binary(Bytes(payload)))
-        case UInt8(WSLAY_CONNECTION_CLOSE.rawValue):
-            protocolFailed = payload.count == 1  // wslay echoes it as a close without code; RFC 6455 calls it an error
-            receivedCloseReason = payload.count > 2 ? String(decoding: payload[2...], as: UTF8.self) : ""
-        case UInt8(WSLAY_PONG.rawValue):
-            receivedPong()
-        default:
-            break
-        }
     }
 
     private static func truncatedUTF8(_ text: String, maxBytes: Int) -> [UInt8] {
