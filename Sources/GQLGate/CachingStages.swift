@@ -7,19 +7,17 @@ import GQLGateRedis
 import Logging
 
 /// The exchanges that save upstream work, built from the `apq`, `cache` and
-/// `dedupe` settings: APQ goes first in the chain (before the document is
-/// parsed), the cache and dedupe after the query limits. The cache keeps its
-/// answers in memory or, with `cache.backend: redis`, in Redis (on the
-/// gateway loops, with wall-clock times shared by every replica).
+/// `dedupe` settings, for their slots (`PipelineSlot.apq`, `.cache`,
+/// `.dedupe`). The cache keeps its answers in memory or, with
+/// `cache.backend: redis`, in Redis (on the gateway loops, with wall-clock
+/// times shared by every replica).
 struct CachingStages: Sendable {
-    /// `APQExchange` when `apq.enabled`.
-    let beforeDocument: [any Exchange]
     /// The APQ exchange, when `apq.enabled`.
     let apq: APQExchange?
     /// The cache exchange, when `cache.enabled`.
     let cacheExchange: CacheExchange?
-    /// `CacheExchange` when `cache.enabled`, then `DedupeExchange` when `dedupe.enabled`.
-    let afterLimits: [any Exchange]
+    /// The dedupe exchange, when `dedupe.enabled`.
+    let dedupe: DedupeExchange?
     /// The response cache, when enabled.
     let cache: (any ResponseCacheStore)?
     /// Where the cache reads the upstream schema from, when it tags entities
@@ -28,8 +26,6 @@ struct CachingStages: Sendable {
 
     init(config: GatewayConfig, metrics: GatewayMetrics, loops: EventLoopGroup, logger: Logger) throws(ConfigError) {
         apq = config.apq.enabled ? APQExchange() : nil
-        beforeDocument = apq.map { [$0] } ?? []
-        var after: [any Exchange] = []
         if config.cache.enabled {
             let settings = config.cache
             let cache = try Self.store(settings, metrics: metrics, loops: loops, logger: logger)
@@ -41,7 +37,6 @@ struct CachingStages: Sendable {
                 cache: cache,
                 settings: CacheExchange.Settings(
                     varyHeaders: settings.varyHeaders, ttl: ttl, invalidateOnMutation: settings.invalidateOnMutation, schema: schema))
-            after.append(exchange)
             cacheExchange = exchange
             self.cache = cache
             self.schema = schema
@@ -50,10 +45,8 @@ struct CachingStages: Sendable {
             cache = nil
             schema = nil
         }
-        if config.dedupe.enabled {
-            after.append(DedupeExchange(varyHeaders: config.cache.varyHeaders, calls: SharedCalls(executor: LoopHooks.currentExecutor)))
-        }
-        afterLimits = after
+        dedupe = config.dedupe.enabled
+            ? DedupeExchange(varyHeaders: config.cache.varyHeaders, calls: SharedCalls(executor: LoopHooks.currentExecutor)) : nil
     }
 
     /// The store `cache.backend` names, reporting to `metrics`.

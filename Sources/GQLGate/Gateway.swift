@@ -1,6 +1,5 @@
 import GQLGateConfig
 import GQLGateEventLoop
-import GQLGateExchanges
 import GQLGateHTTPClient
 import GQLGateHTTPServer
 import GQLGateLogging
@@ -13,7 +12,7 @@ import Logging
 /// and the exchange pipeline, assembled from a `GatewayConfig`.
 ///
 /// ```swift
-/// let gateway = try Gateway(config: config, exchanges: [LoggingExchange()])
+/// let gateway = try Gateway(config: config, exchanges: [.before(.cache, LoggingExchange())])
 /// try gateway.start()
 /// ```
 public final class Gateway: Sendable {
@@ -24,10 +23,10 @@ public final class Gateway: Sendable {
     let server: HTTPServer
     let client: HTTPClient
     let endpoint: GraphQLEndpoint
-    let pipelines: PipelineSlot
+    let pipelines: CurrentPipeline
     let readiness: Readiness
     let inFlight = InFlightRequests()
-    let exchanges: [any Exchange]
+    let exchanges: [ExchangePlacement]
     let logger: Logger
     /// Logs a loop busy past `loopBusyThreshold`, with the request it works for.
     let watchdog: LoopWatchdog
@@ -40,17 +39,15 @@ public final class Gateway: Sendable {
     /// Builds the gateway; nothing listens until `start()`.
     /// - Parameters:
     ///   - config: the effective configuration; `upstream.url` must be set.
-    ///   - exchanges: your own exchanges, run after the built-in request
-    ///     stages (APQ, document analysis, method rules, limits, cache,
-    ///     dedupe) and before the upstream stages (credentials, retries)
-    ///     and the transport.
+    ///   - exchanges: your own exchanges, each placed before or after a
+    ///     built-in slot (`PipelineSlot`), e.g. `.before(.cache, LoggingExchange())`.
     ///   - metrics: where the gateway's metrics are recorded.
     ///   - logger: where access lines go (one per request, at `info`) when
     ///     `accessLog` is nil.
     ///   - accessLog: gqlgate's own access-line writer, which writes the same
     ///     lines as a `GatewayLogHandler` at a fraction of the cost.
     /// - Throws: `ConfigError` when a file the config names cannot be used.
-    public init(config: GatewayConfig, exchanges: [any Exchange] = [], metrics: GatewayMetrics = GatewayMetrics(),
+    public init(config: GatewayConfig, exchanges: [ExchangePlacement] = [], metrics: GatewayMetrics = GatewayMetrics(),
                 logger: Logger = Logger(label: "gqlgate"), accessLog: AccessLogWriter? = nil) throws(ConfigError) {
         self.metrics = metrics
         self.exchanges = exchanges
@@ -63,7 +60,7 @@ public final class Gateway: Sendable {
             logger.warning("loop busy", metadata: metadata)
         }
         readiness = Readiness(client: client)
-        pipelines = PipelineSlot(
+        pipelines = CurrentPipeline(
             try Self.makePipeline(
                 config: config, client: client, exchanges: exchanges, metrics: metrics, readiness: readiness,
                 subscriptions: SubscriptionContext(loops: loops, logger: logger, previous: nil)))
@@ -79,66 +76,6 @@ public final class Gateway: Sendable {
                 writeTimeoutSeconds: Int(config.server.writeTimeout.components.seconds), connectionLimit: config.server.maxConnections,
                 connectionMemoryBytes: config.server.maxHeaderBytes),
             delegate: endpoint)
-    }
-
-    /// The exchange chain and settings for `config`: built at start and again on every reload.
-    static func makePipeline(config: GatewayConfig, client: HTTPClient, exchanges: [any Exchange], metrics: GatewayMetrics,
-                             readiness: Readiness, subscriptions context: SubscriptionContext) throws(ConfigError) -> GatewayPipeline {
-        let forwarded = config.headers.forwardedNames
-        let transport = HTTPTransport(
-            client: client,
-            settings: HTTPTransport.Settings(
-                url: config.upstream.url ?? "", timeout: config.upstream.timeout, connectTimeout: config.upstream.connectTimeout,
-                forwardedHeaders: forwarded),
-            observer: UpstreamAttemptMetrics(metrics: metrics, readiness: readiness))
-        let caching = try CachingStages(config: config, metrics: metrics, loops: context.loops, logger: context.logger)
-        let documents = DocumentExchange(
-            cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes, runAnalysis: LoopHooks.documentAnalysis)
-        let limits = QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases))
-        let builtIn: [any Exchange] = caching.beforeDocument + [documents, RequestTraceExchange(), HTTPMethodRulesExchange(), limits]
-            + caching.afterLimits
-        var upstreamStages: [any Exchange] = []
-        var credentials: UpstreamAuthExchange?
-        if config.auth.addsCredentials {
-            let exchange = UpstreamAuthExchange(config.auth, client: client, upstream: config.upstream, metrics: metrics)
-            credentials = exchange
-            upstreamStages.append(exchange)
-        }
-        if config.retry.maxAttempts > 1 {
-            upstreamStages.append(RetryExchange(
-                policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget),
-                observer: { metrics.retry(reason: RetryLabel($0)) }, sleep: LoopHooks.sleep))
-        }
-        let persisted: [any Exchange] = config.apq.upstream ? [UpstreamAPQExchange()] : []
-        let subscriptions = context.transport(config: config, client: client, metrics: metrics, credentials: credentials)
-        let chain = ExchangeChain(
-            exchanges: builtIn + exchanges + persisted + upstreamStages,
-            transport: SplitTransport(http: transport, subscriptions: subscriptions))
-        let schemaLearning = caching.schema.map { source in
-            SchemaLearning(
-                chain: ExchangeChain(
-                    exchanges: [DocumentExchange(cache: DocumentCache(capacity: 1), runAnalysis: LoopHooks.documentAnalysis)] + upstreamStages,
-                    transport: transport),
-                source: source)
-        }
-        // Only memory hits are answered on the server thread: a Redis hit needs the network.
-        let cacheHits = caching.cacheExchange.flatMap { cache in
-            cache.givesFreshHitsAtOnce
-                ? CacheHitShortcut(apq: caching.apq, documents: documents, limits: limits, cache: cache, varyHeaders: config.cache.varyHeaders)
-                : nil
-        }
-        return GatewayPipeline(
-            config: config, chain: chain, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
-            subscriptions: subscriptions, schemaLearning: schemaLearning, cacheHits: cacheHits)
-    }
-
-    private static func clientAuthenticator(_ clients: ClientsConfig) throws(ConfigError) -> ClientAuthenticator? {
-        guard let path = clients.apiKeysFile else { return nil }
-        do {
-            return try ClientAuthenticator(apiKeysFile: path)
-        } catch {
-            throw ConfigError(keyPath: "clients.api_keys_file", message: "\(error)")
-        }
     }
 
     /// The configuration it runs with (the last one applied by `reload`).

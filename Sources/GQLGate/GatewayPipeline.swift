@@ -22,20 +22,17 @@ final class GatewayPipeline: Sendable {
     let subscriptions: UpstreamSubscriptions
     /// Learns the upstream schema for the cache's entity tags, when it tags entities.
     let schemaLearning: SchemaLearning?
-    /// Answers fresh cache hits on the server thread, when `cache.enabled`.
-    let cacheHits: CacheHitShortcut?
     /// The client header fields whose values reach the upstream (lower case).
     private let passedOnHeaders: [String]
 
     init(config: GatewayConfig, chain: ExchangeChain, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
-         subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?, cacheHits: CacheHitShortcut?) {
+         subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?) {
         self.config = config
         self.chain = chain
         self.clientAuth = clientAuth
         self.cache = cache
         self.subscriptions = subscriptions
         self.schemaLearning = schemaLearning
-        self.cacheHits = cacheHits
         passedOnHeaders = config.headers.passedOnNames
     }
 
@@ -54,7 +51,7 @@ final class GatewayPipeline: Sendable {
 }
 
 /// The current pipeline, replaced whole on reload.
-final class PipelineSlot: Sendable {
+final class CurrentPipeline: Sendable {
     private let slot: Mutex<GatewayPipeline>
 
     init(_ pipeline: GatewayPipeline) {

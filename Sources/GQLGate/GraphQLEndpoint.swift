@@ -10,7 +10,7 @@ import Logging
 /// the server thread, and runs GraphQL requests through the current exchange
 /// pipeline as tasks on the gateway loops.
 final class GraphQLEndpoint: HTTPServerDelegate {
-    private let pipelines: PipelineSlot
+    private let pipelines: CurrentPipeline
     let loops: EventLoopGroup
     private let maxBodyBytes: Int
     let requestIDs = RequestIDGenerator()
@@ -23,7 +23,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     let streams = OpenStreams()
     private let logger: Logger
 
-    init(pipelines: PipelineSlot, loops: EventLoopGroup, maxBodyBytes: Int, operations: OperationsEndpoints, requestLog: RequestLog,
+    init(pipelines: CurrentPipeline, loops: EventLoopGroup, maxBodyBytes: Int, operations: OperationsEndpoints, requestLog: RequestLog,
          inFlight: InFlightRequests, metrics: GatewayMetrics, logger: Logger) {
         self.logger = logger
         self.pipelines = pipelines
@@ -35,38 +35,40 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         webSockets = WebSocketEndpoint(pipelines: pipelines, loops: loops, metrics: metrics, requestIDs: requestIDs)
     }
 
-    func answer(_ request: ServerRequest) -> ServerResponse? {
+    func answer(_ request: ServerRequest) -> ServerAnswer<PendingRequest> {
         let pipeline = pipelines.current
         if request.path == pipeline.path {
             if let name = request.headers.firstRefusedField(isPassedOn: pipeline.isPassedOn) {
-                return logged(gatewayAnswer(.badRequest("Header \(name) has a control character in its value."), for: request))
+                return .now(logged(gatewayAnswer(.badRequest("Header \(name) has a control character in its value."), for: request)))
             }
-            if WebSocketEndpoint.isUpgrade(request) { return logged(webSockets.answer(request, pipeline: pipeline)) }
+            if WebSocketEndpoint.isUpgrade(request) { return .now(logged(webSockets.answer(request, pipeline: pipeline))) }
             if let clientAuth = pipeline.clientAuth, !clientAuth.authenticate(request.headers) {
-                return logged(gatewayAnswer(ClientAuthenticator.rejection, for: request))
+                return .now(logged(gatewayAnswer(ClientAuthenticator.rejection, for: request)))
             }
-            if request.method == "GET" || request.method == "POST" { return cacheHit(request, pipeline: pipeline) }
-            return logged(gatewayAnswer(.methodNotAllowed("Method \(request.method) is not supported; use GET or POST.", allow: "GET, POST"), for: request))
+            if request.method == "GET" || request.method == "POST" { return graphQL(request, pipeline: pipeline) }
+            return .now(logged(gatewayAnswer(
+                .methodNotAllowed("Method \(request.method) is not supported; use GET or POST.", allow: "GET, POST"), for: request)))
         }
         switch operations.route(request, metricsEnabled: pipeline.config.metrics.enabled) {
-        case .answer(let response): return response
-        case .probe: return nil
-        case nil: return logged(gatewayAnswer(.notFound(request.path), for: request))
+        case .answer(let response): return .now(response)
+        case .probe: return .later(.readiness(pipeline.readinessProbe))
+        case nil: return .now(logged(gatewayAnswer(.notFound(request.path), for: request)))
         }
     }
 
-    func dispatch(_ request: ServerRequest) {
-        if request.path == OperationsEndpoints.readinessPath {
-            let probe = pipelines.current.readinessProbe
+    func dispatch(_ request: ServerRequest, _ pending: PendingRequest) {
+        switch pending {
+        case .graphQL(let context):
+            let trace = context.operation.trace
+            inFlight.start(request, on: loops.next()) {
+                await self.process(context)
+            } answered: { response in
+                self.requestLog.record(response, startedAt: context.startedAt, trace: trace?.snapshot)
+            }
+        case .readiness(let probe):
             inFlight.start(request, on: loops.next()) { await self.operations.probeAnswer(probe) }
-            return
-        }
-        let startedAt = MonotonicClock.nanoseconds()
-        let trace = RequestTrace()
-        inFlight.start(request, on: loops.next()) {
-            await self.process(request, trace: trace)
-        } answered: { response in
-            self.requestLog.record(response, startedAt: startedAt, trace: trace.snapshot)
+        case .shuttingDown:
+            inFlight.start(request, on: loops.next()) { self.gatewayAnswer(.shuttingDown, for: request) }
         }
     }
 
@@ -94,38 +96,63 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         return cutShort
     }
 
-    /// Decodes, runs the pipeline, and turns the first result (or the error)
-    /// into the answer, or streams the results when `Accept` asks for SSE or multipart.
-    /// The operation carries `trace`, which the stages fill in for the access log.
-    func process(_ request: ServerRequest, trace: RequestTrace) async -> ServerResponse {
+    /// A GET or POST on the GraphQL path: decoded, then run through the
+    /// pipeline's synchronous head on the server thread — answered there
+    /// when a stage answers (a cache hit, a refused operation), else taken,
+    /// to go on from where the head stopped on a loop. A streamed answer
+    /// (SSE, multipart) runs the whole pipeline on a loop; while a drain
+    /// answers every request with 503, nothing runs.
+    private func graphQL(_ request: ServerRequest, pipeline: GatewayPipeline) -> ServerAnswer<PendingRequest> {
+        guard !inFlight.isClosed else { return .later(.shuttingDown) }
+        let startedAt = MonotonicClock.nanoseconds()
         let requestID = clientRequestID(request) ?? requestIDs.next()
+        let trace = RequestTrace()
         do {
-            let (graphQLRequest, transport) = try Self.decode(request)
-            let pipeline = pipelines.current
+            let (sent, transport) = try GraphQLHTTPDecoder.decode(
+                method: request.method, contentType: request.headers["content-type"], queryItems: request.queryItems, body: request.body)
             let delivery = ResultDelivery.requested(byAccept: request.headers["accept"])
-            let operation = Operation(
-                request: graphQLRequest, clientTransport: transport, delivery: delivery, headers: request.headers, requestID: requestID,
+            var operation = Operation(
+                request: sent, clientTransport: transport, delivery: delivery, headers: request.headers, requestID: requestID,
                 originalBody: transport == .httpPost ? request.body : nil, trace: trace)
-            if let format = HTTPStreamFormat(delivery, keepAlive: pipeline.config.subscriptions.keepalive) {
-                return try await streamedAnswer(operation, format: format, chain: pipeline.chain)
+            let stream = HTTPStreamFormat(delivery, keepAlive: pipeline.config.subscriptions.keepalive)
+            var position = ExchangeChain.Position.start
+            if stream == nil {
+                switch try pipeline.chain.runAtOnce(&operation) {
+                case .answered(let result):
+                    return .now(recorded(serverResponse(result, requestID: requestID), startedAt: startedAt, trace: trace))
+                case .goOn(let next):
+                    position = next
+                }
             }
-            guard let result = try await pipeline.chain.run(consume operation).first() else {
-                return serverResponse(GatewayError.upstreamUnavailable("The upstream sent no result.").response(), requestID: requestID)
-            }
-            return serverResponse(result, requestID: requestID)
-        } catch let error as any GatewayErrorConvertible {
-            return serverResponse(error.gatewayError.response(), requestID: requestID)
+            return .later(.graphQL(RequestContext(
+                startedAt: startedAt, pipeline: pipeline, operation: operation, position: position, stream: stream)))
         } catch {
-            return serverResponse(GatewayError.internalError("The gateway failed: \(error)").response(), requestID: requestID)
+            return .now(recorded(errorResponse(error, requestID: requestID), startedAt: startedAt, trace: trace))
         }
     }
 
-    /// The request's GraphQL parameters: decoded once, on the server thread
-    /// when the cache-hit shortcut looked at them, else here.
-    private static func decode(_ request: ServerRequest) throws(GatewayError) -> (GraphQLRequest, ClientTransport) {
-        if let decoded = request.attachment as? DecodedGraphQLRequest { return (decoded.request, decoded.transport) }
-        return try GraphQLHTTPDecoder.decode(
-            method: request.method, contentType: request.headers["content-type"], queryItems: request.queryItems, body: request.body)
+    /// Runs the rest of the pipeline and turns the first result (or the
+    /// error) into the answer, or streams the results when `Accept` asks for
+    /// SSE or multipart.
+    func process(_ context: RequestContext) async -> ServerResponse {
+        let requestID = context.operation.requestID
+        do {
+            if let format = context.stream {
+                return try await streamedAnswer(context.operation, format: format, chain: context.pipeline.chain)
+            }
+            guard let result = try await context.pipeline.chain.resume(context.operation, at: context.position).first() else {
+                return serverResponse(GatewayError.upstreamUnavailable("The upstream sent no result.").response(), requestID: requestID)
+            }
+            return serverResponse(result, requestID: requestID)
+        } catch {
+            return errorResponse(error, requestID: requestID)
+        }
+    }
+
+    /// The answer to a pipeline that threw `error`.
+    private func errorResponse(_ error: any Error, requestID: String) -> ServerResponse {
+        let gatewayError = (error as? any GatewayErrorConvertible)?.gatewayError ?? .internalError("The gateway failed: \(error)")
+        return serverResponse(gatewayError.response(), requestID: requestID)
     }
 
     func serverResponse(_ result: GraphQLResponse, requestID: String) -> ServerResponse {
@@ -134,7 +161,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         return ServerResponse(status: result.status, headers: headers, body: result.body)
     }
 
-    private func gatewayAnswer(_ error: GatewayError, for request: ServerRequest) -> ServerResponse {
+    func gatewayAnswer(_ error: GatewayError, for request: ServerRequest) -> ServerResponse {
         serverResponse(error.response(), requestID: clientRequestID(request) ?? requestIDs.next())
     }
 
@@ -147,6 +174,12 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     /// Records an answer made on the server thread (metrics, access line).
     private func logged(_ response: ServerResponse) -> ServerResponse {
         requestLog.record(response, startedAt: MonotonicClock.nanoseconds(), trace: nil)
+        return response
+    }
+
+    /// Records an answer the pipeline gave on the server thread, with what its stages noted.
+    private func recorded(_ response: ServerResponse, startedAt: UInt64, trace: RequestTrace) -> ServerResponse {
+        requestLog.record(response, startedAt: startedAt, trace: trace.snapshot)
         return response
     }
 }

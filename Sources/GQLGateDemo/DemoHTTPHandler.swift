@@ -49,7 +49,12 @@ final class DemoHTTPHandler: HTTPServerDelegate {
         admission.withLock { $0.draining = true }
     }
 
-    func answer(_ request: ServerRequest) -> ServerResponse? {
+    func answer(_ request: ServerRequest) -> ServerAnswer<Void> {
+        immediateAnswer(request).map { .now($0) } ?? .later(())
+    }
+
+    /// The answer given on the server thread; nil takes the request.
+    private func immediateAnswer(_ request: ServerRequest) -> ServerResponse? {
         switch request.path {
         case "/healthz":
             guard request.method == "GET" || request.method == "HEAD" else {
@@ -74,7 +79,7 @@ final class DemoHTTPHandler: HTTPServerDelegate {
         }
     }
 
-    func dispatch(_ request: ServerRequest) {
+    func dispatch(_ request: ServerRequest, _: Void) {
         Task {
             request.respond(await response(to: request))
             let none = admission.withLock { admission in

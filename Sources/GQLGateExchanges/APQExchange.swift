@@ -20,7 +20,7 @@ public struct APQExchange: OperationStage {
         self.store = store
     }
 
-    public func prepare(_ operation: inout Operation) throws(GatewayError) {
+    package func prepare(_ operation: inout Operation) throws(GatewayError) {
         guard operation.request.extensions?["persistedQuery"] != nil else { return }
         operation.request = try resolved(operation.request)
     }
@@ -28,7 +28,7 @@ public struct APQExchange: OperationStage {
     /// `request` as `prepare` passes it on: with the registered query filled
     /// in (or the sent one registered) and `persistedQuery` removed; the
     /// request itself when it has no `persistedQuery`.
-    public func resolved(_ request: GraphQLRequest) throws(GatewayError) -> GraphQLRequest {
+    private func resolved(_ request: GraphQLRequest) throws(GatewayError) -> GraphQLRequest {
         guard let persisted = request.extensions?["persistedQuery"] else { return request }
         let hash = try Self.hash(in: persisted)
         var request = request

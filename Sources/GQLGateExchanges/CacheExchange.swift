@@ -19,7 +19,7 @@ import GQLGatePipeline
 /// `__typename` (and `id`) too, and their answers purge what they may have changed (see
 /// `ResponseCacheStore.purge`). Subscriptions pass untouched. Place after
 /// the query limits, before dedupe.
-public struct CacheExchange: Exchange {
+public struct CacheExchange: AnswersAtOnce {
     /// What the exchange does besides storing.
     public struct Settings: Sendable {
         /// `cache.vary_headers`: the scope.
@@ -44,7 +44,7 @@ public struct CacheExchange: Exchange {
     }
 
     private let cache: any ResponseCacheStore
-    /// The same store when it is the in-memory one, whose fresh answers `freshHit` gives.
+    /// The same store when it is the in-memory one, whose fresh answers `answerAtOnce` gives.
     private let memory: MemoryResponseCache?
     private let settings: Settings
     private let clock: CacheClock
@@ -66,28 +66,25 @@ public struct CacheExchange: Exchange {
         }
     }
 
-    /// Whether `freshHit` can answer: the store is `MemoryResponseCache`.
-    public var givesFreshHitsAtOnce: Bool { memory != nil }
-
-    /// The key a query's answer is stored under: its document, operation
-    /// name, variables and scope (`cache.vary_headers`).
-    public func requestKey(for operation: Operation) -> RequestKey {
-        RequestKey(operation: operation, varyHeaders: settings.varyHeaders)
-    }
-
-    /// The answer to the query whose key is `key` (`requestKey(for:)`), sent
-    /// with `headers`, when the cache holds a fresh one, as `handle` would give
-    /// it (`X-Cache: HIT`, `Age`, the hit counted); nil for anything else
-    /// (a client's `Cache-Control: no-cache` included), which `handle`
-    /// decides, and always with a store other than `MemoryResponseCache`.
-    /// Synchronous, for answering on a server thread.
-    public func freshHit(key: RequestKey, headers: HTTPHeaders) -> GraphQLResponse? {
-        guard let memory else { return nil }
-        let client = CacheControlDirectives(headers)
-        guard !client.noCache, !client.noStore, let found = memory.freshHit(for: key, now: clock.now()) else { return nil }
+    /// The fresh answer to a query, when the store is `MemoryResponseCache`
+    /// and holds one, as `handle` would give it (`X-Cache: HIT`, `Age`, the
+    /// hit counted); nil for anything else (a client's `Cache-Control:
+    /// no-cache` included), which `handle` decides.
+    package func answerAtOnce(_ operation: Operation) -> GraphQLResponse? {
+        guard let memory, operation.kind == .query else { return nil }
+        let client = CacheControlDirectives(operation.headers)
+        guard !client.noCache, !client.noStore,
+              let found = memory.freshHit(for: requestKey(for: operation), now: clock.now())
+        else { return nil }
         var response = served(found.answer, age: found.age)
         response.headers.add(name: "X-Cache", value: CacheOutcome.hit.rawValue)  // stored without one
         return response
+    }
+
+    /// The key a query's answer is stored under: its document, operation
+    /// name, variables and scope (`cache.vary_headers`).
+    private func requestKey(for operation: Operation) -> RequestKey {
+        RequestKey(operation: operation, varyHeaders: settings.varyHeaders)
     }
 
     // MARK: - Queries

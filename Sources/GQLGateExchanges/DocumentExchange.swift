@@ -27,7 +27,23 @@ public struct DocumentExchange: OperationStage {
         self.runAnalysis = runAnalysis
     }
 
-    public func prepare(_ operation: inout Operation) throws {
+    package func prepare(_ operation: inout Operation) throws {
+        let query = try checkedQuery(operation)
+        let document = try cache.cachedDocument(for: query) ?? analyse(query, for: operation.requestID)
+        try select(in: document, for: &operation)
+    }
+
+    /// `prepare` when the query text was analysed already; false, with
+    /// `operation` untouched, when it must be parsed (on a loop).
+    package func prepareAtOnce(_ operation: inout Operation) throws -> Bool {
+        let query = try checkedQuery(operation)
+        guard let document = cache.cachedDocument(for: query) else { return false }
+        try select(in: document, for: &operation)
+        return true
+    }
+
+    /// The operation's query text, when there is one and it is not over `maxDocumentBytes`.
+    private func checkedQuery(_ operation: borrowing Operation) throws(GatewayError) -> String {
         guard let query = operation.request.query, !query.isEmpty else {
             throw GatewayError.badRequest("The request has no \"query\".")
         }
@@ -36,7 +52,10 @@ public struct DocumentExchange: OperationStage {
             throw GatewayError.queryTooComplex(
                 "The document is \(size) bytes; limits.max_document_bytes allows \(maxDocumentBytes).")
         }
-        let document = try cache.cachedDocument(for: query) ?? analyse(query, for: operation.requestID)
+        return query
+    }
+
+    private func select(in document: AnalysedDocument, for operation: inout Operation) throws(GatewayError) {
         operation.selected = try document.selectOperation(named: operation.request.operationName)
         operation.document = document
     }
@@ -45,19 +64,5 @@ public struct DocumentExchange: OperationStage {
     private func analyse(_ query: String, for requestID: String) throws(GatewayError) -> AnalysedDocument {
         guard let runAnalysis else { return try cache.analyse(query) }
         return try runAnalysis(requestID) { () throws(GatewayError) in try cache.analyse(query) }
-    }
-
-    /// `operation` as `prepare` leaves it, when its query text was analysed
-    /// already and the operation it names exists; nil for anything else,
-    /// which `prepare` decides. Never parses.
-    public func analysedFromCache(_ operation: Operation) -> Operation? {
-        guard let query = operation.request.query, !query.isEmpty, query.utf8.count <= maxDocumentBytes,
-              let document = cache.cachedDocument(for: query),
-              let selected = try? document.selectOperation(named: operation.request.operationName)
-        else { return nil }
-        var operation = operation
-        operation.selected = selected
-        operation.document = document
-        return operation
     }
 }

@@ -8,7 +8,7 @@ import GQLGatePipeline
 public struct HTTPMethodRulesExchange: OperationStage {
     public init() {}
 
-    public func prepare(_ operation: inout Operation) throws(GatewayError) {
+    package func prepare(_ operation: inout Operation) throws(GatewayError) {
         switch operation.kind {
         case .mutation where operation.clientTransport == .httpGet:
             throw .methodNotAllowed("Mutations are not allowed over GET; use POST.", allow: "POST")

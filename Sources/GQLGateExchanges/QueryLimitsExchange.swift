@@ -25,12 +25,12 @@ public struct QueryLimitsExchange: OperationStage {
         self.limits = limits
     }
 
-    public func prepare(_ operation: inout Operation) throws(GatewayError) {
+    package func prepare(_ operation: inout Operation) throws(GatewayError) {
         if let shape = operation.selected?.shape { try check(shape) }
     }
 
     /// Throws `QUERY_TOO_COMPLEX` when `shape` is over a limit.
-    public func check(_ shape: OperationShape) throws(GatewayError) {
+    private func check(_ shape: OperationShape) throws(GatewayError) {
         if shape.depth > limits.maxDepth {
             throw .queryTooComplex("The operation is \(shape.depth) levels deep; limits.max_depth allows \(limits.maxDepth).")
         }

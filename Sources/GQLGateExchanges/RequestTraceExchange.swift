@@ -6,7 +6,7 @@ import GQLGatePipeline
 public struct RequestTraceExchange: OperationStage {
     public init() {}
 
-    public func prepare(_ operation: inout Operation) {
+    package func prepare(_ operation: inout Operation) {
         if let selected = operation.selected {
             operation.trace?.operationSelected(kind: selected.kind, name: selected.name)
         }

@@ -58,6 +58,23 @@ private func begin(on connection: OpaquePointer, method: UnsafePointer<CChar>?, 
     }
 }
 
+/// Sends the delegate's answer at once, or suspends the connection and
+/// dispatches the request with what the delegate worked out.
+private func answerOrDispatch<Delegate: HTTPServerDelegate>(_ request: ServerRequest, on connection: OpaquePointer, server: HTTPServer,
+                                                            delegate: Delegate) -> MHD_Result {
+    switch delegate.answer(request) {
+    case .now(let response):
+        request.phase = .done
+        return queue(response, on: connection, for: request)
+    case .later(let pending):
+        request.phase = .dispatched
+        MHD_suspend_connection(connection)
+        server.noteSuspended()
+        delegate.dispatch(request, pending)
+        return .YES
+    }
+}
+
 /// Every later call: collects the body, then answers or dispatches; after a resume, queues the answer.
 private func step(_ request: ServerRequest, on connection: OpaquePointer, uploadData: UnsafePointer<CChar>?,
                   uploadDataSize: UnsafeMutablePointer<Int>, server: HTTPServer) -> MHD_Result {
@@ -78,15 +95,7 @@ private func step(_ request: ServerRequest, on connection: OpaquePointer, upload
         }
         request.storedBody = request.collected.take()
         request.storedQueryItems = collectQueryItems(connection)
-        if let response = server.delegate.answer(request) {
-            request.phase = .done
-            return queue(response, on: connection, for: request)
-        }
-        request.phase = .dispatched
-        MHD_suspend_connection(connection)
-        server.noteSuspended()
-        server.delegate.dispatch(request)
-        return .YES
+        return answerOrDispatch(request, on: connection, server: server, delegate: server.delegate)
     case .discarding:
         guard uploadDataSize.pointee == 0 else {
             uploadDataSize.pointee = 0

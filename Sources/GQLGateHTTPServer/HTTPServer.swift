@@ -3,15 +3,28 @@ import CMicroHTTPD
 import GQLGateCore
 import Synchronization
 
+/// What a delegate does with a request it received whole: answers it at once,
+/// or takes it, keeping what it worked out about it (`Pending`) for `dispatch`.
+public enum ServerAnswer<Pending> {
+    /// Send this answer now, on the server thread.
+    case now(ServerResponse)
+    /// The server suspends the connection, then calls `dispatch(_:_:)` with this.
+    case later(Pending)
+}
+
 /// Decides what to do with each request the server has fully received.
 public protocol HTTPServerDelegate: AnyObject, Sendable {
-    /// Called on a server thread once the whole body is in. Return an answer
-    /// to send it at once, or nil to take the request: the server then suspends
-    /// the connection and calls `dispatch(_:)`.
-    func answer(_ request: ServerRequest) -> ServerResponse?
-    /// Called on a server thread right after the connection was suspended.
-    /// The delegate must call `request.respond(_:)` exactly once, from any thread.
-    func dispatch(_ request: ServerRequest)
+    /// What `answer(_:)` works out about a request it takes and hands to
+    /// `dispatch(_:_:)` (say, the decoded body), so it is not worked out twice.
+    associatedtype Pending
+
+    /// Called on a server thread once the whole body is in: the answer to
+    /// send at once, or `.later` to take the request.
+    func answer(_ request: ServerRequest) -> ServerAnswer<Pending>
+    /// Called on the same server thread right after the connection was
+    /// suspended, with what `answer(_:)` gave. The delegate must call
+    /// `request.respond(_:)` exactly once, from any thread.
+    func dispatch(_ request: ServerRequest, _ pending: Pending)
     /// The answer to a body over `maxBodyBytes`: sent before the body is read
     /// when its length is declared, else once the rest was read and dropped;
     /// the connection closes after it.

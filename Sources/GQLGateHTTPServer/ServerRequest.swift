@@ -31,21 +31,11 @@ public final class ServerRequest: @unchecked Sendable {
     public var queryItems: [(name: String, value: String?)] { storedQueryItems }
     /// The request body.
     public var body: Bytes { storedBody }
-    /// What the delegate worked out about the request in `answer(_:)` and
-    /// wants again after `dispatch(_:)` (say, the decoded body), so it is not
-    /// worked out twice. Written on the server thread before the request is
-    /// dispatched, read-only afterwards, like the fields above.
-    public var attachment: (any Sendable)? {
-        get { storedAttachment }
-        set { storedAttachment = newValue }
-    }
-
     // The public fields read through accessors of this module: an access from
     // another module would be checked at run time, the attribute notwithstanding.
     @exclusivity(unchecked) var storedHeaders = HTTPHeaders()
     @exclusivity(unchecked) var storedQueryItems: [(name: String, value: String?)] = []
     @exclusivity(unchecked) var storedBody: Bytes = .empty
-    @exclusivity(unchecked) var storedAttachment: (any Sendable)?
     let connection: OpaquePointer
     @exclusivity(unchecked) var phase = Phase.receiving
     @exclusivity(unchecked) var collected = ByteAccumulator()

@@ -1,50 +1,110 @@
-/// Exchanges folded around a transport, once, into one function: the first
-/// exchange sees each operation first and the results last. Each row of
-/// `OperationStage`s runs inside the step of the exchange (or transport) right
-/// after it, so stages add no async call of their own.
+/// Exchanges folded around a transport, once, into one function per position:
+/// the first exchange sees each operation first and the results last. Each
+/// row of `OperationStage`s runs inside the step of the exchange (or
+/// transport) right after it, so stages add no async call of their own.
+///
+/// The chain's synchronous head — the stages and the exchanges that can
+/// answer at once, up to the first exchange that cannot — also runs on the
+/// calling thread (`runAtOnce`): a request answered there (a cache hit, a
+/// refused operation) never leaves the server thread, and one that is not
+/// goes on from where that run stopped (`resume`), so each stage runs
+/// exactly once either way.
 public struct ExchangeChain: Sendable {
-    private let entry: ExchangeNext
+    /// `steps[i]`: the pipeline from exchange `i` on (`steps[count]`: the transport).
+    private let steps: [ExchangeNext]
+    /// The synchronous head, in order.
+    private let head: [HeadStep]
+
+    private enum HeadStep: Sendable {
+        case stage(any OperationStage)
+        case answering(any AnswersAtOnce)
+    }
+
+    /// Where the synchronous run stopped: the position the pipeline goes on from.
+    package struct Position: Sendable, Equatable {
+        package let index: Int
+
+        /// The first exchange: the whole pipeline.
+        package static let start = Position(index: 0)
+    }
+
+    /// What `runAtOnce` came to.
+    package enum AtOnce: Sendable {
+        /// Answered on the calling thread.
+        case answered(GraphQLResponse)
+        /// The rest of the pipeline must run on a loop, from this position.
+        case goOn(Position)
+    }
 
     /// - Parameters:
     ///   - exchanges: the stages in the order operations pass them.
     ///   - transport: what the last stage's `next` calls.
     public init(exchanges: [any Exchange], transport: some Transport) {
-        // Built from the end: `step(stages)` is the step that follows the row
-        // of stages met so far, with them run first.
-        var step: ([any OperationStage]) -> ExchangeNext = { stages in Self.sending(to: transport, after: stages) }
-        var stages: [any OperationStage] = []  // the row of stages right before `step`, in order
-        for exchange in exchanges.reversed() {
+        var steps = [ExchangeNext](repeating: { try await transport.send($0) }, count: exchanges.count + 1)
+        // Built from the end: `handler` is the step of the first exchange after the row of stages met so far.
+        var handler: ExchangeNext = steps[exchanges.count]
+        var row: [any OperationStage] = []
+        for index in exchanges.indices.reversed() {
+            let exchange = exchanges[index]
             if let stage = exchange as? any OperationStage {
-                stages.insert(stage, at: 0)
-                continue
+                row.insert(stage, at: 0)
+            } else {
+                handler = Self.handling(by: exchange, next: steps[index + 1])
+                row = []
             }
-            let rest = step(stages)
-            stages = []
-            step = { stages in Self.handling(by: exchange, next: rest, after: stages) }
+            steps[index] = Self.running(row, before: handler)
         }
-        entry = step(stages)
+        self.steps = steps
+        var head: [HeadStep] = []
+        for exchange in exchanges {
+            if let stage = exchange as? any OperationStage {
+                head.append(.stage(stage))
+            } else if let answering = exchange as? any AnswersAtOnce {
+                head.append(.answering(answering))
+            } else {
+                break
+            }
+        }
+        self.head = head
     }
 
-    /// `transport.send`, with `stages` run first, in order.
-    private static func sending(to transport: some Transport, after stages: [any OperationStage]) -> ExchangeNext {
-        guard !stages.isEmpty else { return { try await transport.send($0) } }
-        return { (operation: consuming Operation) in
-            for stage in stages { try stage.prepare(&operation) }
-            return try await transport.send(operation)
-        }
+    private static func handling(by exchange: any Exchange, next: @escaping ExchangeNext) -> ExchangeNext {
+        { try await exchange.handle($0, next: next) }
     }
 
-    /// `exchange.handle` with `next`, with `stages` run first, in order.
-    private static func handling(by exchange: any Exchange, next: @escaping ExchangeNext, after stages: [any OperationStage]) -> ExchangeNext {
-        guard !stages.isEmpty else { return { try await exchange.handle($0, next: next) } }
+    /// `handler`, with `stages` run first, in order.
+    private static func running(_ stages: [any OperationStage], before handler: @escaping ExchangeNext) -> ExchangeNext {
+        guard !stages.isEmpty else { return handler }
         return { (operation: consuming Operation) in
             for stage in stages { try stage.prepare(&operation) }
-            return try await exchange.handle(consume operation, next: next)
+            return try await handler(consume operation)
         }
     }
 
     /// Runs `operation` through the pipeline.
     public func run(_ operation: consuming Operation) async throws -> ResultStream {
-        try await entry(consume operation)
+        try await steps[0](consume operation)
+    }
+
+    /// Runs the synchronous head on the calling thread: the answer when a
+    /// stage there gives one, else where the pipeline goes on (`resume`),
+    /// with `operation` as the stages before it left it. Throws what a
+    /// stage throws (the operation's answer).
+    package func runAtOnce(_ operation: inout Operation) throws -> AtOnce {
+        for index in head.indices {
+            switch head[index] {
+            case .stage(let stage):
+                guard try stage.prepareAtOnce(&operation) else { return .goOn(Position(index: index)) }
+            case .answering(let exchange):
+                if let answer = exchange.answerAtOnce(operation) { return .answered(answer) }
+                return .goOn(Position(index: index))
+            }
+        }
+        return .goOn(Position(index: head.count))
+    }
+
+    /// Runs the pipeline from `position` (given by `runAtOnce`) on.
+    package func resume(_ operation: consuming Operation, at position: Position) async throws -> ResultStream {
+        try await steps[position.index](consume operation)
     }
 }

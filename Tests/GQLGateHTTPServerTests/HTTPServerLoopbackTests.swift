@@ -126,13 +126,17 @@ private func drain(_ server: HTTPServer) async {
 
 /// Answers every request at once with what it saw.
 final class EchoDelegate: HTTPServerDelegate {
-    func answer(_ request: ServerRequest) -> ServerResponse? {
+    func answer(_ request: ServerRequest) -> ServerAnswer<Void> {
+        echo(request).map { .now($0) } ?? .later(())
+    }
+
+    private func echo(_ request: ServerRequest) -> ServerResponse? {
         let items = request.queryItems.map { "\($0.name)=\($0.value ?? "nil")" }.joined(separator: " ")
         let text = "path=\(request.path) \(items) custom=\(request.headers["x-custom"] ?? "none")"
         return ServerResponse(status: 200, headers: ["X-Echo-Method": request.method], body: Bytes(request.method == "POST" ? "posted" : text))
     }
 
-    func dispatch(_ request: ServerRequest) {}
+    func dispatch(_ request: ServerRequest, _: Void) {}
 
     func payloadTooLarge(_ request: ServerRequest) -> ServerResponse {
         ServerResponse(status: 413, body: Bytes("too large"))
@@ -149,9 +153,9 @@ final class DeferredDelegate: HTTPServerDelegate {
         self.delay = delay
     }
 
-    func answer(_ request: ServerRequest) -> ServerResponse? { nil }
+    func answer(_ request: ServerRequest) -> ServerAnswer<Void> { .later(()) }
 
-    func dispatch(_ request: ServerRequest) {
+    func dispatch(_ request: ServerRequest, _: Void) {
         let delay = delay
         loop.execute { [loop] in
             loop.schedule(after: delay) {

@@ -180,9 +180,9 @@ final class StreamingDelegate: HTTPServerDelegate {
         return await iterator.next()
     }
 
-    func answer(_ request: ServerRequest) -> ServerResponse? { nil }
+    func answer(_ request: ServerRequest) -> ServerAnswer<Void> { .later(()) }
 
-    func dispatch(_ request: ServerRequest) {
+    func dispatch(_ request: ServerRequest, _: Void) {
         let opened = OpenedStream(body: StreamingBody(bufferLimit: bufferLimit))
         loop.execute { [sink] in
             request.respond(.streaming(headers: ["Content-Type": "text/plain"], body: opened.body))

@@ -3,7 +3,7 @@ import GQLGatePipeline
 import Testing
 
 /// Records what passes down and up, and tags results with its name on the way up.
-private struct TracingExchange: Exchange {
+struct TracingExchange: Exchange {
     let name: String
     let trace: Trace
 
@@ -56,7 +56,7 @@ private struct RefusingExchange: Exchange {
 
 /// A stage that records the query it sees, appends its name to it, and
 /// refuses queries that contain `refuseOn`.
-private struct MarkingStage: OperationStage {
+struct MarkingStage: OperationStage {
     let name: String
     let trace: Trace
     var refuseOn: String?
@@ -70,7 +70,7 @@ private struct MarkingStage: OperationStage {
 }
 
 /// The end of the chain: records each operation and answers `upstream`, or throws `error`.
-private struct FakeTransport: Transport {
+struct FakeTransport: Transport {
     let trace: Trace
     var error: GatewayError?
 

@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized) struct CustomExchangeTests {
     @Test func ownExchangesSeeAnalysedOperationsAndCanAnswerThemselves() async throws {
         let log = LineLog()
-        let answer = try await withGateway(exchanges: [LoggingExchange(log: log), PingExchange()]) { ping in
+        let answer = try await withGateway(exchanges: [.after(.limits, LoggingExchange(log: log)), .after(.limits, PingExchange())]) { ping in
             try await ping(["Content-Type": "application/json"])
         }
         #expect(answer.status == 200)
@@ -19,7 +19,7 @@ import Testing
 
     @Test func ownStagesRefuseOperationsBeforeTheRestSeesThem() async throws {
         let log = LineLog()
-        try await withGateway(exchanges: [RequireClientName(), LoggingExchange(log: log), PingExchange()]) { ping in
+        try await withGateway(exchanges: [.after(.limits, RequireClientName()), .after(.limits, LoggingExchange(log: log)), .after(.limits, PingExchange())]) { ping in
             let refused = try await ping(["Content-Type": "application/json"])
             #expect(refused.status == 400)
             #expect(refused.body.string.contains("Name your client in apollographql-client-name."))
@@ -30,16 +30,40 @@ import Testing
         }
     }
 
+    @Test func anExchangeBeforeTheCacheSeesCacheHits() async throws {
+        let log = LineLog()
+        try await withGateway(exchanges: [.before(.cache, LoggingExchange(log: log)), .after(.cache, PingExchange())], cache: true) { ping in
+            let first = try await ping(["Content-Type": "application/json"])
+            #expect(first.headers["x-cache"] == "MISS")
+            let second = try await ping(["Content-Type": "application/json"])
+            #expect(second.headers["x-cache"] == "HIT")
+            #expect(second.body.string == #"{"data":{"ping":"pong"}}"#)
+            #expect(log.lines == ["→ query Ping", "← 200 from gateway", "→ query Ping", "← 200 from cache"])
+        }
+    }
+
+    @Test func anExchangeAfterTheCacheSeesOnlyMisses() async throws {
+        let log = LineLog()
+        try await withGateway(exchanges: [.after(.cache, LoggingExchange(log: log)), .after(.cache, PingExchange())], cache: true) { ping in
+            let first = try await ping(["Content-Type": "application/json"])
+            #expect(first.headers["x-cache"] == "MISS")
+            let second = try await ping(["Content-Type": "application/json"])
+            #expect(second.headers["x-cache"] == "HIT")
+            #expect(log.lines == ["→ query Ping", "← 200 from gateway"])
+        }
+    }
+
     /// Runs `body` with a gateway made of `exchanges` (its upstream unreachable)
     /// and a function that POSTs `query Ping` to it with the given headers.
     private func withGateway<Result>(
-        exchanges: [any Exchange],
+        exchanges: [ExchangePlacement], cache: Bool = false,
         _ body: (_ ping: (HTTPHeaders) async throws -> HTTPClientResponse) async throws -> Result
     ) async throws -> Result {
         var config = GatewayConfig()
         config.server.listen = ListenAddress(host: "127.0.0.1", port: 0)
         config.server.loops = .fixed(1)
         config.upstream.url = "http://127.0.0.1:9/graphql"
+        config.cache.enabled = cache
         let gateway = try Gateway(config: config, exchanges: exchanges)
         try gateway.start()
         defer { gateway.shutdown(drainTimeout: .seconds(1)) }
@@ -54,12 +78,13 @@ import Testing
     }
 }
 
-/// The stage from the README.
-struct RequireClientName: OperationStage {
-    func prepare(_ operation: inout Operation) throws {
+/// The check from the README.
+struct RequireClientName: Exchange {
+    func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
         guard operation.headers["apollographql-client-name"] != nil else {
             throw GatewayError.badRequest("Name your client in apollographql-client-name.")
         }
+        return try await next(operation)
     }
 }
 

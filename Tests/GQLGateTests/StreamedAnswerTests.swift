@@ -45,7 +45,7 @@ import Testing
         config.server.listen = ListenAddress(host: "127.0.0.1", port: 0)
         config.server.loops = .fixed(1)
         config.upstream.url = "http://127.0.0.1:9/graphql"
-        let gateway = try Gateway(config: config, exchanges: [ticker])
+        let gateway = try Gateway(config: config, exchanges: [.after(.dedupe, ticker)])
         try gateway.start()
         let clientLoops = EventLoopGroup(count: 1)
         let client = HTTPClient(group: clientLoops)
@@ -78,7 +78,7 @@ private func withGateway(_ exchange: any Exchange, _ body: (Gateway, HTTPClient)
     config.server.listen = ListenAddress(host: "127.0.0.1", port: 0)
     config.server.loops = .fixed(1)
     config.upstream.url = "http://127.0.0.1:9/graphql"
-    let gateway = try Gateway(config: config, exchanges: [exchange])
+    let gateway = try Gateway(config: config, exchanges: [.after(.dedupe, exchange)])
     try gateway.start()
     defer { gateway.shutdown(drainTimeout: .seconds(1)) }
     let clientLoops = EventLoopGroup(count: 1)

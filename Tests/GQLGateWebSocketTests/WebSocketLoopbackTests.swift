@@ -70,7 +70,11 @@ final class EchoUpgradeDelegate: HTTPServerDelegate {
         self.loop = loop
     }
 
-    func answer(_ request: ServerRequest) -> ServerResponse? {
+    func answer(_ request: ServerRequest) -> ServerAnswer<Void> {
+        upgrade(request).map { .now($0) } ?? .later(())
+    }
+
+    private func upgrade(_ request: ServerRequest) -> ServerResponse? {
         guard request.path == "/graphql" else { return ServerResponse(status: 404) }
         do {
             let accepted = try WebSocketHandshake.acceptUpgrade(
@@ -91,7 +95,7 @@ final class EchoUpgradeDelegate: HTTPServerDelegate {
         }
     }
 
-    func dispatch(_ request: ServerRequest) {}
+    func dispatch(_ request: ServerRequest, _: Void) {}
 
     func payloadTooLarge(_ request: ServerRequest) -> ServerResponse {
         ServerResponse(status: 413)

@@ -18,7 +18,7 @@ import Synchronization
 final class ClientWebSocketSession: WebSocketConnectionDelegate {
     /// Everything a session needs from the gateway.
     struct Context: Sendable {
-        let pipelines: PipelineSlot
+        let pipelines: CurrentPipeline
         let metrics: GatewayMetrics
         let requestIDs: RequestIDGenerator
         let sessions: ClientWebSocketSessions

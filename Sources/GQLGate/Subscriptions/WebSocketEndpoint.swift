@@ -19,7 +19,7 @@ final class WebSocketEndpoint: Sendable {
     private let loops: EventLoopGroup
     private let context: ClientWebSocketSession.Context
 
-    init(pipelines: PipelineSlot, loops: EventLoopGroup, metrics: GatewayMetrics, requestIDs: RequestIDGenerator) {
+    init(pipelines: CurrentPipeline, loops: EventLoopGroup, metrics: GatewayMetrics, requestIDs: RequestIDGenerator) {
         self.loops = loops
         context = ClientWebSocketSession.Context(pipelines: pipelines, metrics: metrics, requestIDs: requestIDs, sessions: sessions)
     }

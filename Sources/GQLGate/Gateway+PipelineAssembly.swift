@@ -1,0 +1,73 @@
+import GQLGateConfig
+import GQLGateExchanges
+import GQLGateHTTPClient
+import GQLGateMetrics
+import GQLGatePipeline
+
+extension Gateway {
+    /// The pipeline and settings for `config`, built at start and again on
+    /// every reload: the one place the built-in stages are chosen and put in
+    /// their slots (in `PipelineSlot`'s order), with `exchanges` placed
+    /// around them.
+    static func makePipeline(config: GatewayConfig, client: HTTPClient, exchanges: [ExchangePlacement], metrics: GatewayMetrics,
+                             readiness: Readiness, subscriptions context: SubscriptionContext) throws(ConfigError) -> GatewayPipeline {
+        let caching = try CachingStages(config: config, metrics: metrics, loops: context.loops, logger: context.logger)
+        var builder = PipelineBuilder()
+        if let apq = caching.apq { builder.fill(.apq, with: apq) }
+        builder.fill(.document, with: DocumentExchange(
+            cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes, runAnalysis: LoopHooks.documentAnalysis))
+        builder.fill(.trace, with: RequestTraceExchange())
+        builder.fill(.methodRules, with: HTTPMethodRulesExchange())
+        builder.fill(.limits, with: QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)))
+        if let cache = caching.cacheExchange { builder.fill(.cache, with: cache) }
+        if let dedupe = caching.dedupe { builder.fill(.dedupe, with: dedupe) }
+        if config.apq.upstream { builder.fill(.upstreamAPQ, with: UpstreamAPQExchange()) }
+        var credentials: UpstreamAuthExchange?
+        if config.auth.addsCredentials {
+            let exchange = UpstreamAuthExchange(config.auth, client: client, upstream: config.upstream, metrics: metrics)
+            credentials = exchange
+            builder.fill(.credentials, with: exchange)
+        }
+        if config.retry.maxAttempts > 1 {
+            builder.fill(.retry, with: RetryExchange(
+                policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget),
+                observer: { metrics.retry(reason: RetryLabel($0)) }, sleep: LoopHooks.sleep))
+        }
+        builder.place(exchanges)
+
+        let transport = HTTPTransport(
+            client: client,
+            settings: HTTPTransport.Settings(
+                url: config.upstream.url ?? "", timeout: config.upstream.timeout, connectTimeout: config.upstream.connectTimeout,
+                forwardedHeaders: config.headers.forwardedNames),
+            observer: UpstreamAttemptMetrics(metrics: metrics, readiness: readiness))
+        let subscriptions = context.transport(config: config, client: client, metrics: metrics, credentials: credentials)
+        let chain = builder.build(transport: SplitTransport(http: transport, subscriptions: subscriptions))
+        let schemaLearning = caching.schema.map { source in
+            SchemaLearning(chain: schemaLearningBuilder(from: builder).build(transport: transport), source: source)
+        }
+        return GatewayPipeline(
+            config: config, chain: chain, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
+            subscriptions: subscriptions, schemaLearning: schemaLearning)
+    }
+
+    /// The pipeline introspection queries take: their own document stage,
+    /// then the same credentials and retries as clients' operations.
+    private static func schemaLearningBuilder(from builder: PipelineBuilder) -> PipelineBuilder {
+        var learning = PipelineBuilder()
+        learning.fill(.document, with: DocumentExchange(cache: DocumentCache(capacity: 1), runAnalysis: LoopHooks.documentAnalysis))
+        for slot in [PipelineSlot.credentials, .retry] {
+            if let exchange = builder.exchange(in: slot) { learning.fill(slot, with: exchange) }
+        }
+        return learning
+    }
+
+    private static func clientAuthenticator(_ clients: ClientsConfig) throws(ConfigError) -> ClientAuthenticator? {
+        guard let path = clients.apiKeysFile else { return nil }
+        do {
+            return try ClientAuthenticator(apiKeysFile: path)
+        } catch {
+            throw ConfigError(keyPath: "clients.api_keys_file", message: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import GQLGatePipeline
+
+/// One GraphQL request as the endpoint carries it from the server thread,
+/// where it was decoded and went through the pipeline's synchronous head, to
+/// the loop that runs the rest of the pipeline.
+struct RequestContext: Sendable {
+    /// When the request was received (monotonic nanoseconds).
+    let startedAt: UInt64
+    /// The pipeline the request runs through, taken when it arrived (a reload never changes it half-way).
+    let pipeline: GatewayPipeline
+    /// The operation, as the stages that ran on the server thread left it.
+    let operation: Operation
+    /// Where the pipeline goes on from.
+    let position: ExchangeChain.Position
+    /// How the results are written when the client asked for a stream (SSE, multipart).
+    let stream: HTTPStreamFormat?
+}
+
+/// What the endpoint hands from the server thread to a loop for a request it takes.
+enum PendingRequest: Sendable {
+    /// A GraphQL request the pipeline goes on with.
+    case graphQL(RequestContext)
+    /// `/readyz`, which probes the upstream.
+    case readiness(ReadinessProbe)
+    /// A GraphQL request that arrived once every request is answered 503 (drain).
+    case shuttingDown
+}

@@ -1,0 +1,26 @@
+/// The built-in stages of gqlgate's pipeline, by name. The order of the
+/// cases is the order operations pass them; the gateway fills the slots its
+/// configuration turns on, and places your exchanges before or after any
+/// slot (`ExchangePlacement`), filled or not.
+public enum PipelineSlot: String, CaseIterable, Sendable {
+    /// Automatic persisted queries: the query text filled in from its hash.
+    case apq
+    /// Parsing and analysing the document; `operation.kind` is known after it.
+    case document
+    /// The selected operation noted for the access log and metrics.
+    case trace
+    /// GraphQL-over-HTTP's method rules (no mutation over GET, ...).
+    case methodRules
+    /// `limits.max_depth` and `limits.max_aliases`.
+    case limits
+    /// The response cache.
+    case cache
+    /// Identical queries in flight share one upstream request.
+    case dedupe
+    /// APQ towards the upstream (`apq.upstream`).
+    case upstreamAPQ
+    /// Upstream credentials.
+    case credentials
+    /// Retries of what is safe to retry.
+    case retry
+}
