@@ -7,6 +7,8 @@
 #   P  nginx `proxy_pass` in front of U, with a kept-alive upstream pool
 #   B  bare libmicrohttpd+libcurl proxy in front of U (scripts/bench/bare-proxy.c)
 #   G  gqlgate in front of U, in the configuration scripts/bench.sh gives its G row
+#   H  gqlgate with the cache on (scripts/bench.sh's Gc row): every request a cache hit after
+#      the first, counted by gqlgate's own gqlgate_requests_total (U answers only the first)
 #
 # P, B and G run one at a time under `valgrind --tool=callgrind`, with wrk POSTing the bench
 # query on CONNECTIONS connections: a warm-up, then the counters are zeroed while wrk runs,
@@ -24,7 +26,7 @@
 # Environment:
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G is skipped if missing
 #   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
-#   TARGETS       comma-separated servers to measure, of P, B, G (default P,B,G)
+#   TARGETS       comma-separated servers to measure, of P, B, G, H (default P,B,G)
 #   DURATION      seconds of measured load per server (default 15)
 #   WARMUP        seconds of unmeasured load before it (default 3)
 #   CONNECTIONS   wrk connections (default 10)
@@ -59,7 +61,7 @@ die() { log "error: $*"; exit 1; }
 wants() { [[ ,$TARGETS, == *,"$1",* ]]; }
 
 for t in ${TARGETS//,/ }; do
-    [[ $t == P || $t == B || $t == G ]] || die "TARGETS: unknown server $t (known: P, B, G)"
+    [[ $t == P || $t == B || $t == G || $t == H ]] || die "TARGETS: unknown server $t (known: P, B, G, H)"
 done
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || die "DURATION must be a positive number of seconds"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a number of seconds"
@@ -77,7 +79,7 @@ STATUS=1
 
 install_cleanup
 
-read -r U_PORT P_PORT B_PORT G_PORT < <(free_ports 4)
+read -r U_PORT P_PORT B_PORT G_PORT H_PORT < <(free_ports 5)
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_STATUS=http://127.0.0.1:$U_PORT/nginx-status
 
@@ -90,6 +92,11 @@ upstream_requests() { # requests U has answered, this status request included
 }
 
 # under_callgrind name command... -> sets LAST_PID: the command, run under callgrind
+H_METRICS=http://127.0.0.1:$H_PORT/metrics
+gateway_requests() { # GraphQL requests gqlgate (H) has answered
+    curl -s --max-time 30 "$H_METRICS" | awk '/^gqlgate_requests_total/ { sum += $NF } END { print sum + 0 }'
+}
+
 under_callgrind() {
     local name=$1
     shift
@@ -103,7 +110,7 @@ ROWS=()  # name \t requests \t instructions \t memset instructions, per server m
 
 # measure name pid url: load, zero, load DURATION seconds, dump; appends to ROWS
 measure() {
-    local name=$1 pid=$2 url=$3 before after requests dump total memset line
+    local name=$1 pid=$2 url=$3 count=${4:-upstream_requests} before after requests dump total memset line
     # Waits run in the background, so that Ctrl-C or SIGTERM reaches the traps at once
     # (bash defers traps while a foreground command runs).
     if ((WARMUP > 0)); then
@@ -113,16 +120,16 @@ measure() {
     "$WRK" -t1 -c"$CONNECTIONS" -d1h -s "$BENCH_DIR/wrk.lua" "$url" >"$TMP/wrk-$name.out" 2>&1 </dev/null &
     RUN_PIDS=($!)
     # Zero once the load has reached the server: U's count moves.
-    before=$(upstream_requests)
-    until (($(upstream_requests) > before + 1)); do
+    before=$($count)
+    until (($($count) > before + 1)); do
         kill -0 "${RUN_PIDS[0]}" 2>/dev/null || die "wrk stopped before $name answered"
     done
     callgrind_control -z "$pid" >/dev/null 2>&1
-    before=$(upstream_requests)
+    before=$($count)
     sleep "$DURATION" &
     wait $!
     callgrind_control -d "$pid" >/dev/null 2>&1
-    after=$(upstream_requests)
+    after=$($count)
     # wrk prints its summary (and the script's error counts) when interrupted.
     kill -INT "${RUN_PIDS[0]}" 2>/dev/null || true
     wait "${RUN_PIDS[0]}" 2>/dev/null || true
@@ -131,7 +138,8 @@ measure() {
     [[ $line =~ status=0\  && $line =~ timeout=0 ]] ||
         log "warning: $name answered with errors or timeouts: ${line:-no summary from wrk}"
 
-    requests=$((after - before - 1))  # U's count includes the status request that read it
+    requests=$((after - before))
+    [[ $count == upstream_requests ]] && requests=$((requests - 1))  # U's count includes the status request that read it
     ((requests > 0)) || die "$name: no proxied requests between the zeroing and the dump"
     dump=$TMP/$name.callgrind.1  # the first dump; zeroing writes none
     [[ -s $dump ]] || die "$name: callgrind wrote no dump"
@@ -179,6 +187,17 @@ if wants G; then
 fi
 
 # ------------------------------------------------------------------ report
+
+if wants H && [[ -x $GQLGATE_BIN ]]; then
+    printf '%s\n' "$GC_CONFIG" >"$TMP/gqlgate-cache.yaml"
+    h_args=(run --listen "127.0.0.1:$H_PORT" --upstream "$U_GRAPHQL" --config "$TMP/gqlgate-cache.yaml" --log-level error)
+    [[ -n $GQLGATE_ARGS ]] && h_args+=($GQLGATE_ARGS)
+    [[ -f $TMP/gqlgate ]] || strip --strip-debug -o "$TMP/gqlgate" "$GQLGATE_BIN"
+    under_callgrind H "$TMP/gqlgate" "${h_args[@]}"
+    wait_http "gqlgate with the cache (H)" "$LAST_PID" "http://127.0.0.1:$H_PORT/healthz"
+    measure H "$LAST_PID" "http://127.0.0.1:$H_PORT/graphql" gateway_requests
+    stop_pid "$LAST_PID"
+fi
 
 mkdir -p "$RESULTS_DIR"
 REPORT=$RESULTS_DIR/instructions.md

@@ -398,7 +398,6 @@ G_SKIP=${G_SKIP//"$GQLGATE_BIN"/"$G_SHOWN"}
 G_CONFIG=$G_PROXIED_CONFIG
 GB_CONFIG='{dedupe: {enabled: false}, retry: {max_attempts: 1}}'
 GA_CONFIG='{dedupe: {enabled: false}, auth: {headers: {X-Api-Key: bench-key}, bearer_token_file: @TMP@/bench-token}}'
-GC_CONFIG='{cache: {enabled: true, default_ttl: 1m}}'
 printf 'bench-token\n' >"$TMP/bench-token"
 
 G_CMDS=()  # one "name: command" line per gqlgate started, for the report

@@ -21,6 +21,8 @@ PY
 # connection, so with dedupe on (the default) concurrent requests would share one upstream
 # request: it is off, so that every request is proxied. Everything else keeps its default.
 G_PROXIED_CONFIG='{dedupe: {enabled: false}}'
+# gqlgate with the cache on (bench.sh's Gc row, bench-instructions.sh's H)
+GC_CONFIG='{cache: {enabled: true, default_ttl: 1m}}'
 
 stop_pid() { # pid: TERM, then KILL after 5 s
     local pid=$1 i
