@@ -25,14 +25,15 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public var description: String { "\(status) \(code): \(message)" }
 
-    /// `{"errors":[{"message":...,"extensions":{"code":...}}]}`
+    /// The error as one GraphQL error object, `{"message":...,"extensions":{"code":...}}`:
+    /// what every answer gqlgate makes itself carries, over HTTP and in stream and WebSocket messages.
+    public var graphQLError: JSONValue {
+        .object([("message", .string(message)), ("extensions", .object([("code", .string(code))]))])
+    }
+
+    /// `{"errors":[graphQLError]}`
     public func jsonBody() -> String {
-        var out = "{\"errors\":[{\"message\":"
-        JSONValue.writeString(message, to: &out)
-        out += ",\"extensions\":{\"code\":"
-        JSONValue.writeString(code, to: &out)
-        out += "}}]}"
-        return out
+        JSONValue.object([("errors", .array([graphQLError]))]).serialized()
     }
 
     /// The error as a response to send.

@@ -24,14 +24,14 @@ public struct ResultStream: AsyncSequence, Sendable {
     }
 
     /// A stream of many results pushed through `channel`.
-    public init(_ channel: ResultChannel) {
+    package init(_ channel: ResultChannel) {
         storage = .channel(channel)
     }
 
     /// The channel the results come through, when they come through one: a
     /// consumer may take them from it with a handler instead of iterating.
     /// Whoever takes the channel takes the whole stream; do not also iterate.
-    public var channel: ResultChannel? {
+    package var channel: ResultChannel? {
         if case .channel(let channel) = storage { channel } else { nil }
     }
 

@@ -33,6 +33,11 @@ private func parse(_ body: String) throws -> (errors: [(message: String, code: S
         #expect(parsed.errors.first?.message == message)
     }
 
+    @Test func theErrorObjectInStreamsIsTheBodysOnlyError() {
+        let error = GatewayError.upstreamTimeout("The upstream took \"too long\".")
+        #expect(error.jsonBody() == #"{"errors":["# + error.graphQLError.serialized() + "]}")
+    }
+
     @Test func codeIsEscapedToo() throws {
         let parsed = try parse(GatewayError(status: 400, code: "ODD\"CODE\n", message: "m").jsonBody())
         #expect(parsed.errors.first?.code == "ODD\"CODE\n")
