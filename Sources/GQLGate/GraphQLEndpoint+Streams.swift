@@ -18,7 +18,7 @@ extension GraphQLEndpoint {
         let writer = ResultStreamWriter(format: format, sink: body)
         streams.start(writing: body, on: EventLoop.current ?? loops.next()) { await writer.run(results) }
         var headers = format.headers
-        headers.add(name: "X-Request-Id", value: operation.requestID)
+        Self.stamp(&headers, requestID: operation.requestID)
         return .streaming(status: 200, headers: headers, body: body)
     }
 }

@@ -155,10 +155,18 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         return serverResponse(gatewayError.response(), requestID: requestID)
     }
 
+    /// `result` as the answer sent, with the request's `X-Request-Id`: the
+    /// one place an HTTP answer gets it (an upstream's own, or the one a
+    /// shared or cached answer was made with, is replaced).
     func serverResponse(_ result: GraphQLResponse, requestID: String) -> ServerResponse {
         var headers = result.headers
-        if !headers.contains("x-request-id") { headers.add(name: "X-Request-Id", value: requestID) }
+        Self.stamp(&headers, requestID: requestID)
         return ServerResponse(status: result.status, headers: headers, body: result.body)
+    }
+
+    /// Sets `X-Request-Id` in an answer's `headers`.
+    static func stamp(_ headers: inout HTTPHeaders, requestID: String) {
+        headers.replaceOrAdd(name: "X-Request-Id", value: requestID)
     }
 
     func gatewayAnswer(_ error: GatewayError, for request: ServerRequest) -> ServerResponse {

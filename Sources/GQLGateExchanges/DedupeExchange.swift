@@ -24,13 +24,12 @@ public struct DedupeExchange: Exchange {
     public func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
         guard operation.kind == .query else { return try await next(operation) }
         let key = RequestKey(operation: operation, varyHeaders: varyHeaders)
-        var response = try await calls.value(for: key) {
+        let response = try await calls.value(for: key) {
             guard let response = try await next(operation).first() else {
                 throw GatewayError.upstreamUnavailable("The upstream sent no result.")
             }
             return response
         }
-        response.headers.replaceOrAdd(name: "X-Request-Id", value: operation.requestID)
         return .single(response)
     }
 }

@@ -66,7 +66,6 @@ public struct HTTPTransport: Transport {
         }
         observer?.attemptEnded(.success(answer.status), startedAt: started)
         operation.trace?.upstreamAnswered(status: answer.status)
-        answer.headers.replaceOrAdd(name: "X-Request-Id", value: operation.requestID)
         return .single(GraphQLResponse(status: answer.status, headers: answer.headers, body: answer.body, source: .upstream))
     }
 

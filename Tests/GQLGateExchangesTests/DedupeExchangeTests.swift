@@ -64,7 +64,7 @@ final class GatedUpstream: Sendable {
         Task {
             let operation = try analysed(query, variables: variables, headers: headers, requestID: requestID)
             let response = try require_(await exchange.handle(operation, next: upstream.next).first())
-            return "\(response.status) \(response.headers["X-Request-Id"] ?? "-") \(response.body.string)"
+            return "\(response.status) upstream call \(response.headers["X-Upstream"] ?? "-") \(response.body.string)"
         }
     }
 
@@ -77,7 +77,7 @@ final class GatedUpstream: Sendable {
         upstream.open()
         var answers: [String] = []
         for task in tasks { answers.append(try await task.value) }
-        #expect(answers == (1...5).map { #"200 r\#($0) {"data":{"hello":"world"}}"# })
+        #expect(answers == Array(repeating: #"200 upstream call 1 {"data":{"hello":"world"}}"#, count: 5))
         #expect(upstream.calls == 1)
         #expect(calls.inFlight == 0)
     }
@@ -109,7 +109,7 @@ final class GatedUpstream: Sendable {
         await #expect(throws: CancellationError.self) { try await leader.value }
         #expect(calls.waiting == 1)
         upstream.open()
-        #expect(try await follower.value == #"200 follower {"data":{"hello":"world"}}"#)
+        #expect(try await follower.value == #"200 upstream call 1 {"data":{"hello":"world"}}"#)
         #expect(upstream.calls == 1)
         #expect(upstream.cancelled == 0)
     }
@@ -125,7 +125,7 @@ final class GatedUpstream: Sendable {
         follower.cancel()
         await #expect(throws: CancellationError.self) { try await follower.value }
         upstream.open()
-        #expect(try await leader.value == #"200 leader {"data":{"hello":"world"}}"#)
+        #expect(try await leader.value == #"200 upstream call 1 {"data":{"hello":"world"}}"#)
         #expect(upstream.cancelled == 0)
     }
 
@@ -144,7 +144,7 @@ final class GatedUpstream: Sendable {
         let third = ask(exchange, upstream, requestID: "c")
         #expect(await eventually { upstream.calls == 2 })
         upstream.open()
-        #expect(try await third.value == #"200 c {"data":{"hello":"world"}}"#)
+        #expect(try await third.value == #"200 upstream call 2 {"data":{"hello":"world"}}"#)
     }
 
     @Test func mutationsAreNeverShared() async throws {
