@@ -3,6 +3,7 @@ import GQLGateExchanges
 import GQLGateHTTPClient
 import GQLGateMetrics
 import GQLGatePipeline
+import GQLGateTransports
 
 extension Gateway {
     /// The pipeline and settings for `config`, built at start and again on
