@@ -83,7 +83,7 @@ public struct CacheExchange: AnswersAtOnce {
 
     /// The key a query's answer is stored under: its document, operation
     /// name, variables and scope (`cache.vary_headers`).
-    private func requestKey(for operation: Operation) -> RequestKey {
+    private func requestKey(for operation: borrowing Operation) -> RequestKey {
         RequestKey(operation: operation, varyHeaders: settings.varyHeaders)
     }
 

@@ -3,11 +3,11 @@ import GQLGateCore
 import GQLGatePipeline
 
 /// What makes two queries the same for the response cache and dedupe: the
-/// normalised document, the operation name, the variables in canonical form
+/// normalised document (its canonical digest), the operation name, the variables in canonical form
 /// (object keys sorted) and the scope (the values of the vary headers). Held
-/// as the SHA-256 of those parts — fed to the hash one after the other, with
-/// separators, never joined into one string — so entries of different scopes
-/// never meet and a key costs 32 bytes however large the variables are.
+/// as the SHA-256 of those parts, each followed by a NUL, hashed in one
+/// pass — so entries of different scopes never meet and a key costs 32 bytes
+/// however large the variables are.
 public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
     private let word0: UInt64
     private let word1: UInt64
@@ -19,21 +19,35 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
     /// The key of `operation` (after `DocumentExchange`; without an analysed
     /// document the query text stands in for the normalised one).
     /// - Parameter varyHeaders: the header names that scope the cache (`cache.vary_headers`).
-    public init(operation: Operation, varyHeaders: [String]) {
-        var hasher = SHA256()
-        Self.feed(operation.document?.normalisedDigest ?? operation.request.query ?? "", to: &hasher)
-        Self.feed(operation.request.operationName ?? "", to: &hasher)
-        let variables = operation.request.variables?.serialized(sortedKeys: true) ?? ""
-        Self.feed(variables == "{}" ? "" : variables, to: &hasher)
+    public init(operation: borrowing Operation, varyHeaders: [String]) {
+        let name = operation.request.operationName ?? ""
+        var variables = operation.request.variables?.serialized(sortedKeys: true) ?? ""
+        if variables == "{}" { variables = "" }
+        var parts: [UInt8] = []
+        parts.reserveCapacity(name.utf8.count + variables.utf8.count + 128)
+        // The document's canonical digest, 32 bytes after a tag byte (a short
+        // key fits one SHA-256 block); without a document, its text and a NUL.
+        if let document = operation.document {
+            parts.append(1)
+            parts.append(contentsOf: document.canonicalDigest)
+        } else {
+            parts.append(2)
+            Self.append(operation.request.query ?? "", to: &parts)
+        }
+        Self.append(name, to: &parts)
+        Self.append(variables, to: &parts)
         var scoped = false
         for name in varyHeaders {
             for field in operation.headers where field.name.equalsIgnoringASCIICase(name) {
-                Self.feed(name.lowercased(), to: &hasher)
-                Self.feed(field.value, to: &hasher)
+                Self.append(name.lowercased(), to: &parts)
+                Self.append(field.value, to: &parts)
                 scoped = true
             }
         }
         hasEmptyScope = !scoped
+        // One update: each update through the hash's wrapper costs about as much as hashing a block.
+        var hasher = SHA256()
+        parts.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         (word0, word1, word2, word3) = hasher.finalize().withUnsafeBytes { bytes in
             (bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
              bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
@@ -52,12 +66,10 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
         return scope
     }
 
-    /// One part and a NUL after it (parts are text, so NUL cannot occur inside
-    /// one), in one update: `withCString` hands over the UTF-8 bytes followed by
-    /// their terminating NUL, which a native string already stores.
-    private static func feed(_ part: String, to hasher: inout SHA256) {
-        let count = part.utf8.count + 1
-        part.withCString { hasher.update(bufferPointer: UnsafeRawBufferPointer(start: $0, count: count)) }
+    /// One part and a NUL after it (parts are text, so NUL cannot occur inside one).
+    private static func append(_ part: String, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: part.utf8)
+        bytes.append(0)
     }
 
     /// The words are a SHA-256 digest, already spread evenly: one of them

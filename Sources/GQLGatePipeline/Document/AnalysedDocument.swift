@@ -30,7 +30,7 @@ public final class AnalysedDocument: @unchecked Sendable {
     private let derived = Mutex<DerivedForms>(DerivedForms())
 
     private struct DerivedForms {
-        var normalisedDigest: String?
+        var canonicalDigest: (bytes: [UInt8], hex: String)?
         /// nil: not rewritten yet; `.some(nil)`: the document cannot be.
         var typenamed: TypenamedDocument??
         var withIDs: (schema: EntitySchema, document: TypenamedDocument?)?
@@ -51,14 +51,20 @@ public final class AnalysedDocument: @unchecked Sendable {
         self.operations = operations
     }
 
-    /// Hex SHA-256 of the document's canonical text (`CanonicalDocument`):
-    /// the same for texts that differ only in spacing, commas or comments
-    /// (cache keys). Linear in the text's length.
-    public var normalisedDigest: String {
-        if let known = derived.withLock({ $0.normalisedDigest }) { return known }
-        let digest = CanonicalDocument.digest(of: queryText).hexString
-        derived.withLock { $0.normalisedDigest = digest }
-        return digest
+    /// SHA-256 of the document's canonical text (`CanonicalDocument`): the
+    /// same for texts that differ only in spacing, commas or comments (cache
+    /// keys). Worked out once, linear in the text's length.
+    public var canonicalDigest: [UInt8] { canonicalForms.bytes }
+
+    /// `canonicalDigest` in hex.
+    public var normalisedDigest: String { canonicalForms.hex }
+
+    private var canonicalForms: (bytes: [UInt8], hex: String) {
+        if let known = derived.withLock({ $0.canonicalDigest }) { return known }
+        let digest = CanonicalDocument.digest(of: queryText)
+        let forms = (bytes: Array(digest), hex: digest.hexString)
+        derived.withLock { $0.canonicalDigest = forms }
+        return forms
     }
 
     /// The document with `__typename` added to every non-root selection set
