@@ -17,9 +17,10 @@ struct RequestContext: Sendable {
 }
 
 /// What the endpoint hands from the server thread to a loop for a request it takes.
+/// The context is boxed (`indirect`): the server moves it as one reference, through generic code.
 enum PendingRequest: Sendable {
     /// A GraphQL request the pipeline goes on with.
-    case graphQL(RequestContext)
+    indirect case graphQL(RequestContext)
     /// `/readyz`, which probes the upstream.
     case readiness(ReadinessProbe)
     /// A GraphQL request that arrived once every request is answered 503 (drain).
