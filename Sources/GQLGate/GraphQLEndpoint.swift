@@ -125,7 +125,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
                 }
             }
             return .later(.graphQL(RequestContext(
-                startedAt: startedAt, pipeline: pipeline, operation: operation, position: position, stream: stream)))
+                startedAt: startedAt, pipeline: pipeline, operation: consume operation, position: position, stream: stream)))
         } catch {
             return .now(recorded(errorResponse(error, requestID: requestID), startedAt: startedAt, trace: trace))
         }

@@ -2,8 +2,10 @@ import GQLGatePipeline
 
 /// One GraphQL request as the endpoint carries it from the server thread,
 /// where it was decoded and went through the pipeline's synchronous head, to
-/// the loop that runs the rest of the pipeline.
-struct RequestContext: Sendable {
+/// the loop that runs the rest of the pipeline. A class: it is handed on as
+/// one reference (through the server's generic dispatch and into the task),
+/// not copied field by field.
+final class RequestContext: Sendable {
     /// When the request was received (monotonic nanoseconds).
     let startedAt: UInt64
     /// The pipeline the request runs through, taken when it arrived (a reload never changes it half-way).
@@ -14,13 +16,21 @@ struct RequestContext: Sendable {
     let position: ExchangeChain.Position
     /// How the results are written when the client asked for a stream (SSE, multipart).
     let stream: HTTPStreamFormat?
+
+    init(startedAt: UInt64, pipeline: GatewayPipeline, operation: consuming Operation, position: ExchangeChain.Position,
+         stream: HTTPStreamFormat?) {
+        self.startedAt = startedAt
+        self.pipeline = pipeline
+        self.operation = operation
+        self.position = position
+        self.stream = stream
+    }
 }
 
 /// What the endpoint hands from the server thread to a loop for a request it takes.
-/// The context is boxed (`indirect`): the server moves it as one reference, through generic code.
 enum PendingRequest: Sendable {
     /// A GraphQL request the pipeline goes on with.
-    indirect case graphQL(RequestContext)
+    case graphQL(RequestContext)
     /// `/readyz`, which probes the upstream.
     case readiness(ReadinessProbe)
     /// A GraphQL request that arrived once every request is answered 503 (drain).
