@@ -12,7 +12,9 @@ import Glibc
         let group = EventLoopGroup(count: 1)
         defer { group.shutdownAndWait() }
         let client = HTTPClient(group: group)
-        let port = try closedPort()
+        let refusing = try RudeListener(listening: false)
+        defer { refusing.close() }
+        let port = refusing.port
         let started = MonotonicClock.nanoseconds()
         do {
             _ = try await client.execute(HTTPClientRequest(
@@ -66,7 +68,9 @@ import Glibc
         let group = EventLoopGroup(count: 2)
         defer { group.shutdownAndWait() }
         let client = HTTPClient(group: group)
-        let port = try closedPort()
+        let refusing = try RudeListener(listening: false)
+        defer { refusing.close() }
+        let port = refusing.port
         let outcomes = await withTaskGroup(of: Bool.self) { tasks in
             for _ in 0..<20 {
                 tasks.addTask {
@@ -82,20 +86,14 @@ import Glibc
     }
 }
 
-/// A port on 127.0.0.1 with nothing listening (bound, then closed).
-func closedPort() throws -> UInt16 {
-    let listener = try RudeListener()
-    let port = listener.port
-    listener.close()
-    return port
-}
-
-/// A TCP listener that reads a request and closes without answering.
+/// A TCP listener that reads a request and closes without answering; with
+/// `listening: false`, a port that refuses every connection (bound, not
+/// listening, and held until `close`, so no other socket can take it meanwhile).
 final class RudeListener: @unchecked Sendable {
     let fd: Int32
     let port: UInt16
 
-    init() throws {
+    init(listening: Bool = true) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         self.fd = fd
         var address = sockaddr_in()
@@ -104,7 +102,7 @@ final class RudeListener: @unchecked Sendable {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0, listen(fd, 8) == 0 else { throw SocketFailure() }
+        guard bound == 0, !listening || listen(fd, 8) == 0 else { throw SocketFailure() }
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         port = UInt16(bigEndian: address.sin_port)
     }
