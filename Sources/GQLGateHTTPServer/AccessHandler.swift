@@ -68,6 +68,7 @@ private func answerOrDispatch<Delegate: HTTPServerDelegate>(_ request: ServerReq
         return queue(response, on: connection, for: request)
     case .later(let pending):
         request.phase = .dispatched
+        request.wasDispatched = true
         MHD_suspend_connection(connection)
         server.noteSuspended()
         delegate.dispatch(request, pending)
@@ -108,7 +109,8 @@ private func step(_ request: ServerRequest, on connection: OpaquePointer, upload
         uploadDataSize.pointee = 0
         return .YES
     case .dispatched:
-        server.noteResumed()
+        // Still counted as suspended until its answer is out (`completedHandler`):
+        // stopping the server now would drop the answer unsent.
         request.phase = .done
         guard let response = request.takeResponse() else { return .NO }
         return queue(response, on: connection, for: request)
@@ -126,6 +128,7 @@ let completedHandler: MHD_RequestCompletedCallback = { _, connection, requestSlo
     let request = Unmanaged<ServerRequest>.fromOpaque(existing)
     let completedNormally = termination == .REQUEST_TERMINATED_COMPLETED_OK
     request._withUnsafeGuaranteedRef { request in
+        if request.wasDispatched { request.server.noteResumed() }
         request.streamingBody?.connectionEnded(completedNormally: completedNormally)
         if completedNormally, request.hasWriteTimeout, let connection {
             // The answer is out: the connection waits for its next request.

@@ -176,7 +176,8 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Connections currently suspended: requests whose answer is prepared
-    /// elsewhere, and streamed answers waiting for their next write.
+    /// elsewhere (counted until that answer is sent or the client left), and
+    /// streamed answers waiting for their next write.
     public var suspendedRequests: Int { suspended.load(ordering: .acquiring) }
 
     /// A connection was suspended (server thread).
@@ -184,7 +185,7 @@ public final class HTTPServer: @unchecked Sendable {
         suspended.add(1, ordering: .relaxed)
     }
 
-    /// A suspended connection runs again (server thread).
+    /// A suspended connection runs again, or a dispatched request is over (server thread).
     func noteResumed() {
         if suspended.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { noneSuspended.signal() }
     }

@@ -39,6 +39,8 @@ public final class ServerRequest: @unchecked Sendable {
     let connection: OpaquePointer
     @exclusivity(unchecked) var phase = Phase.receiving
     @exclusivity(unchecked) var collected = ByteAccumulator()
+    /// The delegate took the request: it counts among the suspended ones until libmicrohttpd is done with it.
+    @exclusivity(unchecked) var wasDispatched = false
     /// The connection closes once the answer is out (framing that a proxy in front may read otherwise).
     @exclusivity(unchecked) var closesConnection = false
     /// The answer runs under the server's write timeout, to be set back to the idle timeout when it is out.
