@@ -29,12 +29,12 @@ import Testing
         #expect(words(digests.digest(of: one)) == sha256Words(one))
     }
 
-    @Test func whenFullItStartsAfreshAndStaysRight() {
+    @Test func whenFullItDropsTheOldestAndStaysRight() {
         let digests = RequestKeyDigests()
         let big = [UInt8](repeating: 7, count: RequestKeyDigests.maxBytes / 2)
         var other = big
         other[0] = 8
-        for parts in [big, other, big, other] {  // each fills half, so the table empties on the way
+        for parts in [big, other, big, other] {  // each fills half, so older ones are dropped on the way
             #expect(words(digests.digest(of: parts)) == sha256Words(parts))
         }
         let tooBig = [UInt8](repeating: 1, count: RequestKeyDigests.maxBytes + 1)
