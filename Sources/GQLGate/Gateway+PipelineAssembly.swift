@@ -11,9 +11,11 @@ extension Gateway {
     /// their slots (in `PipelineSlot`'s order), with `exchanges` placed
     /// around them.
     static func makePipeline(config: GatewayConfig, client: HTTPClient, exchanges: [ExchangePlacement], metrics: GatewayMetrics,
-                             readiness: Readiness, subscriptions context: SubscriptionContext) throws(ConfigError) -> GatewayPipeline {
+                             requestLog: RequestLog, readiness: Readiness,
+                             subscriptions context: SubscriptionContext) throws(ConfigError) -> GatewayPipeline {
         let caching = try CachingStages(config: config, metrics: metrics, loops: context.loops, logger: context.logger)
         var builder = PipelineBuilder()
+        builder.fill(.requestLog, with: RequestLogExchange(log: requestLog))
         if let apq = caching.apq { builder.fill(.apq, with: apq) }
         builder.fill(.document, with: DocumentExchange(
             cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes, runAnalysis: LoopHooks.documentAnalysis))

@@ -22,7 +22,8 @@ extension Gateway {
         let reload = ConfigReload(running: running, proposed: proposed)
         try reload.effective.validate()
         let pipeline = try Self.makePipeline(
-            config: reload.effective, client: client, exchanges: exchanges, metrics: metrics, readiness: readiness,
+            config: reload.effective, client: client, exchanges: exchanges, metrics: metrics, requestLog: requestLog,
+            readiness: readiness,
             subscriptions: SubscriptionContext(loops: loops, logger: logger, previous: previous))
         pipelines.replace(with: pipeline)
         if pipeline.subscriptions !== previous.subscriptions { previous.subscriptions.shutdown() }

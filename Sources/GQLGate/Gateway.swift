@@ -27,6 +27,8 @@ public final class Gateway: Sendable {
     let readiness: Readiness
     let inFlight = InFlightRequests()
     let exchanges: [ExchangePlacement]
+    /// Where answered requests are recorded (metrics, access lines).
+    let requestLog: RequestLog
     let logger: Logger
     /// Logs a loop busy past `loopBusyThreshold`, with the request it works for.
     let watchdog: LoopWatchdog
@@ -60,14 +62,15 @@ public final class Gateway: Sendable {
             logger.warning("loop busy", metadata: metadata)
         }
         readiness = Readiness(client: client)
+        requestLog = RequestLog(metrics: metrics, sink: accessLog.map { .writer($0) } ?? .logger(logger))
         pipelines = CurrentPipeline(
             try Self.makePipeline(
-                config: config, client: client, exchanges: exchanges, metrics: metrics, readiness: readiness,
+                config: config, client: client, exchanges: exchanges, metrics: metrics, requestLog: requestLog, readiness: readiness,
                 subscriptions: SubscriptionContext(loops: loops, logger: logger, previous: nil)))
         endpoint = GraphQLEndpoint(
             pipelines: pipelines, loops: loops, maxBodyBytes: config.server.maxBodyBytes,
             operations: OperationsEndpoints(readiness: readiness, metrics: metrics),
-            requestLog: RequestLog(metrics: metrics, sink: accessLog.map { .writer($0) } ?? .logger(logger)),
+            requestLog: requestLog,
             inFlight: inFlight, metrics: metrics, logger: logger)
         server = HTTPServer(
             configuration: HTTPServerConfiguration(

@@ -39,45 +39,43 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         let pipeline = pipelines.current
         if request.path == pipeline.path {
             if let name = request.headers.firstRefusedField(isPassedOn: pipeline.isPassedOn) {
-                return .now(logged(gatewayAnswer(.badRequest("Header \(name) has a control character in its value."), for: request)))
+                return .now(refuse(request, .badRequest("Header \(name) has a control character in its value.")))
             }
-            if WebSocketEndpoint.isUpgrade(request) { return .now(logged(webSockets.answer(request, pipeline: pipeline))) }
+            if WebSocketEndpoint.isUpgrade(request) {
+                let response = webSockets.answer(request, pipeline: pipeline)
+                requestLog.record(status: response.status, requestID: nil, startedAt: MonotonicClock.nanoseconds(), trace: nil)
+                return .now(response)
+            }
             if let clientAuth = pipeline.clientAuth, !clientAuth.authenticate(request.headers) {
-                return .now(logged(gatewayAnswer(ClientAuthenticator.rejection, for: request)))
+                return .now(refuse(request, ClientAuthenticator.rejection))
             }
             if request.method == "GET" || request.method == "POST" { return graphQL(request, pipeline: pipeline) }
-            return .now(logged(gatewayAnswer(
-                .methodNotAllowed("Method \(request.method) is not supported; use GET or POST.", allow: "GET, POST"), for: request)))
+            return .now(refuse(request, .methodNotAllowed("Method \(request.method) is not supported; use GET or POST.", allow: "GET, POST")))
         }
         switch operations.route(request, metricsEnabled: pipeline.config.metrics.enabled) {
         case .answer(let response): return .now(response)
         case .probe: return .later(.readiness(pipeline.readinessProbe))
-        case nil: return .now(logged(gatewayAnswer(.notFound(request.path), for: request)))
+        case nil: return .now(refuse(request, .notFound(request.path)))
         }
     }
 
     func dispatch(_ request: ServerRequest, _ pending: PendingRequest) {
         switch pending {
         case .graphQL(let context):
-            let trace = context.operation.trace
-            inFlight.start(request, on: loops.next()) {
-                await self.process(context)
-            } answered: { response in
-                self.requestLog.record(response, startedAt: context.startedAt, trace: trace?.snapshot)
-            }
+            inFlight.start(request, on: loops.next()) { await self.process(context) }
         case .readiness(let probe):
             inFlight.start(request, on: loops.next()) { await self.operations.probeAnswer(probe) }
         case .shuttingDown:
-            inFlight.start(request, on: loops.next()) { self.gatewayAnswer(.shuttingDown, for: request) }
+            inFlight.start(request, on: loops.next()) { self.refuse(request, .shuttingDown) }
         }
     }
 
     func payloadTooLarge(_ request: ServerRequest) -> ServerResponse {
-        logged(gatewayAnswer(.payloadTooLarge(limit: maxBodyBytes), for: request))
+        refuse(request, .payloadTooLarge(limit: maxBodyBytes))
     }
 
     func refuseFraming(_ request: ServerRequest, _ refusal: FramingRefusal) -> ServerResponse {
-        logged(gatewayAnswer(.framingRefused(refusal), for: request))
+        refuse(request, .framingRefused(refusal))
     }
 
     func droppedAnswerFields(_ request: ServerRequest, names: [String]) {
@@ -91,7 +89,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     /// that arrives later too; ends every streamed answer. Returns how many
     /// requests were in flight.
     func closeInFlight() -> Int {
-        let cutShort = inFlight.closeAll { [self] request in gatewayAnswer(.shuttingDown, for: request) }
+        let cutShort = inFlight.closeAll { [self] request in refuse(request, .shuttingDown) }
         streams.completeAll()
         return cutShort
     }
@@ -101,34 +99,39 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     /// when a stage answers (a cache hit, a refused operation), else taken,
     /// to go on from where the head stopped on a loop. A streamed answer
     /// (SSE, multipart) runs the whole pipeline on a loop; while a drain
-    /// answers every request with 503, nothing runs.
+    /// answers every request with 503, nothing runs. The pipeline's first
+    /// stage records what it answers (`RequestLogExchange`); a request that
+    /// cannot be decoded is recorded here.
     private func graphQL(_ request: ServerRequest, pipeline: GatewayPipeline) -> ServerAnswer<PendingRequest> {
         guard !inFlight.isClosed else { return .later(.shuttingDown) }
-        let startedAt = MonotonicClock.nanoseconds()
+        let trace = RequestTrace(startedAt: MonotonicClock.nanoseconds())
         let requestID = clientRequestID(request) ?? requestIDs.next()
-        let trace = RequestTrace()
+        let sent: GraphQLRequest, transport: ClientTransport
         do {
-            let (sent, transport) = try GraphQLHTTPDecoder.decode(
+            (sent, transport) = try GraphQLHTTPDecoder.decode(
                 method: request.method, contentType: request.headers["content-type"], queryItems: request.queryItems, body: request.body)
-            let delivery = ResultDelivery.requested(byAccept: request.headers["accept"])
-            var operation = Operation(
-                request: sent, clientTransport: transport, delivery: delivery, headers: request.headers, requestID: requestID,
-                originalBody: transport == .httpPost ? request.body : nil, trace: trace)
-            let stream = HTTPStreamFormat(delivery, keepAlive: pipeline.config.subscriptions.keepalive)
-            var position = ExchangeChain.Position.start
-            if stream == nil {
-                switch try pipeline.chain.runAtOnce(&operation) {
-                case .answered(let result):
-                    return .now(recorded(serverResponse(result, requestID: requestID), startedAt: startedAt, trace: trace))
-                case .goOn(let next):
-                    position = next
-                }
-            }
-            return .later(.graphQL(RequestContext(
-                startedAt: startedAt, pipeline: pipeline, operation: consume operation, position: position, stream: stream)))
         } catch {
-            return .now(recorded(errorResponse(error, requestID: requestID), startedAt: startedAt, trace: trace))
+            let response = errorResponse(error, requestID: requestID)
+            requestLog.record(status: response.status, requestID: requestID, startedAt: trace.startedAt, trace: nil)
+            return .now(response)
         }
+        let delivery = ResultDelivery.requested(byAccept: request.headers["accept"])
+        var operation = Operation(
+            request: sent, clientTransport: transport, delivery: delivery, headers: request.headers, requestID: requestID,
+            originalBody: transport == .httpPost ? request.body : nil, trace: trace)
+        let stream = HTTPStreamFormat(delivery, keepAlive: pipeline.config.subscriptions.keepalive)
+        var position = ExchangeChain.Position.start
+        if stream == nil {
+            do {
+                switch try pipeline.chain.runAtOnce(&operation) {
+                case .answered(let result): return .now(serverResponse(result, requestID: requestID))
+                case .goOn(let next): position = next
+                }
+            } catch {
+                return .now(errorResponse(error, requestID: requestID))
+            }
+        }
+        return .later(.graphQL(RequestContext(pipeline: pipeline, operation: consume operation, position: position, stream: stream)))
     }
 
     /// Runs the rest of the pipeline and turns the first result (or the
@@ -141,7 +144,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
                 return try await streamedAnswer(context.operation, format: format, chain: context.pipeline.chain)
             }
             guard let result = try await context.pipeline.chain.resume(context.operation, at: context.position).first() else {
-                return serverResponse(GatewayError.upstreamUnavailable("The upstream sent no result.").response(), requestID: requestID)
+                return serverResponse(GatewayError.noResult.response(), requestID: requestID)
             }
             return serverResponse(result, requestID: requestID)
         } catch {
@@ -151,8 +154,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
 
     /// The answer to a pipeline that threw `error`.
     private func errorResponse(_ error: any Error, requestID: String) -> ServerResponse {
-        let gatewayError = (error as? any GatewayErrorConvertible)?.gatewayError ?? .internalError("The gateway failed: \(error)")
-        return serverResponse(gatewayError.response(), requestID: requestID)
+        serverResponse(GatewayError(answering: error).response(), requestID: requestID)
     }
 
     /// `result` as the answer sent, with the request's `X-Request-Id`: the
@@ -169,25 +171,17 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         headers.replaceOrAdd(name: "X-Request-Id", value: requestID)
     }
 
-    func gatewayAnswer(_ error: GatewayError, for request: ServerRequest) -> ServerResponse {
-        serverResponse(error.response(), requestID: clientRequestID(request) ?? requestIDs.next())
+    /// The endpoint's own answer to `request`, `error`, recorded in the request log.
+    func refuse(_ request: ServerRequest, _ error: GatewayError) -> ServerResponse {
+        let requestID = clientRequestID(request) ?? requestIDs.next()
+        let response = serverResponse(error.response(), requestID: requestID)
+        requestLog.record(status: response.status, requestID: requestID, startedAt: MonotonicClock.nanoseconds(), trace: nil)
+        return response
     }
 
     /// The client's `X-Request-Id`, when it is kept (1 to 200 visible ASCII characters).
     func clientRequestID(_ request: ServerRequest) -> String? {
         guard let id = request.headers["x-request-id"], id.isAcceptableRequestID else { return nil }
         return id
-    }
-
-    /// Records an answer made on the server thread (metrics, access line).
-    private func logged(_ response: ServerResponse) -> ServerResponse {
-        requestLog.record(response, startedAt: MonotonicClock.nanoseconds(), trace: nil)
-        return response
-    }
-
-    /// Records an answer the pipeline gave on the server thread, with what its stages noted.
-    private func recorded(_ response: ServerResponse, startedAt: UInt64, trace: RequestTrace) -> ServerResponse {
-        requestLog.record(response, startedAt: startedAt, trace: trace.snapshot)
-        return response
     }
 }

@@ -14,7 +14,6 @@ final class InFlightRequests: Sendable {
 
     private struct Entry {
         let request: ServerRequest
-        let answered: @Sendable (ServerResponse) -> Void
         let task: Task<Void, Never>
     }
 
@@ -43,12 +42,8 @@ final class InFlightRequests: Sendable {
         emptied.wait(until: { count == 0 }, deadline: deadline)
     }
 
-    /// Runs `work` as a task preferring `loop` and answers `request` with its
-    /// result; then calls `answered` with whatever answer was sent.
-    func start(
-        _ request: ServerRequest, on loop: EventLoop, _ work: @escaping @Sendable () async -> ServerResponse,
-        answered: @escaping @Sendable (ServerResponse) -> Void = { _ in }
-    ) {
+    /// Runs `work` as a task preferring `loop` and answers `request` with its result.
+    func start(_ request: ServerRequest, on loop: EventLoop, _ work: @escaping @Sendable () async -> ServerResponse) {
         // The task is made under the lock with its entry, so `closeAll` sees
         // every admitted request with its task (and a task that ends at once
         // waits for its entry to exist). One lock and one table update a request.
@@ -59,14 +54,12 @@ final class InFlightRequests: Sendable {
                     let response = await work()
                     self.finish(key, with: response)
                 }
-                return Entry(request: request, answered: answered, task: task)
+                return Entry(request: request, task: task)
             }
             return nil
         }
         if let closingAnswer {
-            let response = closingAnswer(request)
-            request.respond(response)
-            answered(response)
+            request.respond(closingAnswer(request))
         }
     }
 
@@ -79,10 +72,8 @@ final class InFlightRequests: Sendable {
             return state.open.removeAll()
         }
         for entry in open {
-            let response = answer(entry.request)
-            entry.request.respond(response)
-            entry.answered(response)
-            entry.task.cancel()
+            entry.task.cancel()  // first: the task sees it is cancelled and leaves the answer (and its record) to this one
+            entry.request.respond(answer(entry.request))
         }
         if !open.isEmpty { emptied.signal() }
         return open.count
@@ -95,7 +86,6 @@ final class InFlightRequests: Sendable {
         }
         guard let entry else { return }
         entry.request.respond(response)
-        entry.answered(response)
         if empty { emptied.signal() }
     }
 }

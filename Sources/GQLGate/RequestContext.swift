@@ -6,8 +6,6 @@ import GQLGatePipeline
 /// one reference (through the server's generic dispatch and into the task),
 /// not copied field by field.
 final class RequestContext: Sendable {
-    /// When the request was received (monotonic nanoseconds).
-    let startedAt: UInt64
     /// The pipeline the request runs through, taken when it arrived (a reload never changes it half-way).
     let pipeline: GatewayPipeline
     /// The operation, as the stages that ran on the server thread left it.
@@ -17,9 +15,8 @@ final class RequestContext: Sendable {
     /// How the results are written when the client asked for a stream (SSE, multipart).
     let stream: HTTPStreamFormat?
 
-    init(startedAt: UInt64, pipeline: GatewayPipeline, operation: consuming Operation, position: ExchangeChain.Position,
+    init(pipeline: GatewayPipeline, operation: consuming Operation, position: ExchangeChain.Position,
          stream: HTTPStreamFormat?) {
-        self.startedAt = startedAt
         self.pipeline = pipeline
         self.operation = operation
         self.position = position

@@ -1,5 +1,4 @@
 import GQLGateEventLoop
-import GQLGateHTTPServer
 import GQLGateLogging
 import GQLGateMetrics
 import GQLGatePipeline
@@ -10,7 +9,8 @@ import Logging
 /// with the request id, operation kind and name, status, duration, and the
 /// cache status, upstream attempts and upstream status where known (fields
 /// that are not known are left out). Headers, variables and bodies are never
-/// logged.
+/// logged. The pipeline's first exchange (`RequestLogExchange`) records what
+/// the pipeline answers; the endpoint records what it answers itself.
 struct RequestLog: Sendable {
     /// Where access lines go: gqlgate's own writer (the fast path), or any swift-log logger.
     enum Sink: Sendable {
@@ -21,29 +21,30 @@ struct RequestLog: Sendable {
     let metrics: GatewayMetrics
     let sink: Sink
 
-    /// Records `response`, the answer to a request received at `startedAt`
-    /// (monotonic nanoseconds), with what the pipeline noted in `trace`.
-    func record(_ response: ServerResponse, startedAt: UInt64, trace: RequestTrace.Snapshot?) {
+    /// Records an answer with `status` to the request `requestID` received at
+    /// `startedAt` (monotonic nanoseconds), with what the pipeline noted in `trace`.
+    func record(status: Int, requestID: String?, startedAt: UInt64, trace: RequestTrace.Snapshot?) {
         let elapsed = MonotonicClock.nanoseconds() &- startedAt
-        metrics.requestFinished(kind: trace?.kind, status: response.status, duration: .nanoseconds(elapsed))
+        metrics.requestFinished(kind: trace?.kind, status: status, duration: .nanoseconds(elapsed))
         switch sink {
         case .writer(let writer) where writer.isEnabled:
-            writer.write(Self.accessLine(response, elapsedNanoseconds: elapsed, trace: trace))
+            writer.write(Self.accessLine(status: status, requestID: requestID, elapsedNanoseconds: elapsed, trace: trace))
         case .logger(let logger) where logger.logLevel <= .info:
-            logger.info("\(AccessLine.message)", metadata: Self.accessLine(response, elapsedNanoseconds: elapsed, trace: trace).metadata)
+            logger.info("\(AccessLine.message)", metadata: Self.accessLine(
+                status: status, requestID: requestID, elapsedNanoseconds: elapsed, trace: trace).metadata)
         case .writer, .logger:
             break
         }
     }
 
     /// The access line's fields.
-    static func accessLine(_ response: ServerResponse, elapsedNanoseconds: UInt64, trace: RequestTrace.Snapshot?) -> AccessLine {
-        var line = AccessLine(status: response.status, durationMilliseconds: Double(elapsedNanoseconds / 1_000) / 1_000)
-        line.requestID = response.headers["x-request-id"]
-        line.cache = response.headers["x-cache"]
+    static func accessLine(status: Int, requestID: String?, elapsedNanoseconds: UInt64, trace: RequestTrace.Snapshot?) -> AccessLine {
+        var line = AccessLine(status: status, durationMilliseconds: Double(elapsedNanoseconds / 1_000) / 1_000)
+        line.requestID = requestID
         if let trace {
             line.operation = trace.kind?.rawValue
             line.operationName = trace.operationName
+            line.cache = trace.cache
             if trace.attempts > 0 { line.attempts = trace.attempts }
             line.upstreamStatus = trace.upstreamStatus
         }

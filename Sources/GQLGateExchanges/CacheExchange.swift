@@ -78,6 +78,7 @@ public struct CacheExchange: AnswersAtOnce {
         else { return nil }
         var response = served(found.answer, age: found.age)
         response.headers.add(name: "X-Cache", value: CacheOutcome.hit.rawValue)  // stored without one
+        operation.trace?.cacheServed(CacheOutcome.hit.rawValue)
         return response
     }
 
@@ -109,6 +110,7 @@ public struct CacheExchange: AnswersAtOnce {
             (response, outcome) = try await fetchOrError(operation, key: key, next: next, mayStore: false)
         }
         cache.record(outcome)
+        operation.trace?.cacheServed(outcome.rawValue)
         var marked = response
         marked.headers.replaceOrAdd(name: "X-Cache", value: outcome.rawValue)
         return marked
@@ -181,7 +183,7 @@ public struct CacheExchange: AnswersAtOnce {
         let typenamed = operation.document?.typenamed(schema: settings.schema?.current)
         if let typenamed { upstream.request.query = typenamed.query }
         guard var response = try await next(upstream).first() else {
-            throw GatewayError.upstreamUnavailable("The upstream sent no result.")
+            throw GatewayError.noResult
         }
         let inspection = AnswerInspection(body: response.body, alias: typenamed?.alias, idAlias: typenamed?.idAlias)
         if let inspection { response.body = inspection.body }

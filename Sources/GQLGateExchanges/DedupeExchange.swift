@@ -26,7 +26,7 @@ public struct DedupeExchange: Exchange {
         let key = RequestKey(operation: operation, varyHeaders: varyHeaders)
         let response = try await calls.value(for: key) {
             guard let response = try await next(operation).first() else {
-                throw GatewayError.upstreamUnavailable("The upstream sent no result.")
+                throw GatewayError.noResult
             }
             return response
         }

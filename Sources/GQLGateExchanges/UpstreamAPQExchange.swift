@@ -31,7 +31,7 @@ public struct UpstreamAPQExchange: Exchange {
         hashed.request.query = nil
         hashed.request.extensions = Self.adding(hash: hash, to: operation.request.extensions)
         guard let answer = try await next(hashed).first() else {
-            throw GatewayError.upstreamUnavailable("The upstream sent no result.")
+            throw GatewayError.noResult
         }
         switch Self.persistedQueryError(in: answer) {
         case "PERSISTED_QUERY_NOT_FOUND":

@@ -8,16 +8,20 @@
 /// calling thread (`runAtOnce`): a request answered there (a cache hit, a
 /// refused operation) never leaves the server thread, and one that is not
 /// goes on from where that run stopped (`resume`), so each stage runs
-/// exactly once either way.
+/// exactly once either way. `AnswerWatcher`s in the head see both ways:
+/// told of an answer given at once, wrapped around a resumed run.
 public struct ExchangeChain: Sendable {
     /// `steps[i]`: the pipeline from exchange `i` on (`steps[count]`: the transport).
     private let steps: [ExchangeNext]
     /// The synchronous head, in order.
     private let head: [HeadStep]
+    /// The watchers in the head, by position.
+    private let watchers: [(index: Int, watcher: any AnswerWatcher)]
 
     private enum HeadStep: Sendable {
         case stage(any OperationStage)
         case answering(any AnswersAtOnce)
+        case watching
     }
 
     /// Where the synchronous run stopped: the position the pipeline goes on from.
@@ -56,16 +60,21 @@ public struct ExchangeChain: Sendable {
         }
         self.steps = steps
         var head: [HeadStep] = []
+        var watchers: [(index: Int, watcher: any AnswerWatcher)] = []
         for exchange in exchanges {
             if let stage = exchange as? any OperationStage {
                 head.append(.stage(stage))
             } else if let answering = exchange as? any AnswersAtOnce {
                 head.append(.answering(answering))
+            } else if let watcher = exchange as? any AnswerWatcher {
+                watchers.append((head.count, watcher))
+                head.append(.watching)
             } else {
                 break
             }
         }
         self.head = head
+        self.watchers = watchers
     }
 
     private static func handling(by exchange: any Exchange, next: @escaping ExchangeNext) -> ExchangeNext {
@@ -91,20 +100,43 @@ public struct ExchangeChain: Sendable {
     /// with `operation` as the stages before it left it. Throws what a
     /// stage throws (the operation's answer).
     package func runAtOnce(_ operation: inout Operation) throws -> AtOnce {
-        for index in head.indices {
-            switch head[index] {
-            case .stage(let stage):
-                guard try stage.prepareAtOnce(&operation) else { return .goOn(Position(index: index)) }
-            case .answering(let exchange):
-                if let answer = exchange.answerAtOnce(operation) { return .answered(answer) }
-                return .goOn(Position(index: index))
+        var index = 0
+        do {
+            while index < head.count {
+                switch head[index] {
+                case .stage(let stage):
+                    guard try stage.prepareAtOnce(&operation) else { return .goOn(Position(index: index)) }
+                case .answering(let exchange):
+                    guard let answer = exchange.answerAtOnce(operation) else { return .goOn(Position(index: index)) }
+                    tellWatchers(before: index, operation, .success(answer))
+                    return .answered(answer)
+                case .watching:
+                    break
+                }
+                index += 1
             }
+        } catch {
+            tellWatchers(before: index, operation, .failure(error))
+            throw error
         }
         return .goOn(Position(index: head.count))
     }
 
-    /// Runs the pipeline from `position` (given by `runAtOnce`) on.
+    /// Tells the watchers before `index` in the head, innermost first, how `operation` was answered.
+    private func tellWatchers(before index: Int, _ operation: borrowing Operation, _ outcome: Result<GraphQLResponse, any Error>) {
+        for (watcherIndex, watcher) in watchers.reversed() where watcherIndex < index {
+            watcher.answeredAtOnce(operation, outcome)
+        }
+    }
+
+    /// Runs the pipeline from `position` (given by `runAtOnce`) on, inside
+    /// the watchers the head passed.
     package func resume(_ operation: consuming Operation, at position: Position) async throws -> ResultStream {
-        try await steps[position.index](consume operation)
+        try await resume(operation, at: position.index, watcher: 0)
+    }
+
+    private func resume(_ operation: consuming Operation, at index: Int, watcher: Int) async throws -> ResultStream {
+        guard watcher < watchers.count, watchers[watcher].index < index else { return try await steps[index](operation) }
+        return try await watchers[watcher].watcher.watch(operation) { try await resume($0, at: index, watcher: watcher + 1) }
     }
 }

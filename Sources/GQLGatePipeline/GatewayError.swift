@@ -110,6 +110,16 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 }
 
+extension GatewayError {
+    /// The answer `error` becomes: the one it knows (`GatewayErrorConvertible`), else a 500.
+    public init(answering error: any Error) {
+        self = (error as? any GatewayErrorConvertible)?.gatewayError ?? .internalError("The gateway failed: \(error)")
+    }
+
+    /// A pipeline that ended without a result.
+    public static let noResult = GatewayError.upstreamUnavailable("The upstream sent no result.")
+}
+
 /// An error that knows which gateway answer it becomes.
 public protocol GatewayErrorConvertible: Error {
     var gatewayError: GatewayError { get }

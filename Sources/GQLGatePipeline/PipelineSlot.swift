@@ -3,6 +3,8 @@
 /// configuration turns on, and places your exchanges before or after any
 /// slot (`ExchangePlacement`), filled or not.
 public enum PipelineSlot: String, CaseIterable, Sendable {
+    /// The request metrics and the access line: sees every operation and how it was answered.
+    case requestLog
     /// Automatic persisted queries: the query text filled in from its hash.
     case apq
     /// Parsing and analysing the document; `operation.kind` is known after it.

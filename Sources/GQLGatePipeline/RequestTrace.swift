@@ -1,8 +1,8 @@
 import Synchronization
 
 /// What happened to one client request inside the pipeline, for its access
-/// log line and its metrics: the operation the document selected, and the
-/// upstream attempts made for it.
+/// log line and its metrics: when it arrived, the operation the document
+/// selected, how the cache served it, and the upstream attempts made for it.
 ///
 /// The gateway gives each client request's operation one (`Operation.trace`);
 /// stages that know something write to it when it is there
@@ -20,13 +20,19 @@ public final class RequestTrace: Sendable {
         public var attempts = 0
         /// The status of the last upstream answer; nil when none came.
         public var upstreamStatus: Int?
+        /// How the response cache served it (`X-Cache`: HIT, MISS, BYPASS); nil when it did not.
+        public var cache: String?
 
         public init() {}
     }
 
     private let state = Mutex(Snapshot())
+    /// When the client request was received (`MonotonicClock` nanoseconds).
+    public let startedAt: UInt64
 
-    public init() {}
+    public init(startedAt: UInt64 = 0) {
+        self.startedAt = startedAt
+    }
 
     /// The facts recorded so far.
     public var snapshot: Snapshot {
@@ -39,6 +45,11 @@ public final class RequestTrace: Sendable {
             $0.kind = kind
             $0.operationName = name
         }
+    }
+
+    /// The response cache served the operation this way (`X-Cache`'s value).
+    public func cacheServed(_ outcome: String) {
+        state.withLock { $0.cache = outcome }
     }
 
     /// An upstream attempt begins.

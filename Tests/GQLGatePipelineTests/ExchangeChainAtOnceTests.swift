@@ -30,6 +30,32 @@ private struct LoopOnlyStage: OperationStage {
     func prepareAtOnce(_ operation: inout Operation) throws -> Bool { false }
 }
 
+/// Notes each outcome it sees, as the request log does.
+private struct OutcomeWatcher: AnswerWatcher {
+    let trace: Trace
+
+    func watch(_ operation: consuming Operation, _ rest: (consuming Operation) async throws -> ResultStream) async throws
+        -> ResultStream {
+        let query = operation.request.query ?? "-"
+        do {
+            let first = try await rest(operation).first()
+            trace.record("watched: \(query) -> \(first?.body.string ?? "nothing")")
+            return .single(first ?? response("nothing"))
+        } catch {
+            trace.record("watched: \(query) -> \(error)")
+            throw error
+        }
+    }
+
+    func answeredAtOnce(_ operation: borrowing Operation, _ outcome: Result<GraphQLResponse, any Error>) {
+        let answer = switch outcome {
+        case .success(let response): response.body.string
+        case .failure(let error): "\(error)"
+        }
+        trace.record("at once, watched: \(operation.request.query ?? "-") -> \(answer)")
+    }
+}
+
 /// The synchronous head of a chain (`runAtOnce`) and the rest run from where it stopped (`resume`).
 @Suite struct ExchangeChainAtOnceTests {
     @Test func theHeadAnswersAHitAndNothingAfterItRuns() throws {
@@ -104,5 +130,55 @@ private struct LoopOnlyStage: OperationStage {
         var sent = operation("{ bad hit }")
         #expect(throws: GatewayError.badRequest("s1 refused")) { try chain.runAtOnce(&sent) }
         #expect(trace.recorded == ["s1 stage: { bad hit }"])
+    }
+
+    @Test func aWatcherSeesAnAnswerGivenAtOnceOnce() throws {
+        let trace = Trace()
+        let chain = ExchangeChain(
+            exchanges: [OutcomeWatcher(trace: trace), MarkingStage(name: "s1", trace: trace), HitAnswering(trace: trace)],
+            transport: FakeTransport(trace: trace))
+        var sent = operation("{ hit }")
+        guard case .answered = try chain.runAtOnce(&sent) else {
+            Issue.record("expected an answer at once")
+            return
+        }
+        #expect(trace.recorded == ["s1 stage: { hit }", "at once: { hit } s1", "at once, watched: { hit } s1 -> cached"])
+    }
+
+    @Test func aWatcherSeesAnErrorThrownInTheHead() {
+        let trace = Trace()
+        let chain = ExchangeChain(
+            exchanges: [OutcomeWatcher(trace: trace), MarkingStage(name: "s1", trace: trace, refuseOn: "bad"), HitAnswering(trace: trace)],
+            transport: FakeTransport(trace: trace))
+        var sent = operation("{ bad }")
+        #expect(throws: GatewayError.badRequest("s1 refused")) { try chain.runAtOnce(&sent) }
+        #expect(trace.recorded == ["s1 stage: { bad }", "at once, watched: { bad } -> 400 BAD_REQUEST: s1 refused"])
+    }
+
+    @Test func aWatcherTheHeadPassedWatchesTheResumedRun() async throws {
+        let trace = Trace()
+        let chain = ExchangeChain(
+            exchanges: [OutcomeWatcher(trace: trace), MarkingStage(name: "s1", trace: trace), HitAnswering(trace: trace)],
+            transport: FakeTransport(trace: trace))
+        var sent = operation("{ miss }")
+        guard case .goOn(let position) = try chain.runAtOnce(&sent) else {
+            Issue.record("expected the chain to go on")
+            return
+        }
+        let result = try await chain.resume(sent, at: position).first()
+        #expect(result?.body.string == "upstream")
+        #expect(trace.recorded == [
+            "s1 stage: { miss }", "cache handle: { miss } s1", #"transport: { miss } s1 body {"query":"{ miss } s1"}"#,
+            "watched: { miss } s1 -> upstream",
+        ])
+    }
+
+    @Test func aWatcherSeesAWholeRunThroughHandle() async throws {
+        let trace = Trace()
+        let chain = ExchangeChain(
+            exchanges: [OutcomeWatcher(trace: trace), MarkingStage(name: "s1", trace: trace, refuseOn: "bad")],
+            transport: FakeTransport(trace: trace))
+        await #expect(throws: GatewayError.badRequest("s1 refused")) { try await chain.run(operation("{ bad }")) }
+        #expect(trace.recorded == ["s1 stage: { bad }", "watched: { bad } -> 400 BAD_REQUEST: s1 refused"])
     }
 }

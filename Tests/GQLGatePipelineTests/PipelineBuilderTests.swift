@@ -18,7 +18,7 @@ private func names(_ builder: PipelineBuilder) -> [String] {
 @Suite struct PipelineBuilderTests {
     @Test func theBuiltInOrderIsWrittenOnce() {
         #expect(PipelineSlot.allCases == [
-            .apq, .document, .trace, .methodRules, .limits, .cache, .dedupe, .upstreamAPQ, .credentials, .retry,
+            .requestLog, .apq, .document, .trace, .methodRules, .limits, .cache, .dedupe, .upstreamAPQ, .credentials, .retry,
         ])
     }
 

@@ -207,6 +207,31 @@ def test_hits_keep_every_check_header_metric_and_log_line_of_the_pipeline(cached
     assert post_graphql(cached.url, query, headers={"Cache-Control": "no-cache"}).header("X-Cache") == "BYPASS"
 
 
+def metric(gw, series: str) -> float:
+    for line in curl(gw.path("/metrics")).text.splitlines():
+        if line.startswith(series + " "):
+            return float(line.split()[-1])
+    return 0.0
+
+
+def test_every_request_is_recorded_once_however_it_is_answered(cached):
+    ok, refused = 'gqlgate_requests_total{operation="query",status="2xx"}', 'gqlgate_requests_total{operation="query",status="4xx"}'
+    query = 'query Once { hello(name: "once") }'
+    ok_before, refused_before = metric(cached, ok), metric(cached, refused)
+    ids = [f"once-{uuid.uuid4()}" for _ in range(4)]
+    assert post_graphql(cached.url, query, headers={"X-Request-Id": ids[0]}).header("X-Cache") == "MISS"
+    assert post_graphql(cached.url, query, headers={"X-Request-Id": ids[1]}).header("X-Cache") == "HIT"
+    assert get_graphql(cached.url, query, headers={"X-Request-Id": ids[2]}).header("X-Cache") == "HIT"
+    # Refused by the method rules on the server thread, before the cache.
+    assert_gateway_error(
+        get_graphql(cached.url, "mutation M { createReview(episode: JEDI, review: {stars: 1}) { id } }", headers={"X-Request-Id": ids[3]}),
+        405, "METHOD_NOT_ALLOWED")
+    assert (metric(cached, ok) - ok_before, metric(cached, refused) - refused_before) == (3, 0)
+    records = [access_record(cached, request_id) for request_id in ids]
+    assert [(r["status"], r.get("cache")) for r in records] == [(200, "MISS"), (200, "HIT"), (200, "HIT"), (405, None)]
+    assert all(sum(f'"request_id":"{i}"' in line for line in cached.proc.stderr().splitlines()) == 1 for i in ids)
+
+
 def test_a_reload_learns_the_schema_again(cached):
     cached.proc.popen.send_signal(signal.SIGHUP)
     wait_until(

@@ -78,6 +78,6 @@ public struct RetryExchange: Exchange {
     }
 
     private func noAnswer() -> GraphQLResponse {
-        GatewayError.upstreamUnavailable("The upstream sent no result.").response()
+        GatewayError.noResult.response()
     }
 }
