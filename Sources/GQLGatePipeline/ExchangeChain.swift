@@ -13,14 +13,19 @@
 public struct ExchangeChain: Sendable {
     /// `steps[i]`: the pipeline from exchange `i` on (`steps[count]`: the transport).
     private let steps: [ExchangeNext]
-    /// The synchronous head, in order.
+    /// The synchronous head, in order, as indices into `stages` and `answering`
+    /// (plain values: reading one copies no existential).
     private let head: [HeadStep]
+    private let stages: [any OperationStage]
+    private let answering: [any AnswersAtOnce]
     /// The watchers in the head, by position.
     private let watchers: [(index: Int, watcher: any AnswerWatcher)]
+    /// `resumeSteps[i]`: `steps[i]` run inside the head's watchers before position `i`.
+    private let resumeSteps: [ExchangeNext]
 
     private enum HeadStep: Sendable {
-        case stage(any OperationStage)
-        case answering(any AnswersAtOnce)
+        case stage(Int)
+        case answering(Int)
         case watching
     }
 
@@ -60,12 +65,16 @@ public struct ExchangeChain: Sendable {
         }
         self.steps = steps
         var head: [HeadStep] = []
+        var stages: [any OperationStage] = []
+        var answering: [any AnswersAtOnce] = []
         var watchers: [(index: Int, watcher: any AnswerWatcher)] = []
         for exchange in exchanges {
             if let stage = exchange as? any OperationStage {
-                head.append(.stage(stage))
-            } else if let answering = exchange as? any AnswersAtOnce {
-                head.append(.answering(answering))
+                head.append(.stage(stages.count))
+                stages.append(stage)
+            } else if let exchange = exchange as? any AnswersAtOnce {
+                head.append(.answering(answering.count))
+                answering.append(exchange)
             } else if let watcher = exchange as? any AnswerWatcher {
                 watchers.append((head.count, watcher))
                 head.append(.watching)
@@ -74,7 +83,17 @@ public struct ExchangeChain: Sendable {
             }
         }
         self.head = head
+        self.stages = stages
+        self.answering = answering
         self.watchers = watchers
+        resumeSteps = (0...head.count).map { position in
+            var step = steps[position]
+            for (index, watcher) in watchers.reversed() where index < position {
+                let inner = step
+                step = { try await watcher.watch($0, inner) }
+            }
+            return step
+        }
     }
 
     private static func handling(by exchange: any Exchange, next: @escaping ExchangeNext) -> ExchangeNext {
@@ -105,9 +124,9 @@ public struct ExchangeChain: Sendable {
             while index < head.count {
                 switch head[index] {
                 case .stage(let stage):
-                    guard try stage.prepareAtOnce(&operation) else { return .goOn(Position(index: index)) }
+                    guard try stages[stage].prepareAtOnce(&operation) else { return .goOn(Position(index: index)) }
                 case .answering(let exchange):
-                    guard let answer = exchange.answerAtOnce(operation) else { return .goOn(Position(index: index)) }
+                    guard let answer = answering[exchange].answerAtOnce(operation) else { return .goOn(Position(index: index)) }
                     tellWatchers(before: index, operation, .success(answer))
                     return .answered(answer)
                 case .watching:
@@ -132,11 +151,6 @@ public struct ExchangeChain: Sendable {
     /// Runs the pipeline from `position` (given by `runAtOnce`) on, inside
     /// the watchers the head passed.
     package func resume(_ operation: consuming Operation, at position: Position) async throws -> ResultStream {
-        try await resume(operation, at: position.index, watcher: 0)
-    }
-
-    private func resume(_ operation: consuming Operation, at index: Int, watcher: Int) async throws -> ResultStream {
-        guard watcher < watchers.count, watchers[watcher].index < index else { return try await steps[index](operation) }
-        return try await watchers[watcher].watcher.watch(operation) { try await resume($0, at: index, watcher: watcher + 1) }
+        try await resumeSteps[position.index](operation)
     }
 }

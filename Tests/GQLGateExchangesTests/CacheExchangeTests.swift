@@ -214,6 +214,15 @@ private struct Fixture {
         #expect(RequestKey(operation: a, varyHeaders: ["authorization", "accept-language"])
             != RequestKey(operation: b, varyHeaders: ["authorization", "accept-language"]))
     }
+
+    /// The hex that names an answer in Redis: the SHA-256 of the parts (a tag,
+    /// then each part and a NUL), the same on every replica and every version.
+    @Test func theDescriptionIsTheSHA256OfTheParts() {
+        let sent = Operation(request: GraphQLRequest(query: "{ a }", operationName: "A"), clientTransport: .httpPost, headers: [:], requestID: "r")
+        // printf '\x02{ a }\x00A\x00\x00' | sha256sum
+        #expect(RequestKey(operation: sent, varyHeaders: ["authorization"]).description
+            == "ad186d659b5075bc72f2bf32fccc878c708d92f0b49a1fa802c5448317812932")
+    }
 }
 
 @Suite struct CacheClockTests {

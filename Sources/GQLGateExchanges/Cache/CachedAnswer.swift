@@ -27,10 +27,10 @@ public struct CachedAnswer: Sendable {
     /// cannot exceed `max_bytes` by far.
     public static let entryOverhead = 256
 
-    /// The bytes this entry holds: body, header names and values, its key,
-    /// tags, plus `entryOverhead`.
+    /// The bytes this answer holds: body, header names and values, tags,
+    /// plus `entryOverhead` (a store adds its key's).
     public var cost: Int {
-        var bytes = Self.entryOverhead + body.count + RequestKey.byteCount
+        var bytes = Self.entryOverhead + body.count
         for field in headers { bytes += field.name.utf8.count + field.value.utf8.count + 4 }
         bytes += tags.byteCount
         return bytes

@@ -80,7 +80,7 @@ public final class MemoryResponseCache: ResponseCacheStore {
     public func store(_ answer: CachedAnswer, for key: RequestKey) -> Bool {
         state.withLock { state in
             Self.remove(key, from: &state)
-            let dropped = state.entries.insert(Entry(answer: answer), for: key, cost: answer.cost)
+            let dropped = state.entries.insert(Entry(answer: answer), for: key, cost: answer.cost + key.byteCount)
             for (droppedKey, entry) in dropped {
                 Self.unindex(droppedKey, tags: entry.answer.tags, from: &state)
                 state.statistics.evictions += 1

@@ -3,16 +3,15 @@ import GQLGateCore
 import GQLGatePipeline
 
 /// What makes two queries the same for the response cache and dedupe: the
-/// normalised document (its canonical digest), the operation name, the variables in canonical form
-/// (object keys sorted) and the scope (the values of the vary headers). Held
-/// as the SHA-256 of those parts, each followed by a NUL, hashed in one
-/// pass — so entries of different scopes never meet and a key costs 32 bytes
-/// however large the variables are.
+/// normalised document (its canonical digest), the operation name, the
+/// variables in canonical form (object keys sorted) and the scope (the values
+/// of the vary headers), so entries of different scopes never meet. Held as
+/// those parts' bytes, each followed by a NUL, with their hash taken once: a
+/// key is compared by its exact bytes, and hashed by one word. Its SHA-256,
+/// which names it in Redis (`description`), is computed only when asked for.
 public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
-    private let word0: UInt64
-    private let word1: UInt64
-    private let word2: UInt64
-    private let word3: UInt64
+    private let parts: [UInt8]
+    private let hash: Int
     /// Whether the request carried none of the vary headers.
     public let hasEmptyScope: Bool
 
@@ -25,8 +24,7 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
         if variables == "{}" { variables = "" }
         var parts: [UInt8] = []
         parts.reserveCapacity(name.utf8.count + variables.utf8.count + 128)
-        // The document's canonical digest, 32 bytes after a tag byte (a short
-        // key fits one SHA-256 block); without a document, its text and a NUL.
+        // The document's canonical digest, 32 bytes after a tag byte; without a document, its text and a NUL.
         if let document = operation.document {
             parts.append(1)
             parts.append(contentsOf: document.canonicalDigest)
@@ -45,13 +43,22 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
             }
         }
         hasEmptyScope = !scoped
-        (word0, word1, word2, word3) = Self.digests.digest(of: parts)
+        var hasher = Hasher()
+        parts.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hash = hasher.finalize()
+        self.parts = parts
     }
 
-    /// The SHA-256 of parts seen before: a repeated query (what cache hits
-    /// and dedupe mostly are) skips the hash, whose wrapper alone costs
-    /// several times the rest of a cache hit's key.
-    private static let digests = RequestKeyDigests()
+    public static func == (lhs: RequestKey, rhs: RequestKey) -> Bool {
+        lhs.hash == rhs.hash && lhs.parts == rhs.parts
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(hash)
+    }
+
+    /// Bytes the key takes in memory (for the cache's byte accounting).
+    public var byteCount: Int { parts.count + 48 }
 
     /// The scope as text: each vary header present, as `name:value[,value]`
     /// lines in the configured order; empty when none is present.
@@ -71,22 +78,10 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
         bytes.append(0)
     }
 
-    /// The words are a SHA-256 digest, already spread evenly: one of them
-    /// places the key in a hash table as well as all four, for a quarter of
-    /// the hashing (dedupe and the cache look keys up several times a request).
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(word0)
-    }
-
-    /// Bytes the key takes in memory (for the cache's byte accounting).
-    public static let byteCount = 32
-
-    /// The digest in hex.
+    /// The SHA-256 of the parts, in hex.
     public var description: String {
-        [word0, word1, word2, word3].map { word in
-            withUnsafeBytes(of: word) { bytes in
-                bytes.map { byte in String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16) }.joined()
-            }
-        }.joined()
+        var hasher = SHA256()
+        parts.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        return hasher.finalize().map { byte in String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16) }.joined()
     }
 }
