@@ -24,8 +24,9 @@ struct CachingStages: Sendable {
     /// (`cache.enabled` and `invalidate_on_mutation`): learned by introspection.
     let schema: EntitySchemaSource?
 
-    init(config: GatewayConfig, metrics: GatewayMetrics, loops: EventLoopGroup, logger: Logger) throws(ConfigError) {
-        apq = config.apq.enabled ? APQExchange() : nil
+    /// - Parameter apqRegisters: whether APQ may register new text (not while the operation safelist is on).
+    init(config: GatewayConfig, apqRegisters: Bool, metrics: GatewayMetrics, loops: EventLoopGroup, logger: Logger) throws(ConfigError) {
+        apq = config.apq.enabled ? APQExchange(registers: apqRegisters) : nil
         if config.cache.enabled {
             let settings = config.cache
             let cache = try Self.store(settings, metrics: metrics, loops: loops, logger: logger)

@@ -13,13 +13,18 @@ extension Gateway {
     static func makePipeline(config: GatewayConfig, client: HTTPClient, exchanges: [ExchangePlacement], metrics: GatewayMetrics,
                              requestLog: RequestLog, readiness: Readiness,
                              subscriptions context: SubscriptionContext) throws(ConfigError) -> GatewayPipeline {
-        let caching = try CachingStages(config: config, metrics: metrics, loops: context.loops, logger: context.logger)
+        let documents = DocumentCache()
+        let persisted = try PersistedDocumentStages(config: config, cache: documents, metrics: metrics, logger: context.logger)
+        let caching = try CachingStages(config: config, apqRegisters: persisted.apqRegisters, metrics: metrics,
+                                        loops: context.loops, logger: context.logger)
         var builder = PipelineBuilder()
         builder.fill(.requestLog, with: RequestLogExchange(log: requestLog))
+        if let byID = persisted.byID { builder.fill(.persistedDocuments, with: byID) }
         if let apq = caching.apq { builder.fill(.apq, with: apq) }
         builder.fill(.document, with: DocumentExchange(
-            cache: DocumentCache(), maxDocumentBytes: config.limits.maxDocumentBytes, runAnalysis: LoopHooks.documentAnalysis))
+            cache: documents, maxDocumentBytes: config.limits.maxDocumentBytes, runAnalysis: LoopHooks.documentAnalysis))
         builder.fill(.trace, with: RequestTraceExchange())
+        if let safelist = persisted.safelist { builder.fill(.safelist, with: safelist) }
         builder.fill(.methodRules, with: HTTPMethodRulesExchange())
         builder.fill(.limits, with: QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)))
         if let cache = caching.cacheExchange { builder.fill(.cache, with: cache) }

@@ -90,10 +90,17 @@ extension GatewayConfig {
                 .init("enabled", .plain(String(apq.enabled))),
                 .init("upstream", .plain(String(apq.upstream))),
             ]),
+            .init("persisted_documents", [
+                .init("manifests", .strings(persistedDocuments.manifests)),
+                .init("safelist", .plain(String(persistedDocuments.safelist))),
+                .init("require_id", .plain(String(persistedDocuments.requireID))),
+                .init("log_unknown", .plain(String(persistedDocuments.logUnknown))),
+            ]),
             .init("limits", [
                 .init("max_depth", .plain(String(limits.maxDepth))),
                 .init("max_aliases", .plain(String(limits.maxAliases))),
                 .init("max_document_bytes", .size(limits.maxDocumentBytes)),
+                .init("introspection", .plain(String(limits.introspection))),
             ]),
             .init("subscriptions", [
                 .init("dedupe", .plain(String(subscriptions.dedupe))),

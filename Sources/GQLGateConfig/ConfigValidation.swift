@@ -8,6 +8,7 @@ extension GatewayConfig {
     /// - `auth.oauth2` has `token_url`, `client_id` and `client_secret`, and is not combined with
     ///   `auth.bearer_token_file` (both would set `Authorization`).
     /// - `cache.backend: redis` has a redis:// `cache.redis_url`.
+    /// - `persisted_documents.safelist` and `require_id` need `persisted_documents.manifests`.
     /// - Throws: The first ``ConfigError`` found.
     public func validate() throws(ConfigError) {
         if !server.listen.isLoopback, clients.apiKeysFile == nil, !clients.allowAnonymous {
@@ -43,6 +44,13 @@ extension GatewayConfig {
                 let placed = error.at("cache.redis_url", rejecting: cache.redisURL)
                 throw ConfigError(keyPath: placed.keyPath, message: placed.message + " (cache.backend is redis)")
             }
+        }
+        for (key, isOn) in [("safelist", persistedDocuments.safelist), ("require_id", persistedDocuments.requireID)]
+        where isOn && persistedDocuments.manifests.isEmpty {
+            throw ConfigError(
+                keyPath: "persisted_documents.\(key)",
+                message: "needs persisted_documents.manifests (with none, no operation could run)"
+            )
         }
     }
 }

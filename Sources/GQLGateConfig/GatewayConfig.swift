@@ -22,6 +22,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var dedupe = DedupeConfig()
     /// `apq`: automatic persisted queries.
     public var apq = APQConfig()
+    /// `persisted_documents`: operations sent by id, and the operation safelist.
+    public var persistedDocuments = PersistedDocumentsConfig()
     /// `limits`: document size and complexity limits.
     public var limits = LimitsConfig()
     /// `subscriptions`: subscription transport settings.
@@ -37,7 +39,7 @@ public struct GatewayConfig: Sendable, Equatable {
 
 extension GatewayConfig {
     static let keys = [
-        "server", "upstream", "auth", "headers", "clients", "retry", "cache", "dedupe", "apq", "limits",
+        "server", "upstream", "auth", "headers", "clients", "retry", "cache", "dedupe", "apq", "persisted_documents", "limits",
         "subscriptions", "logging", "metrics",
     ]
 
@@ -54,6 +56,7 @@ extension GatewayConfig {
         cache = try map["cache"].map(CacheConfig.init(yaml:)) ?? cache
         dedupe = try map["dedupe"].map(DedupeConfig.init(yaml:)) ?? dedupe
         apq = try map["apq"].map(APQConfig.init(yaml:)) ?? apq
+        persistedDocuments = try map["persisted_documents"].map(PersistedDocumentsConfig.init(yaml:)) ?? persistedDocuments
         limits = try map["limits"].map(LimitsConfig.init(yaml:)) ?? limits
         subscriptions = try map["subscriptions"].map(SubscriptionsConfig.init(yaml:)) ?? subscriptions
         logging = try map["logging"].map(LoggingConfig.init(yaml:)) ?? logging

@@ -10,14 +10,19 @@ import GQLGatePipeline
 ///   `PERSISTED_QUERY_NOT_FOUND` when it is unknown;
 /// - another version, or no hash: 400 `BAD_REQUEST`.
 ///
+/// With `registers` false (the operation safelist on), a query sent with
+/// its hash is checked and forwarded but never registered.
+///
 /// `persistedQuery` is removed from the extensions sent upstream. Requests
 /// without it are forwarded untouched. Place first, before `DocumentExchange`
 /// (which needs the query).
 public struct APQExchange: OperationStage {
     private let store: PersistedQueryStore
+    private let registers: Bool
 
-    public init(store: PersistedQueryStore = PersistedQueryStore()) {
+    public init(store: PersistedQueryStore = PersistedQueryStore(), registers: Bool = true) {
         self.store = store
+        self.registers = registers
     }
 
     package func prepare(_ operation: inout Operation) throws(GatewayError) {
@@ -34,7 +39,7 @@ public struct APQExchange: OperationStage {
         var request = request
         if let query = request.query {
             guard DocumentCache.digest(of: query).hexString == hash else { throw .persistedQueryHashMismatch }
-            store.register(query, hash: hash)
+            if registers { store.register(query, hash: hash) }
         } else {
             guard let query = store.query(for: hash) else { throw .persistedQueryNotFound }
             request.query = query

@@ -32,6 +32,7 @@ public final class GatewayMetrics: Sendable {
     private let upstreamSubscriptions: Meter
     private let websocketConnections: Meter
     private let tokenRefreshes: [CoreMetrics.Counter]
+    private let persistedDocuments: [CoreMetrics.Counter]
 
     /// Histogram buckets for request and upstream durations: 1 ms to 10 s
     /// (the default `upstream.timeout`).
@@ -76,6 +77,9 @@ public final class GatewayMetrics: Sendable {
         websocketConnections = Meter(label: "gqlgate_websocket_connections_active", factory: factory)
         tokenRefreshes = TokenRefreshOutcome.allCases.map {
             Counter(label: "gqlgate_token_refreshes_total", dimensions: [("outcome", $0.rawValue)], factory: factory)
+        }
+        persistedDocuments = PersistedDocumentLabel.allCases.map {
+            Counter(label: "gqlgate_persisted_documents_total", dimensions: [("outcome", $0.rawValue)], factory: factory)
         }
         for meter in [cacheSize, subscriptions, upstreamSubscriptions, websocketConnections] { meter.set(0) }
     }
@@ -149,5 +153,12 @@ public final class GatewayMetrics: Sendable {
     /// An upstream token (OAuth2, or a re-read token file) was refreshed, or the refresh failed.
     public func tokenRefreshed(_ outcome: TokenRefreshOutcome) {
         tokenRefreshes[outcome.index].increment()
+    }
+
+    // MARK: - Persisted documents
+
+    /// One operation passed the persisted documents' stages with `outcome`.
+    public func persistedDocument(_ outcome: PersistedDocumentLabel) {
+        persistedDocuments[outcome.index].increment()
     }
 }

@@ -30,6 +30,7 @@ public enum GraphQLHTTPDecoder {
         var request = GraphQLRequest(query: nil)
         var wrongType: GatewayError?
         var seen = RequestBodyKeys()
+        var ids = DocumentIDs()
         let isObject: Bool
         do {
             isObject = try JSONReader.readObject(bytes) { key, reader throws(JSONReader.Failure) in
@@ -49,6 +50,15 @@ public enum GraphQLHTTPDecoder {
                     try seen.insert(.extensions, at: reader.keyOffset)
                     guard let extensions = try object(&reader) else { return noteWrongType(&wrongType, "\"extensions\" must be a JSON object.") }
                     request.extensions = extensions
+                } else if isKey(key, "documentId") {
+                    try seen.insert(.documentId, at: reader.keyOffset)
+                    ids.documentId = try reader.stringOrNull() ?? nil
+                } else if isKey(key, "doc_id") {
+                    try seen.insert(.docID, at: reader.keyOffset)
+                    ids.docID = try reader.stringOrNull() ?? nil
+                } else if isKey(key, "id") {
+                    try seen.insert(.id, at: reader.keyOffset)
+                    ids.id = try reader.stringOrNull() ?? nil
                 } else {
                     try seen.insert(other: key, at: reader.keyOffset)
                     try reader.skipValue()
@@ -66,7 +76,22 @@ public enum GraphQLHTTPDecoder {
             throw .badRequest("The request body must be a JSON object (batched requests are not supported).")
         }
         if let wrongType { throw wrongType }
+        request.documentID = ids.first
         return request
+    }
+
+    /// The ids a request may name a persisted document by; `first` is the one that counts.
+    private struct DocumentIDs {
+        var documentId: String?
+        var docID: String?
+        var id: String?
+
+        var first: String? { nonEmpty(documentId) ?? nonEmpty(docID) ?? nonEmpty(id) }
+
+        private func nonEmpty(_ id: String?) -> String? {
+            guard let id, !id.isEmpty else { return nil }
+            return id
+        }
     }
 
     /// The 400 for a body that is not JSON, nests too deep or repeats a key.
@@ -120,7 +145,7 @@ public enum GraphQLHTTPDecoder {
 
     static func decodeGET(_ items: [(name: String, value: String?)]) throws(GatewayError) -> GraphQLRequest {
         var seen: [String: String] = [:]
-        for item in items where ["query", "operationName", "variables", "extensions"].contains(item.name) {
+        for item in items where ["query", "operationName", "variables", "extensions", "documentId", "doc_id", "id"].contains(item.name) {
             guard seen[item.name] == nil else { throw .badRequest("The parameter \"\(item.name)\" is given more than once.") }
             seen[item.name] = item.value ?? ""
         }
@@ -130,7 +155,8 @@ public enum GraphQLHTTPDecoder {
         }
         return GraphQLRequest(query: nonEmpty("query"), operationName: nonEmpty("operationName"),
                               variables: try jsonObject(nonEmpty("variables"), name: "variables"),
-                              extensions: try jsonObject(nonEmpty("extensions"), name: "extensions"))
+                              extensions: try jsonObject(nonEmpty("extensions"), name: "extensions"),
+                              documentID: DocumentIDs(documentId: nonEmpty("documentId"), docID: nonEmpty("doc_id"), id: nonEmpty("id")).first)
     }
 
     static func jsonObject(_ text: String?, name: String) throws(GatewayError) -> JSONValue? {

@@ -8,15 +8,22 @@ public struct GraphQLRequest: Sendable, Equatable {
     public var variables: JSONValue?
     /// Extensions (a JSON object) or nil.
     public var extensions: JSONValue?
+    /// The persisted document asked for by id: `documentId` (`sha256:<hex>`
+    /// or a custom id), else Relay's `doc_id`, else `id`; nil when none was
+    /// sent (or none was a string).
+    public var documentID: String?
 
-    public init(query: String?, operationName: String? = nil, variables: JSONValue? = nil, extensions: JSONValue? = nil) {
+    public init(query: String?, operationName: String? = nil, variables: JSONValue? = nil, extensions: JSONValue? = nil,
+                documentID: String? = nil) {
         self.query = query
         self.operationName = operationName
         self.variables = variables
         self.extensions = extensions
+        self.documentID = documentID
     }
 
-    /// The request as a JSON body (`{"query":...,"operationName":...,...}`), absent fields left out.
+    /// The request as a JSON body (`{"query":...,"operationName":...,...}`), absent fields left out
+    /// (`documentID` too: the upstream is sent the document it names).
     public func jsonBody() -> String {
         var members: [(key: String, value: JSONValue)] = []
         if let query { members.append(("query", .string(query))) }

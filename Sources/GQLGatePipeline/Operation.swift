@@ -44,6 +44,9 @@ public struct Operation: Sendable {
     public var document: AnalysedDocument?
     /// The operation chosen from the document, once `DocumentExchange` ran.
     public var selected: DocumentOperation?
+    /// The persisted document's id when the client asked for a listed
+    /// document by id (and the request now holds its text).
+    public var persistedDocumentID: String?
     /// The client's JSON body, forwarded unchanged while nothing rewrote the request.
     public private(set) var originalBody: Bytes?
     /// Header fields exchanges add to the upstream request (credentials, say).

@@ -5,12 +5,16 @@
 public enum PipelineSlot: String, CaseIterable, Sendable {
     /// The request metrics and the access line: sees every operation and how it was answered.
     case requestLog
+    /// Persisted documents asked for by id (`persisted_documents`), and `require_id`.
+    case persistedDocuments
     /// Automatic persisted queries: the query text filled in from its hash.
     case apq
     /// Parsing and analysing the document; `operation.kind` is known after it.
     case document
     /// The selected operation noted for the access log and metrics.
     case trace
+    /// The operation safelist and `limits.introspection`.
+    case safelist
     /// GraphQL-over-HTTP's method rules (no mutation over GET, ...).
     case methodRules
     /// `limits.max_depth` and `limits.max_aliases`.

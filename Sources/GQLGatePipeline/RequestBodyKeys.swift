@@ -4,7 +4,10 @@
 struct RequestBodyKeys {
     /// The members gqlgate reads.
     enum Member: UInt8 {
-        case query = 1, operationName = 2, variables = 4, extensions = 8
+        case query = 1, operationName = 2, variables = 4, extensions = 8, documentId = 16, docID = 32, id = 64
+
+        /// The member's key in the body.
+        var key: String { self == .docID ? "doc_id" : String(describing: self) }
     }
 
     private var members: UInt8 = 0
@@ -13,7 +16,7 @@ struct RequestBodyKeys {
     /// Notes `member`, whose key is at `offset`; throws when it came before.
     mutating func insert(_ member: Member, at offset: Int) throws(JSONReader.Failure) {
         guard members & member.rawValue == 0 else {
-            throw JSONReader.Failure(offset: offset, problem: .repeatedKey(String(describing: member)))
+            throw JSONReader.Failure(offset: offset, problem: .repeatedKey(member.key))
         }
         members |= member.rawValue
     }

@@ -16,6 +16,8 @@ public final class RequestTrace: Sendable {
         public var kind: OperationKind?
         /// The selected operation's name; nil for anonymous operations.
         public var operationName: String?
+        /// The persisted document's id, when the client asked for one by id.
+        public var persistedID: String?
         /// Upstream attempts made (0: answered without the upstream).
         public var attempts = 0
         /// The status of the last upstream answer; nil when none came.
@@ -50,6 +52,11 @@ public final class RequestTrace: Sendable {
     /// The response cache served the operation this way (`X-Cache`'s value).
     public func cacheServed(_ outcome: String) {
         state.withLock { $0.cache = outcome }
+    }
+
+    /// The client asked for the persisted document `id`.
+    public func persistedDocumentUsed(id: String) {
+        state.withLock { $0.persistedID = id }
     }
 
     /// An upstream attempt begins.

@@ -291,3 +291,22 @@ private func failure(method: String = "POST", contentType: String? = "applicatio
         #expect(error.message.contains(method))
     }
 }
+
+@Suite struct GraphQLHTTPDecoderDocumentIDTests {
+    @Test func documentIdDocIDAndIDAreReadInThatOrderOfPrecedence() throws {
+        #expect(try post(#"{"documentId": "sha256:abc", "doc_id": "d", "id": "i"}"#).documentID == "sha256:abc")
+        #expect(try post(#"{"doc_id": "d", "id": "i", "variables": {"a": 1}}"#).documentID == "d")
+        #expect(try post(#"{"id": "i"}"#).documentID == "i")
+        #expect(try post(#"{"query": "{ a }"}"#).documentID == nil)
+        #expect(try post(#"{"id": 5, "query": "{ a }"}"#).documentID == nil)
+        #expect(try get([("documentId", "custom-1"), ("variables", #"{"a":1}"#)]).documentID == "custom-1")
+        #expect(try get([("doc_id", "d"), ("id", "i")]).documentID == "d")
+        #expect(try get([("id", "i")]).documentID == "i")
+    }
+
+    @Test func aRepeatedIDIsRefused() {
+        #expect(failure(body: #"{"doc_id": "a", "doc_id": "b"}"#)?.message.contains("\"doc_id\"") == true)
+        #expect(failure(method: "GET", queryItems: [("documentId", "a"), ("documentId", "b")])
+            == .badRequest("The parameter \"documentId\" is given more than once."))
+    }
+}

@@ -18,19 +18,22 @@ struct WatchedFile: Sendable {
 
     let path: String
     let checkInterval: UInt64
+    /// The largest file read, in bytes; a longer one reads as unreadable.
+    let sizeLimit: Int
     private(set) var stamp: Stamp?
     private var lastCheck: UInt64 = 0
 
-    init(path: String, checkInterval: Duration = .seconds(1)) {
+    init(path: String, checkInterval: Duration = .seconds(1), sizeLimit: Int = 1 << 20) {
         self.path = path
         self.checkInterval = checkInterval.nanoseconds
+        self.sizeLimit = sizeLimit
     }
 
     /// The file's contents, and its stamp remembered; `nil` when it cannot be read.
     mutating func read(now: UInt64) -> String? {
         lastCheck = now
         stamp = Self.stamp(of: path)
-        return Self.contents(of: path)
+        return Self.contents(of: path, limit: sizeLimit)
     }
 
     /// Whether the file looks different from when it was last read; checks

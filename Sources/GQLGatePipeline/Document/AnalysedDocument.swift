@@ -31,6 +31,7 @@ public final class AnalysedDocument: @unchecked Sendable {
 
     private struct DerivedForms {
         var canonicalDigest: (bytes: [UInt8], hex: String)?
+        var definitionSetDigest: String?
         /// nil: not rewritten yet; `.some(nil)`: the document cannot be.
         var typenamed: TypenamedDocument??
         var withIDs: (schema: EntitySchema, document: TypenamedDocument?)?
@@ -65,6 +66,16 @@ public final class AnalysedDocument: @unchecked Sendable {
         let forms = (bytes: Array(digest), hex: digest.hexString)
         derived.withLock { $0.canonicalDigest = forms }
         return forms
+    }
+
+    /// Hex SHA-256 of the definition-set form (`CanonicalDocument`): the
+    /// same for texts that differ only in spacing, commas, comments or the
+    /// order of their definitions (the operation safelist). Worked out once.
+    public var definitionSetDigest: String {
+        if let known = derived.withLock({ $0.definitionSetDigest }) { return known }
+        let digest = CanonicalDocument.definitionSetDigest(of: queryText).hexString
+        derived.withLock { $0.definitionSetDigest = digest }
+        return digest
     }
 
     /// The document with `__typename` added to every non-root selection set

@@ -9,10 +9,14 @@ public struct OperationShape: Sendable, Equatable {
     /// Aliased fields, counted every time a fragment holding them is spread
     /// (saturates at `Int.max` instead of overflowing).
     public var aliases: Int
+    /// Whether it selects `__schema` or `__type` anywhere (introspection;
+    /// `__typename` does not count).
+    public var introspects: Bool
 
-    public init(depth: Int, aliases: Int) {
+    public init(depth: Int, aliases: Int, introspects: Bool = false) {
         self.depth = depth
         self.aliases = aliases
+        self.introspects = introspects
     }
 
     static let empty = OperationShape(depth: 0, aliases: 0)
@@ -58,7 +62,9 @@ struct OperationShapeMeasurer {
             switch selection {
             case let field as Field:
                 let child = try field.selectionSet.map { set throws(GatewayError) in try measure(set, level: level + 1) } ?? .empty
-                part = Measure(shape: OperationShape(depth: child.shape.depth + 1, aliases: Self.sum(child.shape.aliases, field.alias == nil ? 0 : 1)),
+                let introspects = child.shape.introspects || field.name.value == "__schema" || field.name.value == "__type"
+                part = Measure(shape: OperationShape(depth: child.shape.depth + 1, aliases: Self.sum(child.shape.aliases, field.alias == nil ? 0 : 1),
+                                                     introspects: introspects),
                                levels: child.levels + 1)
             case let spread as FragmentSpread:
                 let fragment = try measure(fragment: spread.name.value, level: level + 1)
@@ -72,6 +78,7 @@ struct OperationShapeMeasurer {
             guard level + part.levels <= DocumentNesting.limit else { throw Self.tooDeep }
             result.shape.depth = max(result.shape.depth, part.shape.depth)
             result.shape.aliases = Self.sum(result.shape.aliases, part.shape.aliases)
+            result.shape.introspects = result.shape.introspects || part.shape.introspects
             result.levels = max(result.levels, part.levels)
         }
         return result

@@ -1,0 +1,52 @@
+import GQLGateConfig
+import GQLGateCore
+import GQLGateExchanges
+import GQLGateMetrics
+import GQLGatePipeline
+import Logging
+
+/// The stages of `persisted_documents` and `limits.introspection`, for
+/// their slots (`PipelineSlot.persistedDocuments`, `.safelist`): none at all
+/// when no manifest is configured and introspection is allowed.
+struct PersistedDocumentStages: Sendable {
+    /// Requests by id and `require_id`, when manifests are configured.
+    let byID: PersistedDocumentExchange?
+    /// The safelist, `log_unknown` and introspection rules, when any applies.
+    let safelist: SafelistExchange?
+    /// Whether APQ may register new text (not while the safelist is on).
+    let apqRegisters: Bool
+
+    /// Reads every manifest into `cache`; a file that cannot be used is a
+    /// config error naming it and the entry.
+    init(config: GatewayConfig, cache: DocumentCache, metrics: GatewayMetrics, logger: Logger) throws(ConfigError) {
+        let settings = config.persistedDocuments
+        let rules = SafelistExchange.Rules(
+            safelist: settings.safelist, logUnknown: settings.logUnknown, introspection: config.limits.introspection)
+        apqRegisters = !settings.safelist
+        guard !settings.manifests.isEmpty else {
+            byID = nil
+            safelist = rules.introspection ? nil : SafelistExchange(library: nil, rules: rules)
+            return
+        }
+        let library: PersistedDocumentLibrary
+        do {
+            library = try PersistedDocumentLibrary(paths: settings.manifests, cache: cache) { failure in
+                logger.error("A persisted documents manifest changed but cannot be used; the documents read last stay",
+                             metadata: ["problem": "\(failure)"])
+            }
+        } catch {
+            throw ConfigError(keyPath: "persisted_documents.manifests", message: error.description)
+        }
+        let budget = LineBudget(lines: 10, window: .seconds(10))
+        let observer = PersistedDocumentsObserver(
+            outcome: { metrics.persistedDocument(PersistedDocumentLabel($0)) },
+            unknownOperation: { name, sha256 in
+                guard let dropped = budget.take() else { return }
+                var metadata: Logger.Metadata = ["operation": "\(name ?? "")", "sha256": "\(sha256)"]
+                if dropped > 0 { metadata["not_logged_before"] = "\(dropped)" }
+                logger.warning("An operation not in the persisted documents", metadata: metadata)
+            })
+        byID = PersistedDocumentExchange(library: library, requireID: settings.requireID, observer: observer)
+        safelist = SafelistExchange(library: library, rules: rules, observer: observer)
+    }
+}

@@ -1,0 +1,68 @@
+import GQLGatePipeline
+
+/// Requests by id: an operation whose `documentId`, `doc_id` or `id` names a
+/// document in the manifests runs that document (404
+/// `PERSISTED_QUERY_NOT_IN_LIST` when none does), as does one whose
+/// `extensions.persistedQuery.sha256Hash` is a listed document's SHA-256
+/// (any other hash is left to APQ). With `requireID`, an operation sent as
+/// text gets 400 `PERSISTED_QUERY_ID_REQUIRED`. Place first, before APQ and
+/// `DocumentExchange`.
+public struct PersistedDocumentExchange: OperationStage {
+    private let library: PersistedDocumentLibrary
+    private let requireID: Bool
+    private let observer: PersistedDocumentsObserver
+
+    public init(library: PersistedDocumentLibrary, requireID: Bool, observer: PersistedDocumentsObserver = .init()) {
+        self.library = library
+        self.requireID = requireID
+        self.observer = observer
+    }
+
+    package func prepare(_ operation: inout Operation) throws(GatewayError) {
+        if let id = operation.request.documentID {
+            guard let listed = library.documents.document(forID: id) else {
+                observer.outcome(.idUnknown)
+                throw .persistedQueryNotInList(id)
+            }
+            run(listed, id: id, for: &operation)
+        } else if let hash = Self.apqHash(in: operation.request) {
+            let listed = library.documents.document(forSHA256: hash)
+            if let listed, operation.request.query == nil || operation.request.query == listed.text {
+                run(listed, id: hash, for: &operation)
+            } else if operation.request.query != nil, requireID {
+                try refuseText()
+            }
+        } else if operation.request.query != nil, requireID {
+            try refuseText()
+        }
+    }
+
+    private func refuseText() throws(GatewayError) {
+        observer.outcome(.refused)
+        throw .persistedQueryIDRequired
+    }
+
+    /// Runs the listed document in place of what the client sent.
+    private func run(_ listed: PersistedDocumentSet.Listed, id: String, for operation: inout Operation) {
+        operation.request.query = listed.text
+        operation.request.documentID = nil
+        if operation.request.extensions?["persistedQuery"] != nil {
+            operation.request.extensions = Self.removingPersistedQuery(from: operation.request.extensions)
+        }
+        operation.persistedDocumentID = id
+        operation.trace?.persistedDocumentUsed(id: id)
+        observer.outcome(.idFound)
+    }
+
+    /// The lower-case `extensions.persistedQuery.sha256Hash`, when it is a string.
+    private static func apqHash(in request: GraphQLRequest) -> String? {
+        guard case .string(let hash) = request.extensions?["persistedQuery"]?["sha256Hash"] else { return nil }
+        return hash.lowercased()
+    }
+
+    private static func removingPersistedQuery(from extensions: JSONValue?) -> JSONValue? {
+        guard case .object(let members) = extensions else { return extensions }
+        let kept = members.filter { $0.key != "persistedQuery" }
+        return kept.isEmpty ? nil : .object(kept)
+    }
+}

@@ -1,0 +1,58 @@
+import GQLGatePipeline
+
+/// What may run of the operations sent as text: with `library`, text whose
+/// definitions are a listed document's (whitespace, comments and definition
+/// order ignored) runs; other text is noted (`logUnknown`) and, with
+/// `safelist`, refused with 403 `QUERY_NOT_IN_SAFELIST`. Without
+/// `introspection`, an unlisted operation that selects `__schema` or
+/// `__type` gets 403 `INTROSPECTION_DISABLED`. Operations asked for by id
+/// (`PersistedDocumentExchange`) are listed and pass. Place after
+/// `DocumentExchange`; reads the analysis the document cache holds, so a
+/// repeated text costs a look-up.
+public struct SafelistExchange: OperationStage {
+    /// The rules.
+    public struct Rules: Sendable {
+        /// `persisted_documents.safelist`.
+        public var safelist: Bool
+        /// `persisted_documents.log_unknown`.
+        public var logUnknown: Bool
+        /// `limits.introspection`.
+        public var introspection: Bool
+
+        public init(safelist: Bool = false, logUnknown: Bool = false, introspection: Bool = true) {
+            self.safelist = safelist
+            self.logUnknown = logUnknown
+            self.introspection = introspection
+        }
+    }
+
+    private let library: PersistedDocumentLibrary?
+    private let rules: Rules
+    private let observer: PersistedDocumentsObserver
+
+    /// - Parameter library: the manifests; nil when there are none (only `introspection` applies).
+    public init(library: PersistedDocumentLibrary?, rules: Rules, observer: PersistedDocumentsObserver = .init()) {
+        self.library = library
+        self.rules = rules
+        self.observer = observer
+    }
+
+    package func prepare(_ operation: inout Operation) throws(GatewayError) {
+        guard operation.persistedDocumentID == nil, let document = operation.document, let selected = operation.selected else { return }
+        if let library, library.documents.lists(document) {
+            observer.outcome(.listedText)
+            return
+        }
+        if !rules.introspection, selected.shape.introspects {
+            if library != nil { observer.outcome(.refused) }
+            throw .introspectionDisabled
+        }
+        guard library != nil else { return }
+        if rules.logUnknown { observer.unknownOperation(selected.name, document.sha256) }
+        guard !rules.safelist else {
+            observer.outcome(.refused)
+            throw .queryNotInSafelist
+        }
+        observer.outcome(.unlistedText)
+    }
+}
