@@ -6,7 +6,7 @@ import Logging
 
 /// Records every answered client request: `gqlgate_requests_total` and
 /// `gqlgate_request_duration_seconds`, and one access log line at `info`
-/// with the request id, operation kind and name, status, duration, and the
+/// with the request id, operation kind and name, persisted document id, status, duration, and the
 /// cache status, upstream attempts and upstream status where known (fields
 /// that are not known are left out). Headers, variables and bodies are never
 /// logged. The pipeline's first exchange (`RequestLogExchange`) records what
@@ -45,6 +45,7 @@ struct RequestLog: Sendable {
             line.operation = trace.kind?.rawValue
             line.operationName = trace.operationName
             line.cache = trace.cache
+            line.persistedID = trace.persistedID
             if trace.attempts > 0 { line.attempts = trace.attempts }
             line.upstreamStatus = trace.upstreamStatus
         }

@@ -9,6 +9,8 @@ public struct AccessLine: Sendable, Equatable {
     public var durationMilliseconds: Double
     public var operation: String?
     public var operationName: String?
+    /// The persisted document's id, when the client asked for one by id.
+    public var persistedID: String?
     public var requestID: String?
     public var status: Int
     public var upstreamStatus: Int?
@@ -28,6 +30,7 @@ public struct AccessLine: Sendable, Equatable {
         if let cache { fields["cache"] = .string(cache) }
         if let operation { fields["operation"] = .string(operation) }
         if let operationName { fields["operation_name"] = .string(operationName) }
+        if let persistedID { fields["persisted_id"] = .string(persistedID) }
         if let requestID { fields["request_id"] = .string(requestID) }
         if let upstreamStatus { fields["upstream_status"] = .stringConvertible(upstreamStatus) }
         return fields
@@ -41,6 +44,7 @@ public struct AccessLine: Sendable, Equatable {
         visit("duration_ms", durationMilliseconds.description, false)
         if let operation { visit("operation", operation, true) }
         if let operationName { visit("operation_name", operationName, true) }
+        if let persistedID { visit("persisted_id", persistedID, true) }
         if let requestID { visit("request_id", requestID, true) }
         visit("status", String(status), false)
         if let upstreamStatus { visit("upstream_status", String(upstreamStatus), false) }

@@ -22,11 +22,13 @@ import Testing
             "# TYPE gqlgate_upstream_subscriptions_active gauge",
             "# TYPE gqlgate_websocket_connections_active gauge",
             "# TYPE gqlgate_token_refreshes_total counter",
+            "# TYPE gqlgate_persisted_documents_total counter",
         ]
         #expect(expected.filter { !rendered.contains($0) } == [])
         #expect(rendered.filter { $0.hasPrefix("# TYPE") }.count == expected.count)
         #expect(rendered.contains(#"gqlgate_requests_total{operation="unknown",status="4xx"} 0"#))
         #expect(rendered.contains("gqlgate_cache_hits_total 0"))
+        #expect(rendered.contains(#"gqlgate_persisted_documents_total{outcome="unlisted_text"} 0"#))
     }
 
     @Test func requestsAreCountedByOperationKindAndStatusClass() {

@@ -27,7 +27,7 @@ public struct PersistedDocumentExchange: OperationStage {
             run(listed, id: id, for: &operation)
         } else if let hash = Self.apqHash(in: operation.request) {
             let listed = library.documents.document(forSHA256: hash)
-            if let listed, operation.request.query == nil || operation.request.query == listed.text {
+            if let listed, (operation.request.query ?? "").isEmpty || operation.request.query == listed.text {
                 run(listed, id: hash, for: &operation)
             } else if operation.request.query != nil, requireID {
                 try refuseText()

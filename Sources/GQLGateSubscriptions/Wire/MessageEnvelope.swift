@@ -74,13 +74,21 @@ struct MessageEnvelope {
     /// The `payload` as it is, any JSON value or absent.
     var rawPayload: JSONValue? { member("payload") }
 
-    /// The `payload` as GraphQL request parameters: `query` a string, the rest optional.
+    /// The `payload` as GraphQL request parameters: `query` a string, unless
+    /// a persisted document is asked for by id (`documentId`, `doc_id`, `id`
+    /// or `extensions.persistedQuery`); the rest optional.
     func requestPayload() throws(MessageDecodingError) -> GraphQLRequest {
         let payload = try objectPayload()
-        guard case .string(let query)? = payload["query"] else {
+        var request = GraphQLRequest(query: nil)
+        request.documentID = ["documentId", "doc_id", "id"].lazy.compactMap { key -> String? in
+            guard case .string(let id)? = payload[key], !id.isEmpty else { return nil }
+            return id
+        }.first
+        if case .string(let query)? = payload["query"] {
+            request.query = query
+        } else if request.documentID == nil, payload["extensions"]?["persistedQuery"] == nil {
             throw failure("'\(type)' payload needs a string 'query'")
         }
-        var request = GraphQLRequest(query: query)
         switch payload["operationName"] {
         case nil, .null?: break
         case .string(let name)?: request.operationName = name
