@@ -17,8 +17,8 @@
 #   make demo         release build, then `gqlgate demo` (demo API on :4000, gqlgate on :8080)
 #   make bench        benchmark tools, release build, scripts/bench.sh
 #   make bench-instructions  valgrind, release build, scripts/bench-instructions.sh: user-space
-#                     instructions per proxied request under callgrind (P, B, G), for machines
-#                     without hardware counters
+#                     instructions per proxied request under callgrind (P, B, G, and S: G with a
+#                     1,000-document safelist), for machines without hardware counters
 #   make bench-subscriptions  test venv, release build, scripts/bench-subscriptions.sh: 1,000
 #                     WebSocket subscribers through gqlgate (SUBSCRIBERS=10000 for the target;
 #                     TARGET=upstream: the clients on the upstream alone; CLIENT=python: the

@@ -9,6 +9,11 @@
 #   G  gqlgate in front of U, in the configuration scripts/bench.sh gives its G row
 #   H  gqlgate with the cache on (scripts/bench.sh's Gc row): every request a cache hit after
 #      the first, counted by gqlgate's own gqlgate_requests_total (U answers only the first)
+#   S  G with persisted documents: a 1,000-operation manifest holding the bench query, and
+#      persisted_documents.safelist on (the bench query is sent as text and passes the safelist)
+#   HS H with the same manifest and safelist
+#
+# The report compares S with G and HS with H: what the safelist costs a listed query.
 #
 # P, B and G run one at a time under `valgrind --tool=callgrind`, with wrk POSTing the bench
 # query on CONNECTIONS connections: a warm-up, then the counters are zeroed while wrk runs,
@@ -26,7 +31,7 @@
 # Environment:
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G is skipped if missing
 #   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
-#   TARGETS       comma-separated servers to measure, of P, B, G, H (default P,B,G)
+#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS (default P,B,G,S)
 #   DURATION      seconds of measured load per server (default 15)
 #   WARMUP        seconds of unmeasured load before it (default 3)
 #   CONNECTIONS   wrk connections (default 10)
@@ -45,7 +50,7 @@ source "$BENCH_DIR/common.sh"
 
 GQLGATE_BIN=${GQLGATE_BIN:-$REPO_ROOT/.build/release/gqlgate}
 GQLGATE_ARGS=${GQLGATE_ARGS:-}
-TARGETS=${TARGETS:-P,B,G}
+TARGETS=${TARGETS:-P,B,G,S}
 DURATION=${DURATION:-15}
 WARMUP=${WARMUP:-3}
 CONNECTIONS=${CONNECTIONS:-10}
@@ -61,7 +66,7 @@ die() { log "error: $*"; exit 1; }
 wants() { [[ ,$TARGETS, == *,"$1",* ]]; }
 
 for t in ${TARGETS//,/ }; do
-    [[ $t == P || $t == B || $t == G || $t == H ]] || die "TARGETS: unknown server $t (known: P, B, G, H)"
+    [[ $t == P || $t == B || $t == G || $t == H || $t == S || $t == HS ]] || die "TARGETS: unknown server $t (known: P, B, G, H, S, HS)"
 done
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || die "DURATION must be a positive number of seconds"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a number of seconds"
@@ -79,7 +84,7 @@ STATUS=1
 
 install_cleanup
 
-read -r U_PORT P_PORT B_PORT G_PORT H_PORT < <(free_ports 5)
+read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT < <(free_ports 7)
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_STATUS=http://127.0.0.1:$U_PORT/nginx-status
 
@@ -92,9 +97,9 @@ upstream_requests() { # requests U has answered, this status request included
 }
 
 # under_callgrind name command... -> sets LAST_PID: the command, run under callgrind
-H_METRICS=http://127.0.0.1:$H_PORT/metrics
-gateway_requests() { # GraphQL requests gqlgate (H) has answered
-    curl -s --max-time 30 "$H_METRICS" | awk '/^gqlgate_requests_total/ { sum += $NF } END { print sum + 0 }'
+GATEWAY_METRICS=http://127.0.0.1:$H_PORT/metrics
+gateway_requests() { # GraphQL requests the gqlgate at GATEWAY_METRICS (H, HS) has answered
+    curl -s --max-time 30 "$GATEWAY_METRICS" | awk '/^gqlgate_requests_total/ { sum += $NF } END { print sum + 0 }'
 }
 
 under_callgrind() {
@@ -188,15 +193,40 @@ fi
 
 # ------------------------------------------------------------------ report
 
-if wants H && [[ -x $GQLGATE_BIN ]]; then
-    printf '%s\n' "$GC_CONFIG" >"$TMP/gqlgate-cache.yaml"
-    h_args=(run --listen "127.0.0.1:$H_PORT" --upstream "$U_GRAPHQL" --config "$TMP/gqlgate-cache.yaml" --log-level error)
-    [[ -n $GQLGATE_ARGS ]] && h_args+=($GQLGATE_ARGS)
+# write_manifest file count: a Relay-style map of count distinct operations, wrk.lua's query among them
+write_manifest() {
+    awk -v count="$2" 'BEGIN {
+        printf "{\"bench\": \"query Hello { hello }\""
+        for (i = 1; i < count; i++) printf ",\n\"op-%d\": \"query Op%d($id: ID!) { book(id: $id) { id title author reviews(first: %d) { stars } } }\"", i, i, i
+        print "}"
+    }' >"$1"
+}
+
+# gateway name port config count: gqlgate under callgrind with config (YAML text), measured
+gateway() {
+    local name=$1 port=$2 config=$3 count=$4 args
+    printf '%s\n' "$config" >"$TMP/gqlgate-$name.yaml"
+    args=(run --listen "127.0.0.1:$port" --upstream "$U_GRAPHQL" --config "$TMP/gqlgate-$name.yaml" --log-level error)
+    # shellcheck disable=SC2206 # word splitting of GQLGATE_ARGS is intended
+    [[ -n $GQLGATE_ARGS ]] && args+=($GQLGATE_ARGS)
     [[ -f $TMP/gqlgate ]] || strip --strip-debug -o "$TMP/gqlgate" "$GQLGATE_BIN"
-    under_callgrind H "$TMP/gqlgate" "${h_args[@]}"
-    wait_http "gqlgate with the cache (H)" "$LAST_PID" "http://127.0.0.1:$H_PORT/healthz"
-    measure H "$LAST_PID" "http://127.0.0.1:$H_PORT/graphql" gateway_requests
+    GATEWAY_METRICS=http://127.0.0.1:$port/metrics
+    under_callgrind "$name" "$TMP/gqlgate" "${args[@]}"
+    wait_http "gqlgate ($name)" "$LAST_PID" "http://127.0.0.1:$port/healthz"
+    measure "$name" "$LAST_PID" "http://127.0.0.1:$port/graphql" "$count"
     stop_pid "$LAST_PID"
+}
+
+if wants H && [[ -x $GQLGATE_BIN ]]; then
+    gateway H "$H_PORT" "$GC_CONFIG" gateway_requests
+fi
+
+if { wants S || wants HS; } && [[ -x $GQLGATE_BIN ]]; then
+    write_manifest "$TMP/manifest.json" 1000
+    safelist="persisted_documents: {manifests: [$TMP/manifest.json], safelist: true}"
+    # The rows' configs with the safelist added: {a: ..., persisted_documents: {...}}
+    if wants S; then gateway S "$S_PORT" "${G_PROXIED_CONFIG%\}}, $safelist}" upstream_requests; fi
+    if wants HS; then gateway HS "$HS_PORT" "${GC_CONFIG%\}}, $safelist}" gateway_requests; fi
 fi
 
 mkdir -p "$RESULTS_DIR"
@@ -221,6 +251,13 @@ REPORT=$RESULTS_DIR/instructions.md
                 printf "| %s | %d | %s | %s | %s | %s | %s | %s |\n", name[i], req[i], k(all[i]), k(mem[i]), k(rest[i]),
                     ratio(all[i], p), ratio(all[i], b), ratio(rest[i], br)
             }
+        }'
+    echo
+    printf '%s\n' "${ROWS[@]}" | awk -F'\t' '
+        { per[$1] = $3 / $2 }
+        END {
+            if (("S" in per) && ("G" in per)) printf "S / G (safelist, 1,000 documents, proxied): %+.2f%%\n", (per["S"] / per["G"] - 1) * 100
+            if (("HS" in per) && ("H" in per)) printf "HS / H (safelist, 1,000 documents, cache hit): %+.2f%%\n", (per["HS"] / per["H"] - 1) * 100
         }'
     echo
     echo "Kernel instructions are not counted; nginx spends most of its cost there, so / P reads"
