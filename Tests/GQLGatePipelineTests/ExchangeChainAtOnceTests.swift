@@ -56,6 +56,16 @@ private struct OutcomeWatcher: AnswerWatcher {
     }
 }
 
+/// Runs `query` through `chain`'s head, which must not answer it, then the rest from where the head stopped: the first result.
+private func resumedAnswer(_ chain: ExchangeChain, _ query: String) async throws -> GraphQLResponse? {
+    var sent = operation(query)
+    guard case .goOn(let position) = try chain.runAtOnce(&sent) else {
+        Issue.record("expected the chain to go on")
+        return nil
+    }
+    return try await chain.resume(sent, at: position).first()
+}
+
 /// The synchronous head of a chain (`runAtOnce`) and the rest run from where it stopped (`resume`).
 @Suite struct ExchangeChainAtOnceTests {
     @Test func theHeadAnswersAHitAndNothingAfterItRuns() throws {
@@ -77,12 +87,7 @@ private struct OutcomeWatcher: AnswerWatcher {
         let chain = ExchangeChain(
             exchanges: [MarkingStage(name: "s1", trace: trace), HitAnswering(trace: trace), MarkingStage(name: "s2", trace: trace)],
             transport: FakeTransport(trace: trace))
-        var sent = operation("{ miss }")
-        guard case .goOn(let position) = try chain.runAtOnce(&sent) else {
-            Issue.record("expected the chain to go on")
-            return
-        }
-        let result = try await chain.resume(sent, at: position).first()
+        let result = try await resumedAnswer(chain, "{ miss }")
         #expect(result?.body.string == "upstream")
         #expect(trace.recorded == [
             "s1 stage: { miss }", "cache handle: { miss } s1", "s2 stage: { miss } s1",
@@ -111,12 +116,7 @@ private struct OutcomeWatcher: AnswerWatcher {
         let chain = ExchangeChain(
             exchanges: [MarkingStage(name: "s1", trace: trace), LoopOnlyStage(trace: trace), HitAnswering(trace: trace)],
             transport: FakeTransport(trace: trace))
-        var sent = operation("{ hit }")
-        guard case .goOn(let position) = try chain.runAtOnce(&sent) else {
-            Issue.record("expected the chain to go on")
-            return
-        }
-        _ = try await chain.resume(sent, at: position).first()
+        _ = try await resumedAnswer(chain, "{ hit }")
         #expect(trace.recorded == [
             "s1 stage: { hit }", "loop stage", "cache handle: { hit } s1", #"transport: { hit } s1 body {"query":"{ hit } s1"}"#,
         ])
@@ -160,12 +160,7 @@ private struct OutcomeWatcher: AnswerWatcher {
         let chain = ExchangeChain(
             exchanges: [OutcomeWatcher(trace: trace), MarkingStage(name: "s1", trace: trace), HitAnswering(trace: trace)],
             transport: FakeTransport(trace: trace))
-        var sent = operation("{ miss }")
-        guard case .goOn(let position) = try chain.runAtOnce(&sent) else {
-            Issue.record("expected the chain to go on")
-            return
-        }
-        let result = try await chain.resume(sent, at: position).first()
+        let result = try await resumedAnswer(chain, "{ miss }")
         #expect(result?.body.string == "upstream")
         #expect(trace.recorded == [
             "s1 stage: { miss }", "cache handle: { miss } s1", #"transport: { miss } s1 body {"query":"{ miss } s1"}"#,
