@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGateEventLoop
 
 /// How a drain ended.
@@ -56,8 +57,8 @@ extension Gateway {
     /// How long everything after the drain may take, all steps together.
     static let stopBudget = Duration.seconds(4)
 
-    /// `timeout` from now, or `deadline` if that comes first (`MonotonicClock` nanoseconds).
+    /// `timeout` from now, or `deadline` if that comes first (monotonic nanoseconds, `GatewayClock`).
     static func deadline(in timeout: Duration, before deadline: UInt64 = .max) -> UInt64 {
-        min(deadline, MonotonicClock.nanoseconds() + timeout.nanoseconds)
+        min(deadline, GatewayClock.system.monotonicNanoseconds() + timeout.nanoseconds)
     }
 }

@@ -43,7 +43,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             }
             if WebSocketEndpoint.isUpgrade(request) {
                 let response = webSockets.answer(request, pipeline: pipeline)
-                requestLog.record(status: response.status, requestID: nil, startedAt: MonotonicClock.nanoseconds(), trace: nil)
+                requestLog.record(status: response.status, requestID: nil, startedAt: GatewayClock.system.monotonicNanoseconds(), trace: nil)
                 return .now(response)
             }
             if let clientAuth = pipeline.clientAuth, !clientAuth.authenticate(request.headers) {
@@ -104,7 +104,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     /// cannot be decoded is recorded here.
     private func graphQL(_ request: ServerRequest, pipeline: GatewayPipeline) -> ServerAnswer<PendingRequest> {
         guard !inFlight.isClosed else { return .later(.shuttingDown) }
-        let trace = RequestTrace(startedAt: MonotonicClock.nanoseconds())
+        let trace = RequestTrace(startedAt: GatewayClock.system.monotonicNanoseconds())
         let requestID = clientRequestID(request) ?? requestIDs.next()
         let sent: GraphQLRequest, transport: ClientTransport
         do {
@@ -175,7 +175,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     func refuse(_ request: ServerRequest, _ error: GatewayError) -> ServerResponse {
         let requestID = clientRequestID(request) ?? requestIDs.next()
         let response = serverResponse(error.response(), requestID: requestID)
-        requestLog.record(status: response.status, requestID: requestID, startedAt: MonotonicClock.nanoseconds(), trace: nil)
+        requestLog.record(status: response.status, requestID: requestID, startedAt: GatewayClock.system.monotonicNanoseconds(), trace: nil)
         return response
     }
 

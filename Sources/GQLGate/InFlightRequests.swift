@@ -37,7 +37,7 @@ final class InFlightRequests: Sendable {
     }
 
     /// Waits until every request taken is answered (true) or `deadline`
-    /// (`MonotonicClock` nanoseconds) comes (false).
+    /// (monotonic nanoseconds, `GatewayClock`) comes (false).
     func waitUntilEmpty(before deadline: UInt64) -> Bool {
         emptied.wait(until: { count == 0 }, deadline: deadline)
     }

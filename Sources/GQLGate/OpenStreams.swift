@@ -45,7 +45,7 @@ final class OpenStreams: Sendable {
         }
     }
 
-    /// Waits until no stream is open (true) or `deadline` (`MonotonicClock` nanoseconds) comes (false).
+    /// Waits until no stream is open (true) or `deadline` (monotonic nanoseconds, `GatewayClock`) comes (false).
     func waitUntilEmpty(before deadline: UInt64) -> Bool {
         emptied.wait(until: { count == 0 }, deadline: deadline)
     }

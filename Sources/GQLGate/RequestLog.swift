@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGateEventLoop
 import GQLGateLogging
 import GQLGateMetrics
@@ -24,7 +25,7 @@ struct RequestLog: Sendable {
     /// Records an answer with `status` to the request `requestID` received at
     /// `startedAt` (monotonic nanoseconds), with what the pipeline noted in `trace`.
     func record(status: Int, requestID: String?, startedAt: UInt64, trace: RequestTrace.Snapshot?) {
-        let elapsed = MonotonicClock.nanoseconds() &- startedAt
+        let elapsed = GatewayClock.system.monotonicNanoseconds() &- startedAt
         metrics.requestFinished(kind: trace?.kind, status: status, duration: .nanoseconds(elapsed))
         switch sink {
         case .writer(let writer) where writer.isEnabled:

@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGateEventLoop
 import GQLGateExchanges
 import GQLGateMetrics
@@ -11,7 +12,7 @@ struct UpstreamAttemptMetrics: UpstreamAttemptObserver {
     let readiness: Readiness
 
     func attemptEnded(_ outcome: Result<Int, any Error>, startedAt: UInt64) {
-        let finished = MonotonicClock.nanoseconds()
+        let finished = GatewayClock.system.monotonicNanoseconds()
         let duration = Duration.nanoseconds(finished &- startedAt)
         switch outcome {
         case .success(let status):

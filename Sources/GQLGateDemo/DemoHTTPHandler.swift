@@ -39,7 +39,7 @@ final class DemoHTTPHandler: HTTPServerDelegate {
     }
 
     /// Waits until every request taken is answered (true) or `deadline`
-    /// (`MonotonicClock` nanoseconds) comes (false).
+    /// (monotonic nanoseconds, `GatewayClock`) comes (false).
     func waitUntilAnswered(before deadline: UInt64) -> Bool {
         answeredAll.wait(until: { inFlight == 0 }, deadline: deadline)
     }

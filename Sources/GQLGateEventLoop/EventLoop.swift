@@ -54,7 +54,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private let finished = Atomic<Bool>(false)
     /// Signalled once `finished` is set.
     private let threadEnded = ChangeSignal()
-    /// When the loop last stopped waiting for events (`MonotonicClock`
+    /// When the loop last stopped waiting for events (monotonic
     /// nanoseconds); 0 while it waits. Read by `LoopWatchdog`.
     private let busySince = Atomic<UInt64>(0)
     /// The request the loop's current work is for, when noted (`working(for:_:)`).
@@ -156,7 +156,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// Waits for the thread of a loop asked to stop, until `deadline`
-    /// (`MonotonicClock` nanoseconds; nil: however long it takes). False when
+    /// (monotonic nanoseconds, `GatewayClock`; nil: however long it takes). False when
     /// the thread still runs then — a piece of work that never returns — and
     /// is left to the process's exit.
     public func waitForThread(until deadline: UInt64?) -> Bool {
@@ -180,7 +180,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         return try work()
     }
 
-    /// Since when (`MonotonicClock` nanoseconds) the loop has been running
+    /// Since when (monotonic nanoseconds, `GatewayClock`) the loop has been running
     /// work without waiting for events, and for which request when noted;
     /// nil while it waits. Any thread.
     public func busyStretch() -> (since: UInt64, requestID: String?)? {
@@ -218,7 +218,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     @discardableResult
     public func schedule(after delay: Duration, _ action: @escaping () -> Void) -> EventLoopTimerID {
         assert(inLoop)
-        return timers.schedule(at: MonotonicClock.nanoseconds() + delay.nanoseconds, action)
+        return timers.schedule(at: GatewayClock.system.monotonicNanoseconds() + delay.nanoseconds, action)
     }
 
     /// Cancels a timer that has not fired yet. Loop thread only.
@@ -241,7 +241,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), waitTimeout())
             }
-            busySince.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
+            busySince.store(GatewayClock.system.monotonicNanoseconds(), ordering: .relaxed)
             if count < 0 {
                 precondition(errno == EINTR, "epoll_wait failed: errno \(errno)")
                 continue
@@ -255,7 +255,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
                 }
             }
             if !timers.isEmpty {
-                for action in timers.popDue(now: MonotonicClock.nanoseconds()) { action() }
+                for action in timers.popDue(now: GatewayClock.system.monotonicNanoseconds()) { action() }
             }
         }
         runLocalWork(executor)
@@ -279,7 +279,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private func waitTimeout() -> Int32 {
         if !local.isEmpty { return 0 }
         guard let deadline = timers.nextDeadline() else { return -1 }
-        let now = MonotonicClock.nanoseconds()
+        let now = GatewayClock.system.monotonicNanoseconds()
         guard deadline > now else { return 0 }
         return Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
     }

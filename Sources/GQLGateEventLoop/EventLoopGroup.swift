@@ -1,3 +1,4 @@
+import GQLGateCore
 import Synchronization
 
 /// The gateway's loops; hands them out round-robin.
@@ -24,7 +25,7 @@ public final class EventLoopGroup: Sendable {
     }
 
     /// Stops every loop and waits for their threads until `deadline`
-    /// (`MonotonicClock` nanoseconds); the indexes of loops whose thread still
+    /// (monotonic nanoseconds, `GatewayClock`); the indexes of loops whose thread still
     /// runs then (busy with work that does not return), left to the process's exit.
     public func shutdownAndWait(until deadline: UInt64) -> [Int] {
         for loop in loops { loop.requestShutdown() }

@@ -50,8 +50,8 @@ public final class LoopWatchdog: Sendable {
     private func run() {
         let interval = max(1_000_000, threshold.nanoseconds / 4)  // nanoseconds
         var reported = [UInt64](repeating: 0, count: loops.count)  // the stretch each loop was last reported for
-        while !stopped.wait(until: { stopping.load(ordering: .relaxed) }, deadline: MonotonicClock.nanoseconds() + interval) {
-            let now = MonotonicClock.nanoseconds()
+        while !stopped.wait(until: { stopping.load(ordering: .relaxed) }, deadline: GatewayClock.system.monotonicNanoseconds() + interval) {
+            let now = GatewayClock.system.monotonicNanoseconds()
             for (position, loop) in loops.enumerated() {
                 guard let stretch = loop.busyStretch(), stretch.since != reported[position],
                       now > stretch.since, now - stretch.since > threshold.nanoseconds

@@ -191,7 +191,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Waits until no connection is suspended (true) or `deadline`
-    /// (`MonotonicClock` nanoseconds) comes (false): then `stop()` is safe.
+    /// (monotonic nanoseconds, `GatewayClock`) comes (false): then `stop()` is safe.
     public func waitUntilNoneSuspended(before deadline: UInt64) -> Bool {
         noneSuspended.wait(until: { suspendedRequests == 0 }, deadline: deadline)
     }

@@ -53,7 +53,7 @@ public struct Operation: Sendable {
     /// The transport sends them after the client's forwarded fields, replacing
     /// any forwarded field of the same name.
     public var upstreamHeaders = HTTPHeaders()
-    /// When the whole operation must be over (a `MonotonicClock` reading in
+    /// When the whole operation must be over (a `GatewayClock` monotonic reading in
     /// nanoseconds), retries included; the transport shortens its per-attempt
     /// timeout to fit. `nil`: only the per-attempt timeout applies.
     public var deadline: UInt64?

@@ -1,3 +1,4 @@
+import GQLGateCore
 import Synchronization
 
 /// What happened to one client request inside the pipeline, for its access
@@ -29,7 +30,7 @@ public final class RequestTrace: Sendable {
     }
 
     private let state = Mutex(Snapshot())
-    /// When the client request was received (`MonotonicClock` nanoseconds).
+    /// When the client request was received (monotonic nanoseconds, `GatewayClock`).
     public let startedAt: UInt64
 
     public init(startedAt: UInt64 = 0) {

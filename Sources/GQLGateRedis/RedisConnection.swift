@@ -155,7 +155,7 @@ final class RedisConnection: FileDescriptorHandler {
                     self.drop(context, reason: "PING answered \(reply)")
                     return
                 }
-                self.readySince = MonotonicClock.nanoseconds()
+                self.readySince = GatewayClock.system.monotonicNanoseconds()
                 self.availability.ready()
             case .success:
                 break
@@ -183,7 +183,7 @@ final class RedisConnection: FileDescriptorHandler {
         if watched != 0 { loop.unregister(fd) }
         watched = 0
         fd = -1
-        let uptime = readySince.map { Duration.nanoseconds(Int64(MonotonicClock.nanoseconds() - $0)) }
+        let uptime = readySince.map { Duration.nanoseconds(Int64(GatewayClock.system.monotonicNanoseconds() - $0)) }
         readySince = nil
         guard !closed else { return }
         failed(lastFailure, uptime: uptime)

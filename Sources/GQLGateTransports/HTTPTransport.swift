@@ -48,7 +48,7 @@ public struct HTTPTransport: Transport {
     /// One async call, with the client's.
     public func send(_ operation: Operation) async throws -> ResultStream {
         operation.trace?.upstreamAttemptStarted()
-        let started = observer == nil ? 0 : MonotonicClock.nanoseconds()
+        let started = observer == nil ? 0 : GatewayClock.system.monotonicNanoseconds()
         var answer: HTTPClientResponse
         do {
             let request = HTTPClientRequest(
@@ -91,7 +91,7 @@ public struct HTTPTransport: Transport {
     /// `now` defaults to the clock, read only when there is a deadline.
     func attemptTimeout(for operation: Operation, now: UInt64? = nil) throws(GatewayError) -> Duration {
         guard let deadline = operation.deadline else { return settings.timeout }
-        let now = now ?? MonotonicClock.nanoseconds()
+        let now = now ?? GatewayClock.system.monotonicNanoseconds()
         guard deadline > now else {
             throw .upstreamTimeout("The operation's deadline (retry.deadline) passed before the upstream answered.")
         }
@@ -115,7 +115,7 @@ public struct HTTPTransport: Transport {
 /// attempt's task: the gateway counts and times them, and takes them as
 /// evidence of the upstream's readiness.
 public protocol UpstreamAttemptObserver: Sendable {
-    /// The attempt that started at `startedAt` (`MonotonicClock` nanoseconds)
+    /// The attempt that started at `startedAt` (monotonic nanoseconds, `GatewayClock`)
     /// ended with the upstream's status, or with the error it threw.
     func attemptEnded(_ outcome: Result<Int, any Error>, startedAt: UInt64)
 }

@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGateEventLoop
 import Testing
 
@@ -6,9 +7,9 @@ import Testing
         let loop = EventLoop()
         defer { loop.shutdownAndWait() }
         let (waited, onLoop) = try await Task(executorPreference: loop) {
-            let start = MonotonicClock.nanoseconds()
+            let start = GatewayClock.system.monotonicNanoseconds()
             try await EventLoop.sleep(for: .milliseconds(30))
-            return (MonotonicClock.nanoseconds() - start, EventLoop.current === loop)
+            return (GatewayClock.system.monotonicNanoseconds() - start, EventLoop.current === loop)
         }.value
         #expect(waited >= 30_000_000)
         #expect(onLoop)
@@ -18,12 +19,12 @@ import Testing
         let loop = EventLoop()
         defer { loop.shutdownAndWait() }
         let sleeper = Task(executorPreference: loop) { () -> UInt64 in
-            let start = MonotonicClock.nanoseconds()
+            let start = GatewayClock.system.monotonicNanoseconds()
             do {
                 try await EventLoop.sleep(for: .seconds(60))
                 return 0
             } catch {
-                return MonotonicClock.nanoseconds() - start
+                return GatewayClock.system.monotonicNanoseconds() - start
             }
         }
         sleeper.cancel()

@@ -26,12 +26,12 @@ import Glibc
 
         // Each write is made only once the previous one arrived: nothing waits for `finish()` or for more data.
         let rounds = 50
-        let started = MonotonicClock.nanoseconds()
+        let started = GatewayClock.system.monotonicNanoseconds()
         for round in 0..<rounds {
             #expect(stream.body.write("event \(round)\n"))
             #expect(client.readChunk().map { String(decoding: $0, as: UTF8.self) } == "event \(round)\n")
         }
-        let elapsed = Duration.nanoseconds(MonotonicClock.nanoseconds() - started)
+        let elapsed = Duration.nanoseconds(GatewayClock.system.monotonicNanoseconds() - started)
         // Nagle with delayed ACKs would hold each write ~40 ms: 2 s or more for 50.
         #expect(elapsed < .milliseconds(1800), "50 lock-step writes took \(elapsed): writes are held back (Nagle?)")
 

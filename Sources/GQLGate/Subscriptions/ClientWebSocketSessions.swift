@@ -37,7 +37,7 @@ final class ClientWebSocketSessions: Sendable {
         if empty { emptied.signal() }
     }
 
-    /// Waits until no session is open (true) or `deadline` (`MonotonicClock` nanoseconds) comes (false).
+    /// Waits until no session is open (true) or `deadline` (monotonic nanoseconds, `GatewayClock`) comes (false).
     func waitUntilEmpty(before deadline: UInt64) -> Bool {
         emptied.wait(until: { count == 0 }, deadline: deadline)
     }
