@@ -84,6 +84,7 @@ let package = Package(
             dependencies: [
                 "GQLGateCore", "GQLGatePipeline",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,4 +1,5 @@
 #include "CMicroHTTPDShims.h"
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,4 +77,22 @@ int gqlgate_mhd_connection_fd(struct MHD_Connection *connection) {
 size_t gqlgate_mhd_request_header_size(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
     return info == NULL ? 0 : info->header_size;
+}
+
+size_t gqlgate_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL || size == 0) {
+        return 0;
+    }
+    const struct sockaddr *address = info->client_addr;
+    const void *bytes = NULL;
+    if (address->sa_family == AF_INET) {
+        bytes = &((const struct sockaddr_in *)address)->sin_addr;
+    } else if (address->sa_family == AF_INET6) {
+        bytes = &((const struct sockaddr_in6 *)address)->sin6_addr;
+    }
+    if (bytes == NULL || inet_ntop(address->sa_family, bytes, buffer, (socklen_t)size) == NULL) {
+        return 0;
+    }
+    return strlen(buffer);
 }

@@ -17,8 +17,10 @@ extension Gateway {
         let persisted = try PersistedDocumentStages(config: config, cache: documents, metrics: metrics, logger: context.logger)
         let caching = try CachingStages(config: config, apqRegisters: persisted.apqRegisters, metrics: metrics,
                                         loops: context.loops, logger: context.logger)
+        let traffic = TrafficStages(config: config, metrics: metrics)
         var builder = PipelineBuilder()
         builder.fill(.requestLog, with: RequestLogExchange(log: requestLog))
+        if let rateLimit = traffic.rateLimit { builder.fill(.rateLimit, with: rateLimit) }
         if let byID = persisted.byID { builder.fill(.persistedDocuments, with: byID) }
         if let apq = caching.apq { builder.fill(.apq, with: apq) }
         builder.fill(.document, with: DocumentExchange(
@@ -41,6 +43,8 @@ extension Gateway {
                 policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget),
                 observer: { metrics.retry(reason: RetryLabel($0)) }, sleep: LoopHooks.sleep))
         }
+        if let breaker = traffic.circuitBreaker { builder.fill(.circuitBreaker, with: breaker) }
+        if let concurrency = traffic.concurrency { builder.fill(.upstreamConcurrency, with: concurrency) }
         builder.place(exchanges)
 
         let transport = HTTPTransport(
@@ -56,7 +60,8 @@ extension Gateway {
         }
         return GatewayPipeline(
             config: config, chain: chain, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
-            subscriptions: subscriptions, schemaLearning: schemaLearning)
+            subscriptions: subscriptions, schemaLearning: schemaLearning, identifiesClients: traffic.identifiesClients,
+            circuitBreaker: traffic.breaker)
     }
 
     /// The pipeline introspection queries take: their own document stage,

@@ -1,6 +1,7 @@
 import GQLGateConfig
 import GQLGateCore
 import GQLGateExchanges
+import GQLGateHTTPServer
 import GQLGatePipeline
 import GQLGateTransports
 import Synchronization
@@ -22,23 +23,37 @@ final class GatewayPipeline: Sendable {
     let subscriptions: UpstreamSubscriptions
     /// Learns the upstream schema for the cache's entity tags, when it tags entities.
     let schemaLearning: SchemaLearning?
+    /// Whether operations carry `Operation.clientID` (a rate limit per client).
+    let identifiesClients: Bool
+    /// The circuit breaker, when `upstream.circuit_breaker.enabled`.
+    let circuitBreaker: CircuitBreaker?
     /// The client header fields whose values reach the upstream (lower case).
     private let passedOnHeaders: [String]
 
     init(config: GatewayConfig, chain: ExchangeChain, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
-         subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?) {
+         subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?, identifiesClients: Bool = false,
+         circuitBreaker: CircuitBreaker? = nil) {
         self.config = config
         self.chain = chain
         self.clientAuth = clientAuth
         self.cache = cache
         self.subscriptions = subscriptions
         self.schemaLearning = schemaLearning
+        self.identifiesClients = identifiesClients
+        self.circuitBreaker = circuitBreaker
         passedOnHeaders = config.headers.passedOnNames
     }
 
     /// Whether the client header field `name` reaches the upstream (its value must have no control character).
     func isPassedOn(_ name: String) -> Bool {
         passedOnHeaders.contains { name.equalsIgnoringASCIICase($0) }
+    }
+
+    /// Who the client of `request` is, when a stage reads it: its key, else its address (server thread).
+    func clientID(_ request: ServerRequest) -> String? {
+        guard identifiesClients else { return nil }
+        if clientAuth != nil, let key = ClientAuthenticator.presentedKey(in: request.headers) { return key }
+        return request.clientAddress()
     }
 
     /// The GraphQL endpoint's path.

@@ -52,7 +52,8 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             if request.method == "GET" || request.method == "POST" { return graphQL(request, pipeline: pipeline) }
             return .now(refuse(request, .methodNotAllowed("Method \(request.method) is not supported; use GET or POST.", allow: "GET, POST")))
         }
-        switch operations.route(request, metricsEnabled: pipeline.config.metrics.enabled) {
+        switch operations.route(request, metricsEnabled: pipeline.config.metrics.enabled, circuit: pipeline.circuitBreaker?.state,
+                                cacheServes: pipeline.cache != nil) {
         case .answer(let response): return .now(response)
         case .probe: return .later(.readiness(pipeline.readinessProbe))
         case nil: return .now(refuse(request, .notFound(request.path)))
@@ -118,7 +119,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         let delivery = ResultDelivery.requested(byAccept: request.headers["accept"])
         var operation = Operation(
             request: sent, clientTransport: transport, delivery: delivery, headers: request.headers, requestID: requestID,
-            originalBody: transport == .httpPost ? request.body : nil, trace: trace)
+            originalBody: transport == .httpPost ? request.body : nil, clientID: pipeline.clientID(request), trace: trace)
         let stream = HTTPStreamFormat(delivery, keepAlive: pipeline.config.subscriptions.keepalive)
         var position = ExchangeChain.Position.start
         if stream == nil {

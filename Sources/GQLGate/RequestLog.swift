@@ -49,6 +49,7 @@ struct RequestLog: Sendable {
             line.persistedID = trace.persistedID
             if trace.attempts > 0 { line.attempts = trace.attempts }
             line.upstreamStatus = trace.upstreamStatus
+            line.shed = trace.shed?.rawValue
         }
         return line
     }

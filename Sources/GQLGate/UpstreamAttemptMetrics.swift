@@ -11,7 +11,12 @@ struct UpstreamAttemptMetrics: UpstreamAttemptObserver {
     let metrics: GatewayMetrics
     let readiness: Readiness
 
+    func attemptStarted() {
+        metrics.upstreamAttemptStarted()
+    }
+
     func attemptEnded(_ outcome: Result<Int, any Error>, startedAt: UInt64) {
+        metrics.upstreamAttemptEnded()
         let finished = GatewayClock.system.monotonicNanoseconds()
         let duration = Duration.nanoseconds(finished &- startedAt)
         switch outcome {

@@ -38,6 +38,15 @@ extension GatewayConfig {
                 .init("ws_protocol", .plain(upstream.wsProtocol.rawValue)),
                 .init("timeout", .duration(upstream.timeout)),
                 .init("connect_timeout", .duration(upstream.connectTimeout)),
+                .init("max_concurrency", .plain(String(upstream.maxConcurrency))),
+                .init("queue_timeout", .duration(upstream.queueTimeout)),
+                .init("circuit_breaker", [
+                    .init("enabled", .plain(String(upstream.circuitBreaker.enabled))),
+                    .init("error_ratio", .plain(upstream.circuitBreaker.errorRatio.configText)),
+                    .init("min_requests", .plain(String(upstream.circuitBreaker.minRequests))),
+                    .init("window", .duration(upstream.circuitBreaker.window)),
+                    .init("open_for", .duration(upstream.circuitBreaker.openFor)),
+                ]),
             ]),
             .init("auth", [
                 .init("headers", .mapping(auth.headers.map { .init($0.name, secret($0.value)) })),
@@ -61,6 +70,11 @@ extension GatewayConfig {
             .init("clients", [
                 .init("api_keys_file", .optional(clients.apiKeysFile)),
                 .init("allow_anonymous", .plain(String(clients.allowAnonymous))),
+                .init("rate_limit", [
+                    .init("requests_per_second", .plain(clients.rateLimit.requestsPerSecond.configText)),
+                    .init("burst", .plain(String(clients.rateLimit.burst))),
+                    .init("by", .plain(clients.rateLimit.by.description)),
+                ]),
             ]),
             .init("retry", [
                 .init("max_attempts", .plain(String(retry.maxAttempts))),

@@ -20,6 +20,14 @@ public struct UpstreamConfig: Sendable, Equatable {
     public var timeout = Duration.seconds(10)
     /// `upstream.connect_timeout`: how long connecting to the upstream may take. Default 2s.
     public var connectTimeout = Duration.seconds(2)
+    /// `upstream.max_concurrency`: upstream HTTP attempts in flight at once; the rest wait, oldest
+    /// first. Default 0 (unlimited).
+    public var maxConcurrency = 0
+    /// `upstream.queue_timeout`: how long a request waits for one of `max_concurrency`'s places
+    /// before it is answered 503 `UPSTREAM_OVERLOADED`. Default 1s.
+    public var queueTimeout = Duration.seconds(1)
+    /// `upstream.circuit_breaker`.
+    public var circuitBreaker = CircuitBreakerConfig()
 
     /// The defaults.
     public init() {}
@@ -35,7 +43,7 @@ public struct UpstreamConfig: Sendable, Equatable {
 }
 
 extension UpstreamConfig {
-    static let keys = ["url", "ws_url", "ws_protocol", "timeout", "connect_timeout"]
+    static let keys = ["url", "ws_url", "ws_protocol", "timeout", "connect_timeout", "max_concurrency", "queue_timeout", "circuit_breaker"]
     static let httpSchemes = ["http", "https"]
     static let wsSchemes = ["ws", "wss"]
 
@@ -47,5 +55,8 @@ extension UpstreamConfig {
         wsProtocol = try map["ws_protocol"]?.oneOf(WebSocketProtocol.self) ?? wsProtocol
         timeout = try map["timeout"]?.duration(positive: true) ?? timeout
         connectTimeout = try map["connect_timeout"]?.duration(positive: true) ?? connectTimeout
+        maxConcurrency = try map["max_concurrency"]?.int(0...1_000_000) ?? maxConcurrency
+        queueTimeout = try map["queue_timeout"]?.duration() ?? queueTimeout
+        circuitBreaker = try map["circuit_breaker"].map(CircuitBreakerConfig.init(yaml:)) ?? circuitBreaker
     }
 }

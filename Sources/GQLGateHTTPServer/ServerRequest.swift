@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CMicroHTTPDShims
 import GQLGateCore
 import Synchronization
 
@@ -65,6 +66,17 @@ public final class ServerRequest: @unchecked Sendable {
     /// The value of the first URL query parameter named `name`.
     public func queryItem(_ name: String) -> String?? {
         queryItems.first { $0.name == name }.map(\.value)
+    }
+
+    /// The client's IP address as text (`192.0.2.1`, `2001:db8::1`); nil
+    /// when unknown. Read from the connection: call it on the server thread,
+    /// while the delegate answers.
+    public func clientAddress() -> String? {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 48) { buffer -> String? in
+            let length = gqlgate_mhd_client_address(connection, buffer.baseAddress, buffer.count)
+            guard length > 0 else { return nil }
+            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: length), as: UTF8.self)
+        }
     }
 
     /// Answers a request that the delegate took (`dispatch`). Call exactly

@@ -12,6 +12,8 @@ public struct AccessLine: Sendable, Equatable {
     /// The persisted document's id, when the client asked for one by id.
     public var persistedID: String?
     public var requestID: String?
+    /// Why traffic protection refused the request (`rate_limited`, `overloaded`, `circuit_open`).
+    public var shed: String?
     public var status: Int
     public var upstreamStatus: Int?
 
@@ -32,6 +34,7 @@ public struct AccessLine: Sendable, Equatable {
         if let operationName { fields["operation_name"] = .string(operationName) }
         if let persistedID { fields["persisted_id"] = .string(persistedID) }
         if let requestID { fields["request_id"] = .string(requestID) }
+        if let shed { fields["shed"] = .string(shed) }
         if let upstreamStatus { fields["upstream_status"] = .stringConvertible(upstreamStatus) }
         return fields
     }
@@ -46,6 +49,7 @@ public struct AccessLine: Sendable, Equatable {
         if let operationName { visit("operation_name", operationName, true) }
         if let persistedID { visit("persisted_id", persistedID, true) }
         if let requestID { visit("request_id", requestID, true) }
+        if let shed { visit("shed", shed, true) }
         visit("status", String(status), false)
         if let upstreamStatus { visit("upstream_status", String(upstreamStatus), false) }
     }

@@ -33,6 +33,10 @@ public final class GatewayMetrics: Sendable {
     private let websocketConnections: Meter
     private let tokenRefreshes: [CoreMetrics.Counter]
     private let persistedDocuments: [CoreMetrics.Counter]
+    private let rateLimitedRequests: CoreMetrics.Counter
+    private let loadShed: [CoreMetrics.Counter]
+    private let upstreamInFlight: Meter
+    private let circuitState: Meter
 
     /// Histogram buckets for request and upstream durations: 1 ms to 10 s
     /// (the default `upstream.timeout`).
@@ -81,7 +85,13 @@ public final class GatewayMetrics: Sendable {
         persistedDocuments = PersistedDocumentLabel.allCases.map {
             Counter(label: "gqlgate_persisted_documents_total", dimensions: [("outcome", $0.rawValue)], factory: factory)
         }
-        for meter in [cacheSize, subscriptions, upstreamSubscriptions, websocketConnections] { meter.set(0) }
+        rateLimitedRequests = Counter(label: "gqlgate_rate_limited_total", factory: factory)
+        loadShed = LoadShedReason.allCases.map {
+            Counter(label: "gqlgate_load_shed_total", dimensions: [("reason", $0.rawValue)], factory: factory)
+        }
+        upstreamInFlight = Meter(label: "gqlgate_upstream_in_flight", factory: factory)
+        circuitState = Meter(label: "gqlgate_circuit_state", factory: factory)
+        for meter in [cacheSize, subscriptions, upstreamSubscriptions, websocketConnections, upstreamInFlight, circuitState] { meter.set(0) }
     }
 
     /// The metrics in the Prometheus text exposition format.
@@ -161,4 +171,21 @@ public final class GatewayMetrics: Sendable {
     public func persistedDocument(_ outcome: PersistedDocumentLabel) {
         persistedDocuments[outcome.index].increment()
     }
+
+    // MARK: - Traffic protection
+
+    /// An operation was refused over `clients.rate_limit`.
+    public func rateLimited() { rateLimitedRequests.increment() }
+
+    /// An operation was refused to protect the upstream.
+    public func loadShed(_ reason: LoadShedReason) { loadShed[reason.index].increment() }
+
+    /// An upstream HTTP attempt started.
+    public func upstreamAttemptStarted() { upstreamInFlight.increment() }
+
+    /// An upstream HTTP attempt ended.
+    public func upstreamAttemptEnded() { upstreamInFlight.decrement() }
+
+    /// The circuit breaker's state: 0 closed, 1 open, 2 half-open.
+    public func circuitState(_ state: Int) { circuitState.set(state) }
 }

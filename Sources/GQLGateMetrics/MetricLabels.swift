@@ -78,6 +78,14 @@ public enum TokenRefreshOutcome: String, CaseIterable, Sendable {
     case failed
 }
 
+/// The `reason` label of `gqlgate_load_shed_total`.
+public enum LoadShedReason: String, CaseIterable, Sendable {
+    /// No place among `upstream.max_concurrency` within `upstream.queue_timeout`.
+    case overloaded
+    /// The circuit breaker is open.
+    case circuitOpen = "circuit_open"
+}
+
 // MARK: - Series positions
 
 // Each label's position in `allCases`, the order `GatewayMetrics` creates its
@@ -161,6 +169,15 @@ extension PersistedDocumentLabel {
         case .listedText: 2
         case .unlistedText: 3
         case .refused: 4
+        }
+    }
+}
+
+extension LoadShedReason {
+    var index: Int {
+        switch self {
+        case .overloaded: 0
+        case .circuitOpen: 1
         }
     }
 }

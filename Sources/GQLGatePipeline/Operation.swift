@@ -57,13 +57,19 @@ public struct Operation: Sendable {
     /// nanoseconds), retries included; the transport shortens its per-attempt
     /// timeout to fit. `nil`: only the per-attempt timeout applies.
     public var deadline: UInt64?
+    /// Who the client is, for limits per client: the key it authenticated
+    /// with, else its address. Set by the gateway only when a stage reads it
+    /// (`clients.rate_limit` by key).
+    public var clientID: String?
     /// Where stages note what happened to the client request (its access log
     /// line and metrics read it); `nil` when nobody keeps one.
     public let trace: RequestTrace?
 
     public init(request: GraphQLRequest, clientTransport: ClientTransport, delivery: ResultDelivery = .single,
-                headers: HTTPHeaders, requestID: String, originalBody: Bytes? = nil, trace: RequestTrace? = nil) {
+                headers: HTTPHeaders, requestID: String, originalBody: Bytes? = nil, clientID: String? = nil,
+                trace: RequestTrace? = nil) {
         self.request = request
+        self.clientID = clientID
         self.clientTransport = clientTransport
         self.delivery = delivery
         self.headers = headers

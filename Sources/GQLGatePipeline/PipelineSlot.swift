@@ -5,6 +5,8 @@
 public enum PipelineSlot: String, CaseIterable, Sendable {
     /// The request metrics and the access line: sees every operation and how it was answered.
     case requestLog
+    /// `clients.rate_limit`: right after the request log, so that every operation counts, cache hits included.
+    case rateLimit
     /// Persisted documents asked for by id (`persisted_documents`), and `require_id`.
     case persistedDocuments
     /// Automatic persisted queries: the query text filled in from its hash.
@@ -29,4 +31,8 @@ public enum PipelineSlot: String, CaseIterable, Sendable {
     case credentials
     /// Retries of what is safe to retry.
     case retry
+    /// `upstream.circuit_breaker`: each attempt, failing fast while the upstream keeps failing.
+    case circuitBreaker
+    /// `upstream.max_concurrency`: each attempt waits for a place.
+    case upstreamConcurrency
 }

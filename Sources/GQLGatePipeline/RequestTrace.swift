@@ -25,8 +25,20 @@ public final class RequestTrace: Sendable {
         public var upstreamStatus: Int?
         /// How the response cache served it (`X-Cache`: HIT, MISS, BYPASS); nil when it did not.
         public var cache: String?
+        /// Why the gateway refused the operation to protect itself or the upstream; nil when it did not.
+        public var shed: ShedReason?
 
         public init() {}
+    }
+
+    /// Why traffic protection refused an operation.
+    public enum ShedReason: String, Sendable, CaseIterable {
+        /// Over `clients.rate_limit`.
+        case rateLimited = "rate_limited"
+        /// No place among `upstream.max_concurrency` within `upstream.queue_timeout`.
+        case overloaded
+        /// The circuit breaker is open.
+        case circuitOpen = "circuit_open"
     }
 
     private let state = Mutex(Snapshot())
@@ -63,6 +75,11 @@ public final class RequestTrace: Sendable {
     /// An upstream attempt begins.
     public func upstreamAttemptStarted() {
         state.withLock { $0.attempts += 1 }
+    }
+
+    /// Traffic protection refused the operation.
+    public func shed(_ reason: ShedReason) {
+        state.withLock { $0.shed = reason }
     }
 
     /// The upstream answered an attempt with `status`.

@@ -48,6 +48,7 @@ public struct HTTPTransport: Transport {
     /// One async call, with the client's.
     public func send(_ operation: Operation) async throws -> ResultStream {
         operation.trace?.upstreamAttemptStarted()
+        observer?.attemptStarted()
         let started = observer == nil ? 0 : GatewayClock.system.monotonicNanoseconds()
         var answer: HTTPClientResponse
         do {
@@ -115,7 +116,14 @@ public struct HTTPTransport: Transport {
 /// attempt's task: the gateway counts and times them, and takes them as
 /// evidence of the upstream's readiness.
 public protocol UpstreamAttemptObserver: Sendable {
+    /// An attempt starts (`attemptEnded` follows, once).
+    func attemptStarted()
+
     /// The attempt that started at `startedAt` (monotonic nanoseconds, `GatewayClock`)
     /// ended with the upstream's status, or with the error it threw.
     func attemptEnded(_ outcome: Result<Int, any Error>, startedAt: UInt64)
+}
+
+extension UpstreamAttemptObserver {
+    public func attemptStarted() {}
 }

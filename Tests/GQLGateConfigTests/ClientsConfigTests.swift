@@ -13,4 +13,28 @@ import Testing
         #expect(clients.apiKeysFile == "/etc/gqlgate/keys")
         #expect(clients.allowAnonymous)
     }
+
+    @Test func rateLimitIsOffByDefault() {
+        let limit = GatewayConfig().clients.rateLimit
+        #expect(!limit.isEnabled)
+        #expect(limit.by == .key)
+    }
+
+    @Test func readsTheRateLimit() throws {
+        let limit = try load("clients: {rate_limit: {requests_per_second: 2.5, burst: 10, by: header:X-Tenant}}").clients.rateLimit
+        #expect(limit.requestsPerSecond == 2.5)
+        #expect(limit.effectiveBurst == 10)
+        #expect(limit.by == .header("x-tenant"))
+        #expect(try load("clients: {rate_limit: {by: global}}").clients.rateLimit.by == .global)
+    }
+
+    @Test func withoutBurstABucketHoldsOneSecondOfRequests() throws {
+        #expect(try load("clients: {rate_limit: {requests_per_second: 7.5}}").clients.rateLimit.effectiveBurst == 8)
+        #expect(try load("clients: {rate_limit: {requests_per_second: 0.1}}").clients.rateLimit.effectiveBurst == 1)
+    }
+
+    @Test func refusesAnUnknownPartition() {
+        #expect(loadError("clients: {rate_limit: {by: header:}}")?.contains("clients.rate_limit.by") == true)
+        #expect(loadError("clients: {rate_limit: {by: address}}")?.contains("key, global or header:NAME") == true)
+    }
 }

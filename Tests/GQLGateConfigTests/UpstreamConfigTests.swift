@@ -55,4 +55,28 @@ import Testing
         #expect(loadError("upstream: {ws_protocol: subscriptions-transport-ws}")
             == #"upstream.ws_protocol: "subscriptions-transport-ws" is not valid: expected one of graphql-transport-ws, graphql-ws"#)
     }
+
+    @Test func trafficProtectionIsOffByDefault() {
+        let upstream = GatewayConfig().upstream
+        #expect(upstream.maxConcurrency == 0)
+        #expect(upstream.queueTimeout == .seconds(1))
+        #expect(upstream.circuitBreaker == CircuitBreakerConfig())
+        #expect(!upstream.circuitBreaker.enabled)
+    }
+
+    @Test func readsTheTrafficProtectionKeys() throws {
+        let upstream = try load("""
+            upstream:
+              max_concurrency: 4
+              queue_timeout: 250ms
+              circuit_breaker: {enabled: true, error_ratio: 0.25, min_requests: 5, window: 30s, open_for: 2s}
+            """).upstream
+        #expect(upstream.maxConcurrency == 4)
+        #expect(upstream.queueTimeout == .milliseconds(250))
+        let breaker = upstream.circuitBreaker
+        #expect(breaker.enabled && breaker.errorRatio == 0.25 && breaker.minRequests == 5)
+        #expect(breaker.window == .seconds(30) && breaker.openFor == .seconds(2))
+        #expect(loadError("upstream: {circuit_breaker: {error_ratio: 2}}")?.hasPrefix("upstream.circuit_breaker.error_ratio") == true)
+        #expect(loadError("upstream: {circuit_breaker: {open_for: 0s}}")?.hasPrefix("upstream.circuit_breaker.open_for") == true)
+    }
 }

@@ -18,8 +18,8 @@ private func names(_ builder: PipelineBuilder) -> [String] {
 @Suite struct PipelineBuilderTests {
     @Test func theBuiltInOrderIsWrittenOnce() {
         #expect(PipelineSlot.allCases == [
-            .requestLog, .persistedDocuments, .apq, .document, .trace, .safelist, .methodRules, .limits, .cache, .dedupe,
-            .upstreamAPQ, .credentials, .retry,
+            .requestLog, .rateLimit, .persistedDocuments, .apq, .document, .trace, .safelist, .methodRules, .limits, .cache,
+            .dedupe, .upstreamAPQ, .credentials, .retry, .circuitBreaker, .upstreamConcurrency,
         ])
     }
 

@@ -26,6 +26,8 @@ see what gqlgate sends upstream and control what the upstream answers:
 * ``/flaky/calls``   per-key request counts of the failure injection in ``flaky.py``
 * ``/apq/graphql``    the same schema with automatic persisted queries (Strawberry has none of its own)
 * ``/apq/seen``       what ``/apq/graphql`` was sent, in order: ``hash``, ``hash+query`` or ``query``
+* ``/load/{key}``     ``{"in_flight": n, "max": n, "total": n}`` of the HTTP requests carrying
+                      ``X-Load-Key: key``: in progress now, at most at once, in all
 * ``/counters``       how many requests each path has received so far (requests
                       with an ``X-Test-Probe`` header, the tests' own, are not counted)
 * ``/subscriptions``  ``{"active": n, "started": n, "connections": n}``: subscriptions
@@ -415,8 +417,23 @@ async def subscription_stats(request: Request) -> Response:
     return Response(json.dumps(body), media_type="application/json")
 
 
+class LoadStats:
+    """Requests of each ``X-Load-Key`` in progress now, at most at once, and in all (``/load/{key}``)."""
+
+    in_flight: collections.Counter[str] = collections.Counter()
+    most: collections.Counter[str] = collections.Counter()
+    total: collections.Counter[str] = collections.Counter()
+
+
+async def load_stats(request: Request) -> Response:
+    key = request.path_params["key"]
+    body = {"in_flight": LoadStats.in_flight[key], "max": LoadStats.most[key], "total": LoadStats.total[key]}
+    return Response(json.dumps(body), media_type="application/json")
+
+
 class CountRequests:
-    """Counts every HTTP request and WebSocket connection by path, and the WebSockets open now."""
+    """Counts every HTTP request and WebSocket connection by path, the WebSockets open now,
+    and the HTTP requests of each ``X-Load-Key`` in progress (``LoadStats``)."""
 
     def __init__(self, app: typing.Any) -> None:
         self.app = app
@@ -425,6 +442,16 @@ class CountRequests:
         probe = any(k == b"x-test-probe" for k, _ in scope.get("headers", []))
         if scope["type"] in ("http", "websocket") and scope["path"] not in ("/counters", "/subscriptions") and not probe:
             COUNTERS[scope["path"]] += 1
+        load_key = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"x-load-key"), None)
+        if scope["type"] == "http" and load_key is not None:
+            LoadStats.total[load_key] += 1
+            LoadStats.in_flight[load_key] += 1
+            LoadStats.most[load_key] = max(LoadStats.most[load_key], LoadStats.in_flight[load_key])
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                LoadStats.in_flight[load_key] -= 1
+            return
         if scope["type"] != "websocket":
             await self.app(scope, receive, send)
             return
@@ -454,6 +481,7 @@ def make_routes(ws_app: GraphQL) -> list[typing.Any]:
         Route("/apq/graphql", apq_graphql, methods=["POST"]),
         Route("/apq/seen", apq_seen, methods=["GET"]),
         Route("/counters", counters, methods=["GET"]),
+        Route("/load/{key}", load_stats, methods=["GET"]),
         Route("/subscriptions", subscription_stats, methods=["GET"]),
     ]
 

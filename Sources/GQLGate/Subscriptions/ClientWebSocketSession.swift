@@ -35,6 +35,8 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
     private let context: Context
     private let upgradeHeaders: HTTPHeaders
     private let clientAuth: ClientAuthenticator?
+    /// Who the client is, for limits per client (`Operation.clientID`): the upgrade's key or address, or the key of `connection_init`.
+    private var clientID: String?
     private var machine: any ClientProtocolStateMachine
     private var events: [ClientConnectionEvent] = []
     private var handling = false
@@ -44,13 +46,15 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
     private var finished = false
 
     /// - Parameters:
+    ///   - clientID: who the client is, when the pipeline limits per client.
     ///   - clientAuth: checks the key of `connection_init` when the upgrade request carried no valid one.
     init(connection: WebSocketConnection, subprotocol: WebSocketSubprotocol, settings: ClientProtocolSettings,
-         upgradeHeaders: HTTPHeaders, clientAuth: ClientAuthenticator?, context: Context) {
+         upgradeHeaders: HTTPHeaders, clientID: String?, clientAuth: ClientAuthenticator?, context: Context) {
         loop = connection.loop
         self.connection = connection
         self.upgradeHeaders = upgradeHeaders
         self.clientAuth = clientAuth
+        self.clientID = clientID
         self.context = context
         machine = makeClientProtocolStateMachine(for: subprotocol, settings: settings)
     }
@@ -90,9 +94,11 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
         case .close(let close):
             connection.close(code: close.code, reason: close.reason)
         case .authenticate(let payload):
-            if clientAuth?.authenticate(InitPayloadCredentials.headers(in: payload)) == false {
+            let credentials = InitPayloadCredentials.headers(in: payload)
+            if clientAuth?.authenticate(credentials) == false {
                 handle(.initRejected(message: ClientAuthenticator.webSocketRejection))
             } else {
+                if clientAuth != nil, clientID != nil { clientID = ClientAuthenticator.presentedKey(in: credentials) ?? clientID }
                 handle(.initAccepted(ackPayload: nil))
             }
         case .startOperation(let id, let request):
@@ -115,7 +121,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
         let run = nextRun
         let operation = Operation(
             request: request, clientTransport: .webSocket, delivery: .webSocket, headers: upgradeHeaders,
-            requestID: context.requestIDs.next())
+            requestID: context.requestIDs.next(), clientID: clientID)
         let chain = context.pipelines.current.chain
         let me = LoopBound(self, loop: loop)
         let task = Task(executorPreference: loop) {

@@ -51,6 +51,7 @@ final class WebSocketEndpoint: Sendable {
             maxPerConnection: subscriptions.maxPerConnection)
         let clientAuth = pipeline.clientAuth.flatMap { $0.authenticate(request.headers) ? nil : $0 }
         let headers = request.headers
+        let clientID = pipeline.clientID(request)
         let loop = loops.next()
         let context = context
         let configuration = WebSocketConfiguration(
@@ -68,7 +69,7 @@ final class WebSocketEndpoint: Sendable {
                 }
                 let session = ClientWebSocketSession(
                     connection: connection, subprotocol: subprotocol, settings: settings, upgradeHeaders: headers,
-                    clientAuth: clientAuth, context: context)
+                    clientID: clientID, clientAuth: clientAuth, context: context)
                 guard context.sessions.admit(session) else {
                     connection.start()
                     connection.close(code: WebSocketClose.goingAway.code, reason: WebSocketClose.goingAway.reason)

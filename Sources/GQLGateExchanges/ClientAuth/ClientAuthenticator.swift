@@ -47,7 +47,7 @@ public final class ClientAuthenticator: Sendable {
     }
 
     /// The key a client presented: `X-Api-Key`, else the token of `Authorization: Bearer`.
-    static func presentedKey(in headers: HTTPHeaders) -> String? {
+    public static func presentedKey(in headers: HTTPHeaders) -> String? {
         if let key = headers["x-api-key"] { return String(key.trimmingASCIISpaces()) }
         guard let authorization = headers["authorization"] else { return nil }
         let parts = authorization.trimmingASCIISpaces().split(separator: " ", maxSplits: 1)

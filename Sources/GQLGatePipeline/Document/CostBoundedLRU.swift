@@ -49,6 +49,13 @@ public struct CostBoundedLRU<Key: Hashable, Value> {
         index[key].flatMap { slots[$0].entry?.value }
     }
 
+    /// The least recently used entry, leaving the order alone.
+    @inlinable
+    public var oldestEntry: (key: Key, value: Value)? {
+        guard oldest >= 0, let entry = slots[oldest].entry else { return nil }
+        return (entry.key, entry.value)
+    }
+
     /// Replaces the value for `key` in place, keeping its cost and recency.
     /// Returns false when there is none.
     @inlinable @discardableResult

@@ -1,0 +1,54 @@
+import GQLGateCore
+import GQLGatePipeline
+
+/// `clients.rate_limit`: takes a token from the client's bucket for every
+/// operation (cache hits and each WebSocket `subscribe` included) and
+/// refuses one over the limit with 429 `RATE_LIMITED`, `Retry-After` and the
+/// RateLimit fields of draft-ietf-httpapi-ratelimit-headers-10 (structured
+/// fields: `RateLimit-Policy: "default";q=BURST;w=SECONDS` and
+/// `RateLimit: "default";r=REMAINING;t=SECONDS`). Runs on the server thread
+/// with the pipeline's synchronous head.
+public struct RateLimitStage: OperationStage {
+    /// What a bucket is shared by.
+    public enum Partition: Sendable, Equatable {
+        /// `Operation.clientID`: the client's key, else its address.
+        case client
+        /// One bucket for everyone.
+        case global
+        /// Each value of this header (lower case); a request without it shares the empty value's bucket.
+        case header(String)
+    }
+
+    private let limiter: RateLimiter
+    private let partition: Partition
+    private let policy: String
+    private let onLimited: @Sendable () -> Void
+
+    /// - Parameter onLimited: called for each refused operation (metrics).
+    public init(limiter: RateLimiter, partition: Partition, onLimited: @escaping @Sendable () -> Void = {}) {
+        self.limiter = limiter
+        self.partition = partition
+        self.onLimited = onLimited
+        policy = "\"default\";q=\(limiter.burst);w=\(limiter.windowSeconds)"
+    }
+
+    public func prepare(_ operation: inout Operation) throws {
+        let decision = limiter.take(key(of: operation))
+        guard !decision.allowed else { return }
+        onLimited()
+        operation.trace?.shed(.rateLimited)
+        throw GatewayError.rateLimited(headers: [
+            "Retry-After": GatewayError.retryAfterSeconds(decision.retryAfter),
+            "RateLimit-Policy": policy,
+            "RateLimit": "\"default\";r=\(decision.remaining);t=\(GatewayError.retryAfterSeconds(decision.reset))",
+        ])
+    }
+
+    private func key(of operation: borrowing Operation) -> String {
+        switch partition {
+        case .client: operation.clientID ?? ""
+        case .global: ""
+        case .header(let name): operation.headers[name] ?? ""
+        }
+    }
+}

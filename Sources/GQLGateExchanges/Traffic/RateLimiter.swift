@@ -1,0 +1,84 @@
+import GQLGateCore
+import GQLGatePipeline
+import Synchronization
+
+/// Token buckets, one per partition key, each kept as one number: the
+/// generic cell rate algorithm's theoretical arrival time (when the bucket
+/// would be full again). Taking a token is a few additions and one table
+/// look-up. A bucket that has filled up again is the same as none, so idle
+/// buckets are dropped as new keys come in, and the table is bounded by the
+/// bytes of its keys: a flood of distinct keys pushes out the least recently
+/// used buckets instead of growing memory.
+public final class RateLimiter: Sendable {
+    /// What taking a token came to.
+    public struct Decision: Sendable, Equatable {
+        /// Whether the request may go on.
+        public var allowed: Bool
+        /// Tokens left after this request.
+        public var remaining: Int
+        /// Until a token is there again (0 when allowed).
+        public var retryAfter: Duration
+        /// Until the bucket is full again.
+        public var reset: Duration
+    }
+
+    /// Tokens a full bucket holds.
+    public let burst: Int
+    /// Nanoseconds one token takes to come back.
+    let interval: UInt64
+    /// `burst × interval`: how far ahead of now a bucket's arrival time may be.
+    private let capacity: UInt64
+    private let buckets: Mutex<CostBoundedLRU<String, UInt64>>
+    private let clock: GatewayClock
+
+    /// Bytes a bucket costs besides its key's (the table's slot and index entry).
+    static let bucketOverhead = 96
+
+    /// - Parameters:
+    ///   - requestsPerSecond: how fast a bucket refills (> 0).
+    ///   - burst: how many tokens a full bucket holds (> 0).
+    ///   - maxTableBytes: the most the keys and buckets may take together.
+    public init(requestsPerSecond: Double, burst: Int, maxTableBytes: Int = 8 << 20, clock: GatewayClock = .system) {
+        precondition(requestsPerSecond > 0 && burst > 0)
+        self.burst = burst
+        interval = max(1, UInt64((1e9 / requestsPerSecond).rounded()))
+        capacity = UInt64(burst) &* interval
+        buckets = Mutex(CostBoundedLRU(capacity: maxTableBytes))
+        self.clock = clock
+    }
+
+    /// The seconds a bucket takes to fill up from empty, at least 1: the window of `RateLimit-Policy`.
+    public var windowSeconds: UInt64 { max(1, (capacity + 999_999_999) / 1_000_000_000) }
+
+    /// Buckets held.
+    public var count: Int { buckets.withLock { $0.count } }
+
+    /// Takes a token from the bucket of `key`.
+    public func take(_ key: String) -> Decision {
+        let now = clock.monotonicNanoseconds()
+        return buckets.withLock { table in
+            let arrival = max(table.value(for: key) ?? now, now)
+            let next = arrival &+ interval
+            guard next &- now <= capacity else {
+                return Decision(allowed: false, remaining: 0, retryAfter: .nanoseconds(Int64(next &- now &- capacity)),
+                                reset: .nanoseconds(Int64(arrival &- now)))
+            }
+            if !table.update(key, { $0 = next }) {
+                Self.dropFullBuckets(from: &table, now: now)
+                table.insert(next, for: key, cost: key.utf8.count + Self.bucketOverhead)
+            }
+            return Decision(allowed: true, remaining: Int((capacity &- (next &- now)) / interval), retryAfter: .zero,
+                            reset: .nanoseconds(Int64(next &- now)))
+        }
+    }
+
+    /// Drops up to a few of the least recently used buckets that are full
+    /// again: each new bucket removes more than it adds, so the table
+    /// shrinks back once a flood is over.
+    private static func dropFullBuckets(from table: inout CostBoundedLRU<String, UInt64>, now: UInt64) {
+        for _ in 0..<4 {
+            guard let oldest = table.oldestEntry, oldest.value <= now else { return }
+            table.removeValue(for: oldest.key)
+        }
+    }
+}

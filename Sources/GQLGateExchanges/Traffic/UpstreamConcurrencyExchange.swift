@@ -1,0 +1,35 @@
+import GQLGatePipeline
+
+/// `upstream.max_concurrency`: each upstream attempt of a query or mutation
+/// holds one of the `ConcurrencyLimit`'s places while it runs. Placed after
+/// retries, so that each attempt waits for a place and none is held between
+/// attempts; dedupe followers and cache hits never get here. Subscriptions
+/// pass through.
+public struct UpstreamConcurrencyExchange: Exchange {
+    private let limit: ConcurrencyLimit
+    private let onShed: @Sendable () -> Void
+
+    /// - Parameter onShed: called for each operation answered `UPSTREAM_OVERLOADED` (metrics).
+    public init(limit: ConcurrencyLimit, onShed: @escaping @Sendable () -> Void = {}) {
+        self.limit = limit
+        self.onShed = onShed
+    }
+
+    public func handle(_ operation: consuming Operation, next: ExchangeNext) async throws -> ResultStream {
+        guard operation.kind == .query || operation.kind == .mutation else { return try await next(consume operation) }
+        do {
+            try await limit.acquire()
+        } catch let error as GatewayError {
+            onShed()
+            operation.trace?.shed(.overloaded)
+            throw error
+        }
+        defer { limit.release() }
+        guard let answer = try await next(consume operation).first() else { return ResultStream.single(noAnswer) }
+        return .single(answer)
+    }
+
+    private var noAnswer: GraphQLResponse {
+        GatewayError.upstreamUnavailable("The upstream sent no result.").response()
+    }
+}

@@ -1,0 +1,102 @@
+import GQLGateCore
+import GQLGateExchanges
+import GQLGatePipeline
+import Synchronization
+import Testing
+
+@Suite struct ConcurrencyLimitTests {
+    /// Waits until `condition` holds, yielding between looks.
+    private func waitUntil(_ condition: () -> Bool) async {
+        while !condition() { await Task.yield() }
+    }
+
+    @Test func placesUpToTheLimitAreFreeAndTheRestWaitOldestFirst() async throws {
+        let limit = ConcurrencyLimit(limit: 2, queueTimeout: .seconds(60))
+        try await limit.acquire()
+        try await limit.acquire()
+        #expect(limit.holders == 2)
+        let order = Mutex<[Int]>([])
+        var waiters: [Task<Void, any Error>] = []
+        for index in 0..<3 {
+            waiters.append(Task {
+                try await limit.acquire()
+                order.withLock { $0.append(index) }
+            })
+            await waitUntil { limit.waiters == index + 1 }
+        }
+        for expected in 1...3 {
+            limit.release()
+            await waitUntil { order.withLock { $0.count } == expected }
+        }
+        #expect(order.withLock { $0 } == [0, 1, 2])
+        #expect(limit.holders == 2)
+        for waiter in waiters { try await waiter.value }
+    }
+
+    @Test func aWaiterPastTheQueueTimeoutIsAnsweredOverloaded() async throws {
+        let limit = ConcurrencyLimit(limit: 1, queueTimeout: .milliseconds(20))
+        try await limit.acquire()
+        await #expect(throws: GatewayError.upstreamOverloaded(retryAfter: .seconds(1))) { try await limit.acquire() }
+        #expect(limit.waiters == 0)
+        limit.release()
+        #expect(limit.holders == 0)
+    }
+
+    @Test func aCancelledWaiterLeavesTheQueueAtOnce() async throws {
+        let limit = ConcurrencyLimit(limit: 1, queueTimeout: .seconds(60))
+        try await limit.acquire()
+        let leaving = Task { try await limit.acquire() }
+        await waitUntil { limit.waiters == 1 }
+        leaving.cancel()
+        await #expect(throws: CancellationError.self) { try await leaving.value }
+        #expect(limit.waiters == 0)
+        let next = Task { try await limit.acquire() }
+        await waitUntil { limit.waiters == 1 }
+        limit.release()
+        try await next.value
+        #expect(limit.holders == 1)
+    }
+
+    @Test func aTaskCancelledBeforeItWaitsDoesNotTakeAPlace() async throws {
+        let limit = ConcurrencyLimit(limit: 1, queueTimeout: .seconds(60))
+        try await limit.acquire()
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await limit.acquire()
+        }
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(limit.waiters == 0)
+    }
+}
+
+@Suite struct UpstreamConcurrencyExchangeTests {
+    @Test func eachAttemptHoldsAPlaceUntilItsAnswerAndShedsAreCounted() async throws {
+        let limit = ConcurrencyLimit(limit: 1, queueTimeout: .milliseconds(10))
+        let shed = Counter()
+        let exchange = UpstreamConcurrencyExchange(limit: limit, onShed: { shed.add() })
+        let query = try analysedOperation(.query)
+        let seen = Mutex(-1)
+        _ = try await exchange.handle(query) { _ in
+            seen.withLock { $0 = limit.holders }
+            return .single(GraphQLResponse(status: 200, headers: [:], body: Bytes("{}"), source: .upstream))
+        }
+        #expect(seen.withLock { $0 } == 1)
+        #expect(limit.holders == 0)
+        try await limit.acquire()
+        let trace = RequestTrace()
+        var traced = query
+        traced = Operation(request: query.request, clientTransport: .httpPost, headers: [:], requestID: "r", trace: trace)
+        traced.selected = query.selected
+        await #expect(throws: GatewayError.self) { _ = try await exchange.handle(traced, next: RecordingNext().next) }
+        #expect(shed.value == 1)
+        #expect(trace.snapshot.shed == .overloaded)
+    }
+
+    @Test func subscriptionsTakeNoPlace() async throws {
+        let limit = ConcurrencyLimit(limit: 1, queueTimeout: .milliseconds(10))
+        try await limit.acquire()
+        let upstream = RecordingNext()
+        _ = try await UpstreamConcurrencyExchange(limit: limit).handle(try analysedOperation(.subscription), next: upstream.next)
+        #expect(upstream.operations.count == 1)
+    }
+}
