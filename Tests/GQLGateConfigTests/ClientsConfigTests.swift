@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func refusesAnUnknownPartition() {
-        #expect(loadError("clients: {rate_limit: {by: header:}}")?.contains("clients.rate_limit.by") == true)
+        #expect(loadError("clients: {rate_limit: {by: \"header:\"}}")?.contains("clients.rate_limit.by") == true)
         #expect(loadError("clients: {rate_limit: {by: address}}")?.contains("key, global or header:NAME") == true)
     }
 }

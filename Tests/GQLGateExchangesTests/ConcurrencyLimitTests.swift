@@ -15,20 +15,20 @@ import Testing
         try await limit.acquire()
         try await limit.acquire()
         #expect(limit.holders == 2)
-        let order = Mutex<[Int]>([])
+        let order = Recorded<Int>()
         var waiters: [Task<Void, any Error>] = []
         for index in 0..<3 {
             waiters.append(Task {
                 try await limit.acquire()
-                order.withLock { $0.append(index) }
+                order.add(index)
             })
             await waitUntil { limit.waiters == index + 1 }
         }
         for expected in 1...3 {
             limit.release()
-            await waitUntil { order.withLock { $0.count } == expected }
+            await waitUntil { order.all.count == expected }
         }
-        #expect(order.withLock { $0 } == [0, 1, 2])
+        #expect(order.all == [0, 1, 2])
         #expect(limit.holders == 2)
         for waiter in waiters { try await waiter.value }
     }
@@ -75,12 +75,12 @@ import Testing
         let shed = Counter()
         let exchange = UpstreamConcurrencyExchange(limit: limit, onShed: { shed.add() })
         let query = try analysedOperation(.query)
-        let seen = Mutex(-1)
+        let seen = Recorded<Int>()
         _ = try await exchange.handle(query) { _ in
-            seen.withLock { $0 = limit.holders }
+            seen.add(limit.holders)
             return .single(GraphQLResponse(status: 200, headers: [:], body: Bytes("{}"), source: .upstream))
         }
-        #expect(seen.withLock { $0 } == 1)
+        #expect(seen.all == [1])
         #expect(limit.holders == 0)
         try await limit.acquire()
         let trace = RequestTrace()

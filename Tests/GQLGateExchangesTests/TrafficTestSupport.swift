@@ -10,3 +10,14 @@ final class Counter: Sendable {
         count.withLock { $0 += 1 }
     }
 }
+
+/// Values tests' callbacks record from any thread, in order.
+final class Recorded<Element: Sendable>: Sendable {
+    private let values = Mutex<[Element]>([])
+
+    var all: [Element] { values.withLock { $0 } }
+
+    func add(_ value: Element) {
+        values.withLock { $0.append(value) }
+    }
+}
