@@ -10,7 +10,7 @@ import Testing
 
     @Test func rejectsUnknownKeysInASection() {
         #expect(loadError("upstream:\n  timout: 5s\n")
-            == "upstream.timout: unknown key (allowed: url, ws_url, ws_protocol, timeout, connect_timeout)")
+            == "upstream.timout: unknown key (allowed: url, ws_url, ws_protocol, timeout, connect_timeout, max_concurrency, queue_timeout, circuit_breaker)")
     }
 
     @Test func rejectsUnknownKeysInANestedSection() {

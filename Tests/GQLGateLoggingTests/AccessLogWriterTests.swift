@@ -11,6 +11,7 @@ import Testing
         line.operationName = "Books \"by\" author"
         line.persistedID = "sha256:ab"
         line.requestID = "r-1"
+        line.shed = "overloaded"
         line.upstreamStatus = 200
         return line
     }
@@ -31,7 +32,7 @@ import Testing
     @Test func jsonLineNamesEveryKnownField() {
         let writer = AccessLogWriter(settings: LogSettings(level: .info, format: .json), writer: LogLineWriter(fileDescriptor: -1))
         #expect(writer.render(fullLine(), format: .json, timestamp: "T") == #"""
-            {"ts":"T","level":"info","msg":"request","attempts":2,"cache":"MISS","duration_ms":1.234,"operation":"query","operation_name":"Books \"by\" author","persisted_id":"sha256:ab","request_id":"r-1","status":200,"upstream_status":200}
+            {"ts":"T","level":"info","msg":"request","attempts":2,"cache":"MISS","duration_ms":1.234,"operation":"query","operation_name":"Books \"by\" author","persisted_id":"sha256:ab","request_id":"r-1","shed":"overloaded","status":200,"upstream_status":200}
 
             """#)
     }

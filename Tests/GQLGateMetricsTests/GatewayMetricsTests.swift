@@ -23,12 +23,18 @@ import Testing
             "# TYPE gqlgate_websocket_connections_active gauge",
             "# TYPE gqlgate_token_refreshes_total counter",
             "# TYPE gqlgate_persisted_documents_total counter",
+            "# TYPE gqlgate_rate_limited_total counter",
+            "# TYPE gqlgate_load_shed_total counter",
+            "# TYPE gqlgate_upstream_in_flight gauge",
+            "# TYPE gqlgate_circuit_state gauge",
         ]
         #expect(expected.filter { !rendered.contains($0) } == [])
         #expect(rendered.filter { $0.hasPrefix("# TYPE") }.count == expected.count)
         #expect(rendered.contains(#"gqlgate_requests_total{operation="unknown",status="4xx"} 0"#))
         #expect(rendered.contains("gqlgate_cache_hits_total 0"))
         #expect(rendered.contains(#"gqlgate_persisted_documents_total{outcome="unlisted_text"} 0"#))
+        #expect(rendered.contains(#"gqlgate_load_shed_total{reason="circuit_open"} 0"#))
+        #expect(rendered.contains("gqlgate_circuit_state 0.0"))
     }
 
     @Test func requestsAreCountedByOperationKindAndStatusClass() {

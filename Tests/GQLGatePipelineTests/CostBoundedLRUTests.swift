@@ -15,6 +15,19 @@ import Testing
         #expect(cache.peek("b") == nil)
     }
 
+    @Test func updatingAsNewestChangesTheValueAndItsRecencyAndTheOldestEntryIsSeen() {
+        var cache = CostBoundedLRU<String, Int>(capacity: 10)
+        cache.insert(1, for: "a", cost: 4)
+        cache.insert(2, for: "b", cost: 4)
+        #expect(cache.oldestEntry?.key == "a")
+        #expect(cache.updateAsNewest("a") { $0 += 10 })
+        #expect(!cache.updateAsNewest("z") { $0 += 10 })
+        #expect(cache.oldestEntry?.key == "b")
+        #expect(cache.insert(3, for: "c", cost: 4).map(\.key) == ["b"])
+        #expect(cache.peek("a") == 11)
+        #expect(cache.totalCost == 8)
+    }
+
     @Test func replacingAKeyFreesItsOldCost() {
         var cache = CostBoundedLRU<String, Int>(capacity: 10)
         cache.insert(1, for: "a", cost: 8)

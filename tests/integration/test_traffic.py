@@ -15,13 +15,14 @@ import urllib.request
 import uuid
 
 from harness import assert_gateway_error, curl, post_graphql, wait_until
+from test_subscriptions_ws import initialised, recv_end, subscribe
 
 FORWARD = "headers:\n  forward: [x-load-key, x-fail-key, x-fail-times, x-fail-status]\n"
 NO_RETRIES = "retry: {max_attempts: 1}\n"
 
 
 def metric(gw, series: str) -> float:
-    text = curl(gw.path("/metrics")).text()
+    text = curl(gw.path("/metrics")).text
     for line in text.splitlines():
         if line.startswith(series + " "):
             return float(line.split()[-1])
@@ -54,6 +55,25 @@ cache: {{enabled: true}}
     two = [post_graphql(gw.url, "{ hello }", headers={"Authorization": "Bearer key-two"}) for _ in range(3)]
     assert [r.status for r in two] == [200, 200, 200]
     assert metric(gw, "gqlgate_rate_limited_total") == 1
+
+
+def test_each_websocket_subscribe_takes_a_token_from_the_bucket_of_the_key_sent_in_connection_init(gqlgate, tmp_path):
+    keys = tmp_path / "keys"
+    keys.write_text("key-one\nkey-two\n")
+    gw = gqlgate(config=f"clients:\n  api_keys_file: {keys}\n  rate_limit: {{requests_per_second: 0.1, burst: 2}}\n")
+    ws = initialised(gw, payload={"X-Api-Key": "key-one"})
+    try:
+        for n in range(2):
+            subscribe(ws, f"s{n}", "subscription { countdown(from: 1) }")
+            assert recv_end(ws)["type"] == "complete"
+        subscribe(ws, "s2", "subscription { countdown(from: 1) }")
+        refused = recv_end(ws)
+        assert refused["type"] == "error" and refused["id"] == "s2", refused
+        assert refused["payload"][0]["extensions"]["code"] == "RATE_LIMITED", refused
+    finally:
+        ws.close()
+    assert_gateway_error(post_graphql(gw.url, "{ hello }", headers={"X-Api-Key": "key-one"}), 429, "RATE_LIMITED")
+    assert post_graphql(gw.url, "{ hello }", headers={"X-Api-Key": "key-two"}).status == 200
 
 
 def test_by_header_each_value_has_its_own_bucket(gqlgate):
@@ -102,7 +122,7 @@ def test_a_failing_upstream_opens_the_breaker_requests_fail_fast_and_recovery_cl
         assert r.header("retry-after") == "1"
     assert upstream_json(strawberry_upstream, "/flaky/calls")[key] == 4  # nothing reached it while open
     ready = curl(gw.path("/readyz"))
-    assert ready.json().get("circuit") == "open", ready.text()
+    assert ready.json().get("circuit") == "open", ready.text
 
     wait_until(lambda: post_graphql(gw.url, "{ hello }", headers=failing).status == 200, timeout=10, what="a probe that closes it")
     assert upstream_json(strawberry_upstream, "/flaky/calls")[key] == 5  # only the probe went through

@@ -57,19 +57,29 @@ public final class RateLimiter: Sendable {
     public func take(_ key: String) -> Decision {
         let now = clock.monotonicNanoseconds()
         return buckets.withLock { table in
-            let arrival = max(table.value(for: key) ?? now, now)
-            let next = arrival &+ interval
-            guard next &- now <= capacity else {
-                return Decision(allowed: false, remaining: 0, retryAfter: .nanoseconds(Int64(next &- now &- capacity)),
-                                reset: .nanoseconds(Int64(arrival &- now)))
+            var decision = Decision(allowed: true, remaining: burst - 1, retryAfter: .zero, reset: .nanoseconds(Int64(interval)))
+            let known = table.updateAsNewest(key) { arrival in
+                decision = self.decision(arrival: &arrival, now: now)
             }
-            if !table.update(key, { $0 = next }) {
+            if !known {
                 Self.dropFullBuckets(from: &table, now: now)
-                table.insert(next, for: key, cost: key.utf8.count + Self.bucketOverhead)
+                table.insert(now &+ interval, for: key, cost: key.utf8.count + Self.bucketOverhead)
             }
-            return Decision(allowed: true, remaining: Int((capacity &- (next &- now)) / interval), retryAfter: .zero,
-                            reset: .nanoseconds(Int64(next &- now)))
+            return decision
         }
+    }
+
+    /// Takes a token from the bucket whose arrival time is `arrival`, moving it on when allowed.
+    private func decision(arrival: inout UInt64, now: UInt64) -> Decision {
+        let start = max(arrival, now)
+        let next = start &+ interval
+        guard next &- now <= capacity else {
+            return Decision(allowed: false, remaining: 0, retryAfter: .nanoseconds(Int64(next &- now &- capacity)),
+                            reset: .nanoseconds(Int64(start &- now)))
+        }
+        arrival = next
+        return Decision(allowed: true, remaining: Int((capacity &- (next &- now)) / interval), retryAfter: .zero,
+                        reset: .nanoseconds(Int64(next &- now)))
     }
 
     /// Drops up to a few of the least recently used buckets that are full

@@ -66,6 +66,16 @@ public struct CostBoundedLRU<Key: Hashable, Value> {
         return true
     }
 
+    /// Changes the value for `key` in place, keeping its cost, and marks it
+    /// most recently used: one look-up. Returns false when there is none.
+    @inlinable @discardableResult
+    public mutating func updateAsNewest(_ key: Key, _ change: (inout Value) -> Void) -> Bool {
+        guard let slot = index[key], slots[slot].entry != nil else { return false }
+        change(&slots[slot].entry!.value)
+        moveToNewest(slot)
+        return true
+    }
+
     /// Stores `value` at `cost` as the most recently used entry, replacing any
     /// value for `key` (not reported), then drops the oldest entries until the
     /// total fits. A value costing more than `capacity` is not stored (and any
