@@ -54,6 +54,7 @@ extension Gateway {
                 forwardedHeaders: config.headers.forwardedNames),
             observer: UpstreamAttemptMetrics(metrics: metrics, readiness: readiness))
         let subscriptions = context.transport(config: config, client: client, metrics: metrics, credentials: credentials)
+        subscriptions.connectGate.set(traffic.connectWait)
         let chain = builder.build(transport: SplitTransport(http: transport, subscriptions: subscriptions))
         let schemaLearning = caching.schema.map { source in
             SchemaLearning(chain: schemaLearningBuilder(from: builder).build(transport: transport), source: source)

@@ -15,6 +15,12 @@ struct TrafficStages {
     /// Whether operations need `Operation.clientID` (rate limits by client).
     let identifiesClients: Bool
 
+    /// The wait an upstream WebSocket takes before connecting: the breaker's open time left.
+    var connectWait: (@Sendable () -> Duration?)? {
+        guard let breaker else { return nil }
+        return { breaker.openTimeLeft }
+    }
+
     init(config: GatewayConfig, metrics: GatewayMetrics) {
         let limit = config.clients.rateLimit
         if limit.isEnabled {

@@ -64,6 +64,16 @@ import Testing
         #expect(changes.all == [.open, .halfOpen, .closed])
     }
 
+    @Test func theOpenTimeLeftIsWhatReconnectsWaitFor() {
+        let breaker = breaker(openFor: .seconds(5))
+        #expect(breaker.openTimeLeft == nil)
+        for _ in 0..<4 { attempt(breaker, failed: true) }
+        manual.advance(by: .seconds(1))
+        #expect(breaker.openTimeLeft == .seconds(4))
+        manual.advance(by: .seconds(4))
+        #expect(breaker.openTimeLeft == nil)
+    }
+
     @Test func aFailedProbeOpensItAgainForTheWholeOpenTime() {
         let breaker = breaker(openFor: .seconds(5))
         for _ in 0..<4 { attempt(breaker, failed: true) }

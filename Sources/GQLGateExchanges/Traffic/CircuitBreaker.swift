@@ -70,6 +70,12 @@ public final class CircuitBreaker: Sendable {
         return counts.withLock { $0.state == .open && now >= $0.openUntil ? .halfOpen : $0.state }
     }
 
+    /// How long the breaker stays open from now; nil when it is not open (or its open time is over).
+    public var openTimeLeft: Duration? {
+        let now = clock.monotonicNanoseconds()
+        return counts.withLock { $0.state == .open && now < $0.openUntil ? .nanoseconds(Int64($0.openUntil - now)) : nil }
+    }
+
     /// Whether an attempt may go now.
     public func admit() -> Admission {
         let now = clock.monotonicNanoseconds()

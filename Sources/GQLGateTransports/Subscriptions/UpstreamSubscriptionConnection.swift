@@ -28,6 +28,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     private let metrics: GatewayMetrics
     private let logger: Logger
     private let refreshCredentials: CredentialRefresh?
+    private let connectGate: UpstreamConnectGate
     private let retire: Retire
     private var credentials: HTTPHeaders
     private var multiplexer: UpstreamMultiplexer<UInt64>
@@ -36,11 +37,14 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     /// Bumped whenever a connect attempt or socket is abandoned, so a late one is dropped.
     private var attempt: UInt64 = 0
     private var timer: EventLoopTimerID?
+    /// A connect put off while the circuit breaker is open.
+    private var delayedConnect: EventLoopTimerID?
     private var credentialsRefused = false
     private var stopped = false
 
     init(loop: EventLoop, credentials: HTTPHeaders, settings: UpstreamSubscriptionSettings, client: HTTPClient,
-         metrics: GatewayMetrics, logger: Logger, refreshCredentials: CredentialRefresh?, retire: @escaping Retire) {
+         metrics: GatewayMetrics, logger: Logger, refreshCredentials: CredentialRefresh?,
+         connectGate: UpstreamConnectGate = UpstreamConnectGate(), retire: @escaping Retire) {
         self.loop = loop
         self.credentials = credentials
         self.settings = settings
@@ -48,6 +52,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
         self.metrics = metrics
         self.logger = logger
         self.refreshCredentials = refreshCredentials
+        self.connectGate = connectGate
         self.retire = retire
         multiplexer = UpstreamMultiplexer(settings: settings.session, dedupe: settings.dedupe)
     }
@@ -82,6 +87,8 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
         stopped = true
         if let timer { loop.cancel(timer) }
         timer = nil
+        if let delayedConnect { loop.cancel(delayedConnect) }
+        delayedConnect = nil
     }
 
     // MARK: - Actions
@@ -158,6 +165,17 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     private func connect() {
         attempt &+= 1
         let current = attempt
+        if let wait = connectGate.delayBeforeConnecting(), wait > .zero {
+            // The circuit breaker is open: connect once it lets requests through again.
+            logger.info("upstream websocket connect waits for the circuit breaker", metadata: ["wait": "\(wait)"])
+            if let delayedConnect { loop.cancel(delayedConnect) }
+            delayedConnect = loop.schedule(after: wait) { [weak self] in
+                guard let self else { return }
+                delayedConnect = nil
+                if current == attempt, !stopped { connect() }
+            }
+            return
+        }
         let me = LoopBound(self, loop: loop)
         let (client, url, subprotocol, connectTimeout) = (client, settings.url, settings.session.subprotocol, settings.connectTimeout)
         let configuration = Self.socketConfiguration

@@ -37,6 +37,8 @@ public final class UpstreamSubscriptions: Transport {
     private let logger: Logger
     private let refreshCredentials: CredentialRefresh?
     private let state = Mutex(State())
+    /// Asked by every upstream WebSocket before it connects (the circuit breaker).
+    public let connectGate = UpstreamConnectGate()
     private let nextListener = Atomic<UInt64>(0)
 
     /// - Parameter refreshCredentials: fresh credentials for a connection the upstream closed with 4401/4403.
@@ -82,7 +84,7 @@ public final class UpstreamSubscriptions: Transport {
             let loop = loops.next()
             let created = UpstreamSubscriptionConnection(
                 loop: loop, credentials: credentials, settings: settings, client: client, metrics: metrics,
-                logger: logger, refreshCredentials: refreshCredentials,
+                logger: logger, refreshCredentials: refreshCredentials, connectGate: connectGate,
                 retire: { [weak self] idle in self?.forget(ObjectIdentifier(idle), key: key) })
             let bound = LoopBound(created, loop: loop)
             state.connections[key] = (ObjectIdentifier(created), bound)
