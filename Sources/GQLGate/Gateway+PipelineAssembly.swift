@@ -17,7 +17,7 @@ extension Gateway {
         let persisted = try PersistedDocumentStages(config: config, cache: documents, metrics: metrics, logger: context.logger)
         let caching = try CachingStages(config: config, apqRegisters: persisted.apqRegisters, metrics: metrics,
                                         loops: context.loops, logger: context.logger)
-        let traffic = TrafficStages(config: config, metrics: metrics)
+        let traffic = TrafficStages(config: config, metrics: metrics, previous: context.previous)
         var builder = PipelineBuilder()
         builder.fill(.requestLog, with: RequestLogExchange(log: requestLog))
         if let rateLimit = traffic.rateLimit { builder.fill(.rateLimit, with: rateLimit) }
@@ -61,8 +61,7 @@ extension Gateway {
         }
         return GatewayPipeline(
             config: config, chain: chain, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
-            subscriptions: subscriptions, schemaLearning: schemaLearning, identifiesClients: traffic.identifiesClients,
-            circuitBreaker: traffic.breaker)
+            subscriptions: subscriptions, schemaLearning: schemaLearning, traffic: traffic)
     }
 
     /// The pipeline introspection queries take: their own document stage,

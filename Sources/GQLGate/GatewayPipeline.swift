@@ -23,24 +23,20 @@ final class GatewayPipeline: Sendable {
     let subscriptions: UpstreamSubscriptions
     /// Learns the upstream schema for the cache's entity tags, when it tags entities.
     let schemaLearning: SchemaLearning?
-    /// Whether operations carry `Operation.clientID` (a rate limit per client).
-    let identifiesClients: Bool
-    /// The circuit breaker, when `upstream.circuit_breaker.enabled`.
-    let circuitBreaker: CircuitBreaker?
+    /// The rate limit, circuit breaker and upstream concurrency limit; kept by the next pipeline where their settings stay.
+    let traffic: TrafficStages
     /// The client header fields whose values reach the upstream (lower case).
     private let passedOnHeaders: [String]
 
     init(config: GatewayConfig, chain: ExchangeChain, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
-         subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?, identifiesClients: Bool = false,
-         circuitBreaker: CircuitBreaker? = nil) {
+         subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?, traffic: TrafficStages = TrafficStages()) {
         self.config = config
         self.chain = chain
         self.clientAuth = clientAuth
         self.cache = cache
         self.subscriptions = subscriptions
         self.schemaLearning = schemaLearning
-        self.identifiesClients = identifiesClients
-        self.circuitBreaker = circuitBreaker
+        self.traffic = traffic
         passedOnHeaders = config.headers.passedOnNames
     }
 
@@ -51,7 +47,7 @@ final class GatewayPipeline: Sendable {
 
     /// Who the client of `request` is, when a stage reads it: its key, else its address (server thread).
     func clientID(_ request: ServerRequest) -> String? {
-        guard identifiesClients else { return nil }
+        guard traffic.identifiesClients else { return nil }
         if clientAuth != nil, let key = ClientAuthenticator.presentedKey(in: request.headers) { return key }
         return request.clientAddress()
     }

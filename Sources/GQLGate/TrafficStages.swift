@@ -5,8 +5,12 @@ import GQLGatePipeline
 
 /// The traffic protection stages the configuration turns on: the client
 /// rate limit, the circuit breaker and the upstream concurrency limit. Each
-/// is nil when off, so that it is not in the chain at all.
-struct TrafficStages {
+/// is nil when off, so that it is not in the chain at all. A reload keeps
+/// the previous pipeline's stage wherever its settings did not change, so
+/// that buckets, the breaker's state and the places held by requests in
+/// flight carry over (two limits side by side would let twice as many
+/// requests through).
+struct TrafficStages: Sendable {
     let rateLimit: RateLimitStage?
     let circuitBreaker: CircuitBreakerExchange?
     /// The breaker `circuitBreaker` asks (for `/readyz` and subscription reconnects).
@@ -21,9 +25,21 @@ struct TrafficStages {
         return { breaker.openTimeLeft }
     }
 
-    init(config: GatewayConfig, metrics: GatewayMetrics) {
+    /// None.
+    init() {
+        (rateLimit, circuitBreaker, breaker, concurrency, identifiesClients) = (nil, nil, nil, nil, false)
+    }
+
+    /// - Parameter previous: the pipeline being replaced, whose stages are kept where their settings stay.
+    init(config: GatewayConfig, metrics: GatewayMetrics, previous: GatewayPipeline?) {
+        let old = previous?.config
         let limit = config.clients.rateLimit
-        if limit.isEnabled {
+        identifiesClients = limit.isEnabled && limit.by == .key
+        if !limit.isEnabled {
+            rateLimit = nil
+        } else if let kept = previous?.traffic.rateLimit, old?.clients.rateLimit == limit {
+            rateLimit = kept
+        } else {
             let partition: RateLimitStage.Partition = switch limit.by {
             case .key: .client
             case .global: .global
@@ -32,13 +48,15 @@ struct TrafficStages {
             rateLimit = RateLimitStage(
                 limiter: RateLimiter(requestsPerSecond: limit.requestsPerSecond, burst: limit.effectiveBurst),
                 partition: partition, onLimited: { metrics.rateLimited() })
-            identifiesClients = partition == .client
-        } else {
-            rateLimit = nil
-            identifiesClients = false
         }
+
         let breakerConfig = config.upstream.circuitBreaker
-        if breakerConfig.enabled {
+        if !breakerConfig.enabled {
+            (breaker, circuitBreaker) = (nil, nil)
+            metrics.circuitState(CircuitBreaker.State.closed.rawValue)
+        } else if let kept = previous?.traffic, let exchange = kept.circuitBreaker, old?.upstream.circuitBreaker == breakerConfig {
+            (breaker, circuitBreaker) = (kept.breaker, exchange)
+        } else {
             let settings = CircuitBreaker.Settings(
                 errorRatio: breakerConfig.errorRatio, minRequests: breakerConfig.minRequests, window: breakerConfig.window,
                 openFor: breakerConfig.openFor)
@@ -46,16 +64,18 @@ struct TrafficStages {
             let made = CircuitBreaker(settings: settings, onChange: { metrics.circuitState($0.rawValue) })
             breaker = made
             circuitBreaker = CircuitBreakerExchange(breaker: made, onShed: { metrics.loadShed(.circuitOpen) })
-        } else {
-            breaker = nil
-            circuitBreaker = nil
         }
-        if config.upstream.maxConcurrency > 0 {
-            concurrency = UpstreamConcurrencyExchange(
-                limit: ConcurrencyLimit(limit: config.upstream.maxConcurrency, queueTimeout: config.upstream.queueTimeout, sleep: LoopHooks.sleep),
-                onShed: { metrics.loadShed(.overloaded) })
-        } else {
+
+        let upstream = config.upstream
+        if upstream.maxConcurrency == 0 {
             concurrency = nil
+        } else if let kept = previous?.traffic.concurrency, old?.upstream.maxConcurrency == upstream.maxConcurrency,
+                  old?.upstream.queueTimeout == upstream.queueTimeout {
+            concurrency = kept
+        } else {
+            concurrency = UpstreamConcurrencyExchange(
+                limit: ConcurrencyLimit(limit: upstream.maxConcurrency, queueTimeout: upstream.queueTimeout, sleep: LoopHooks.sleep),
+                onShed: { metrics.loadShed(.overloaded) })
         }
     }
 }
