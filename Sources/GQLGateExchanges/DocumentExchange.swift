@@ -29,7 +29,8 @@ public struct DocumentExchange: OperationStage {
 
     package func prepare(_ operation: inout Operation) throws {
         let query = try checkedQuery(operation)
-        let document = try cache.cachedDocument(for: query) ?? analyse(query, for: operation.requestID)
+        let document = try Self.given(operation.document, for: query) ?? cache.cachedDocument(for: query)
+            ?? analyse(query, for: operation.requestID)
         try select(in: document, for: &operation)
     }
 
@@ -37,9 +38,16 @@ public struct DocumentExchange: OperationStage {
     /// `operation` untouched, when it must be parsed (on a loop).
     package func prepareAtOnce(_ operation: inout Operation) throws -> Bool {
         let query = try checkedQuery(operation)
-        guard let document = cache.cachedDocument(for: query) else { return false }
+        guard let document = Self.given(operation.document, for: query) ?? cache.cachedDocument(for: query) else { return false }
         try select(in: document, for: &operation)
         return true
+    }
+
+    /// The analysis an earlier stage gave the operation with its text (a
+    /// persisted document's), when it is still that text's: no look-up then.
+    private static func given(_ document: AnalysedDocument?, for query: String) -> AnalysedDocument? {
+        guard let document, document.isAnalysis(of: query) else { return nil }
+        return document
     }
 
     /// The operation's query text, when there is one and it is not over `maxDocumentBytes`.

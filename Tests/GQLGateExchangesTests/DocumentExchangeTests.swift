@@ -70,3 +70,25 @@ import Testing
         #expect(next.trace.isEmpty)
     }
 }
+
+@Suite struct DocumentExchangeGivenAnalysisTests {
+    @Test func anAnalysisGivenWithTheTextIsUsedWithoutALookUpAndAnotherTextsIsNot() async throws {
+        let elsewhere = DocumentCache(capacity: 4)
+        let given = try elsewhere.analyse("query Given { a }")
+        let cache = DocumentCache(capacity: 4)
+        let exchange = DocumentExchange(cache: cache)
+        var same = operation("query Given { a }")
+        same.document = given
+        #expect(try exchange.prepareAtOnce(&same))
+        #expect(same.document === given && same.selected?.name == "Given")
+        #expect(cache.parseCount == 0)
+
+        var changed = operation("query Other { b }")
+        changed.document = given
+        #expect(try !exchange.prepareAtOnce(&changed))
+        let next = RecordingNext()
+        #expect(await outcome(of: exchange, changed, next: next) == "200 upstream")
+        #expect(next.trace == ["next: query Other"])
+        #expect(cache.parseCount == 1)
+    }
+}

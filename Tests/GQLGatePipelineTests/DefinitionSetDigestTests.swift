@@ -55,3 +55,15 @@ import Testing
         #expect(try !cache.analyse("{ __typename hero { __typename name } }").operations[0].shape.introspects)
     }
 }
+
+@Suite struct AnalysisOfTextTests {
+    @Test func anAnalysisIsOfItsTextsExactBytesOnly() throws {
+        let cache = DocumentCache(capacity: 4)
+        let composed = "{ f(s: \"\u{E9}\") }"
+        let document = try cache.analyse(composed)
+        #expect(document.isAnalysis(of: composed))
+        #expect(document.isAnalysis(of: String(decoding: Array(composed.utf8), as: UTF8.self)))
+        #expect(!document.isAnalysis(of: "{ f(s: \"e\u{301}\") }"))  // canonically equivalent, other bytes
+        #expect(!document.isAnalysis(of: "{ f(s: \"x\") }"))
+    }
+}

@@ -45,6 +45,7 @@ public struct PersistedDocumentExchange: OperationStage {
     /// Runs the listed document in place of what the client sent.
     private func run(_ listed: PersistedDocumentSet.Listed, id: String, for operation: inout Operation) {
         operation.request.query = listed.text
+        operation.document = listed.document  // its analysis: the document stage need not look it up
         operation.request.documentID = nil
         if operation.request.extensions?["persistedQuery"] != nil {
             operation.request.extensions = Self.removingPersistedQuery(from: operation.request.extensions)

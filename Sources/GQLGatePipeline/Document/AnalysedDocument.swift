@@ -52,6 +52,12 @@ public final class AnalysedDocument: @unchecked Sendable {
         self.operations = operations
     }
 
+    /// Whether this is the analysis of `query`: the same UTF-8 bytes as the
+    /// text it was parsed from (at once when it is the same string).
+    public func isAnalysis(of query: String) -> Bool {
+        QueryText(queryText) == QueryText(query)
+    }
+
     /// SHA-256 of the document's canonical text (`CanonicalDocument`): the
     /// same for texts that differ only in spacing, commas or comments (cache
     /// keys). Worked out once, linear in the text's length.

@@ -126,7 +126,9 @@ struct QueryText: Hashable {
         var a = lhs.text, b = rhs.text
         // memcmp: a byte loop costs about 20 instructions a byte, and queries are long.
         return a.withUTF8 { x in
-            b.withUTF8 { y in x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) }
+            b.withUTF8 { y in
+                x.count == y.count && (x.isEmpty || x.baseAddress == y.baseAddress || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
+            }
         }
     }
 
