@@ -2,7 +2,7 @@
 import Testing
 
 @Suite struct DefinitionSetDigestTests {
-    private func digest(_ query: String) throws -> String {
+    private func digest(_ query: String) throws -> DocumentDigest {
         try DocumentCache(capacity: 4).analyse(query).definitionSetDigest
     }
 

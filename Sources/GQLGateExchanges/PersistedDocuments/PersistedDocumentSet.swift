@@ -19,7 +19,7 @@ public final class PersistedDocumentSet: Sendable {
 
     private let byID: [String: Listed]
     private let bySHA256: [String: Listed]
-    private let definitionSets: Set<String>
+    private let definitionSets: Set<DocumentDigest>
 
     /// Reads, parses and checks every manifest in `paths`; every document is
     /// analysed through `cache`, so its first request is a cache hit.
@@ -27,7 +27,7 @@ public final class PersistedDocumentSet: Sendable {
     public init(paths: [String], cache: DocumentCache, read: (String) -> String?) throws(Failure) {
         var byID: [String: (listed: Listed, path: String)] = [:]
         var bySHA256: [String: Listed] = [:]
-        var definitionSets: Set<String> = []
+        var definitionSets: Set<DocumentDigest> = []
         for path in paths {
             guard let text = read(path) else { throw Failure(description: "\(path): cannot be read") }
             let manifest: PersistedManifest

@@ -31,7 +31,7 @@ public final class AnalysedDocument: @unchecked Sendable {
 
     private struct DerivedForms {
         var canonicalDigest: (bytes: [UInt8], hex: String)?
-        var definitionSetDigest: String?
+        var definitionSetDigest: DocumentDigest?
         /// nil: not rewritten yet; `.some(nil)`: the document cannot be.
         var typenamed: TypenamedDocument??
         var withIDs: (schema: EntitySchema, document: TypenamedDocument?)?
@@ -74,12 +74,12 @@ public final class AnalysedDocument: @unchecked Sendable {
         return forms
     }
 
-    /// Hex SHA-256 of the definition-set form (`CanonicalDocument`): the
+    /// SHA-256 of the definition-set form (`CanonicalDocument`): the
     /// same for texts that differ only in spacing, commas, comments or the
     /// order of their definitions (the operation safelist). Worked out once.
-    public var definitionSetDigest: String {
+    public var definitionSetDigest: DocumentDigest {
         if let known = derived.withLock({ $0.definitionSetDigest }) { return known }
-        let digest = CanonicalDocument.definitionSetDigest(of: queryText).hexString
+        let digest = DocumentDigest(key: DigestKey(CanonicalDocument.definitionSetDigest(of: queryText)))
         derived.withLock { $0.definitionSetDigest = digest }
         return digest
     }
