@@ -39,20 +39,23 @@ public struct SafelistExchange: OperationStage {
 
     package func prepare(_ operation: inout Operation) throws(GatewayError) {
         guard operation.persistedDocumentID == nil, let document = operation.document, let selected = operation.selected else { return }
-        if let library, library.documents.lists(document) {
-            observer.outcome(.listedText)
+        let refusesIntrospection = !rules.introspection && selected.shape.introspects
+        guard let library else {
+            if refusesIntrospection { throw .introspectionDisabled }
             return
         }
-        if !rules.introspection, selected.shape.introspects {
-            if library != nil { observer.outcome(.refused) }
-            throw .introspectionDisabled
-        }
-        guard library != nil else { return }
-        if rules.logUnknown { observer.unknownOperation(selected.name, document.sha256) }
-        guard !rules.safelist else {
+        if library.documents.lists(document) {
+            observer.outcome(.listedText)
+        } else if refusesIntrospection {
             observer.outcome(.refused)
-            throw .queryNotInSafelist
+            throw .introspectionDisabled
+        } else {
+            if rules.logUnknown { observer.unknownOperation(selected.name, document.sha256) }
+            guard !rules.safelist else {
+                observer.outcome(.refused)
+                throw .queryNotInSafelist
+            }
+            observer.outcome(.unlistedText)
         }
-        observer.outcome(.unlistedText)
     }
 }
