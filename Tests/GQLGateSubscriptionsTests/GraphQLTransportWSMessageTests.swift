@@ -49,6 +49,21 @@ import Testing
         #expect(try GraphQLTransportWSMessage.decode(subscribe) == .subscribe(id: "1", payload: GraphQLRequest(query: "{a}")))
     }
 
+    @Test func aPayloadMayNameAPersistedDocumentInsteadOfSendingItsText() throws {
+        func payload(_ json: String) throws -> GraphQLRequest? {
+            guard case .subscribe(_, let request) = try GraphQLTransportWSMessage.decode(#"{"type":"subscribe","id":"1","payload":"# + json + "}")
+            else { return nil }
+            return request
+        }
+        #expect(try payload(#"{"documentId":"sha256:ab","doc_id":"d","id":"i"}"#) == GraphQLRequest(query: nil, documentID: "sha256:ab"))
+        #expect(try payload(#"{"doc_id":"d","id":"i","variables":{"n":1}}"#)
+            == GraphQLRequest(query: nil, variables: .object([("n", .integer(1))]), documentID: "d"))
+        #expect(try payload(#"{"id":"i","query":"{a}"}"#) == GraphQLRequest(query: "{a}", documentID: "i"))
+        let apq = JSONValue.object([("persistedQuery", .object([("version", .integer(1)), ("sha256Hash", .string("ab"))]))])
+        #expect(try payload(#"{"extensions":{"persistedQuery":{"version":1,"sha256Hash":"ab"}}}"#)
+            == GraphQLRequest(query: nil, extensions: apq))
+    }
+
     @Test(arguments: [
         ("not json", "Invalid JSON at byte 0"),
         ("[]", "A message must be a JSON object"),
