@@ -161,11 +161,16 @@ private func apq(_ hash: String) -> JSONValue {
 
         file.write(#"{"b": "{ b }"}"#)
         clock.advance(by: .seconds(2))
+        // The request that notices the change goes on with the set it has; the new one is read beside it.
+        #expect(await stages.run(GraphQLRequest(query: nil, documentID: "b")) == "404 PERSISTED_QUERY_NOT_IN_LIST")
+        await stages.library.reloadUnderWay?.value
         #expect(await stages.run(GraphQLRequest(query: nil, documentID: "b")) == "{ b }")
         #expect(await stages.run(GraphQLRequest(query: nil, documentID: "a")) == "404 PERSISTED_QUERY_NOT_IN_LIST")
 
         file.write(#"{"c": "{ c "}"#)
         clock.advance(by: .seconds(2))
+        #expect(await stages.run(GraphQLRequest(query: nil, documentID: "c")) == "404 PERSISTED_QUERY_NOT_IN_LIST")
+        await stages.library.reloadUnderWay?.value
         #expect(await stages.run(GraphQLRequest(query: nil, documentID: "c")) == "404 PERSISTED_QUERY_NOT_IN_LIST")
         #expect(await stages.run(GraphQLRequest(query: "{ b }")) == "{ b }")
         #expect(failures.lines.withLock { $0 }.count == 1)

@@ -3,9 +3,12 @@ import GQLGatePipeline
 import Synchronization
 
 /// The persisted documents of `persisted_documents.manifests`, read again
-/// when a file changes (checked at most once a second, by the request that
-/// notices; the others go on with the set they have). A file that becomes
-/// unreadable or invalid keeps the set read last, and `onReloadFailure` says why.
+/// when a file changes (checked at most once a second by the request that
+/// notices). The files are read and their documents parsed in a task of
+/// their own, never on the thread of a request (a server thread, or a loop):
+/// requests go on with the set they have until the new one is swapped in. A
+/// file that becomes unreadable or invalid keeps the set read last, and
+/// `onReloadFailure` says why.
 public final class PersistedDocumentLibrary: Sendable {
     /// The largest manifest file read.
     public static let fileSizeLimit = 64 << 20
@@ -13,7 +16,8 @@ public final class PersistedDocumentLibrary: Sendable {
     private struct State: Sendable {
         var files: [WatchedFile]
         var documents: PersistedDocumentSet
-        var reloading = false
+        /// The reload under way, when a change started one.
+        var reloading: Task<Void, Never>?
     }
 
     private let state: Mutex<State>
@@ -39,25 +43,28 @@ public final class PersistedDocumentLibrary: Sendable {
         self.onReloadFailure = onReloadFailure
     }
 
-    /// The documents now, read again first when a file changed.
+    /// The documents now; a file changed since they were read starts a reload.
     public var documents: PersistedDocumentSet {
-        let (documents, changed) = state.withLock { state -> (PersistedDocumentSet, Bool) in
-            guard !state.reloading else { return (state.documents, false) }
+        state.withLock { state in
+            guard state.reloading == nil else { return state.documents }
             let now = clock.monotonicNanoseconds()
             var changed = false
             for index in state.files.indices {
                 if state.files[index].hasChanged(now: now) { changed = true }
             }
-            if changed { state.reloading = true }
-            return (state.documents, changed)
+            if changed { state.reloading = Task.detached { self.reload() } }
+            return state.documents
         }
-        guard changed else { return documents }
-        return reload() ?? documents
     }
 
-    /// Reads every file again and swaps the new set in; nil (the old set
-    /// kept) when a file cannot be used.
-    private func reload() -> PersistedDocumentSet? {
+    /// The reload a file change started, while it runs.
+    package var reloadUnderWay: Task<Void, Never>? {
+        state.withLock { $0.reloading }
+    }
+
+    /// Reads every file again and swaps the new set in; the old set stays
+    /// when a file cannot be used.
+    private func reload() {
         var files = state.withLock { $0.files }
         let now = clock.monotonicNanoseconds()
         var texts: [String: String] = [:]
@@ -66,11 +73,10 @@ public final class PersistedDocumentLibrary: Sendable {
         let result = Result { () throws(PersistedDocumentSet.Failure) in try PersistedDocumentSet(paths: paths, cache: cache) { texts[$0] } }
         let documents = try? result.get()
         state.withLock { state in
-            state.reloading = false
+            state.reloading = nil
             state.files = files
             if let documents { state.documents = documents }
         }
         if case .failure(let failure) = result { onReloadFailure(failure) }
-        return documents
     }
 }
