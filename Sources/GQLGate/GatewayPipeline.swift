@@ -25,6 +25,10 @@ final class GatewayPipeline: Sendable {
     let schemaLearning: SchemaLearning?
     /// The rate limit, circuit breaker and upstream concurrency limit; kept by the next pipeline where their settings stay.
     let traffic: TrafficStages
+    /// What browser pages on other origins may do, when `cors.allow_origins` is set.
+    let cors: CORSPolicy?
+    /// The CSRF rule, when `csrf.enabled`.
+    let csrf: CSRFRule?
     /// The client header fields whose values reach the upstream (lower case).
     private let passedOnHeaders: [String]
 
@@ -38,6 +42,8 @@ final class GatewayPipeline: Sendable {
         self.schemaLearning = schemaLearning
         self.traffic = traffic
         passedOnHeaders = config.headers.passedOnNames
+        cors = CORSPolicy(config.cors)
+        csrf = CSRFRule(config.csrf)
     }
 
     /// Whether the client header field `name` reaches the upstream (its value must have no control character).

@@ -10,7 +10,7 @@ import Logging
 /// the server thread, and runs GraphQL requests through the current exchange
 /// pipeline as tasks on the gateway loops.
 final class GraphQLEndpoint: HTTPServerDelegate {
-    private let pipelines: CurrentPipeline
+    let pipelines: CurrentPipeline
     let loops: EventLoopGroup
     private let maxBodyBytes: Int
     let requestIDs = RequestIDGenerator()
@@ -38,13 +38,25 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     func answer(_ request: ServerRequest) -> ServerAnswer<PendingRequest> {
         let pipeline = pipelines.current
         if request.path == pipeline.path {
+            if let cors = pipeline.cors, let fields = cors.answerFields(origin: request.headers["origin"]) {
+                request.addToEveryAnswer(fields)
+            }
+            if request.method == "OPTIONS", request.headers.contains("access-control-request-method") {
+                return .now(preflight(request, cors: pipeline.cors))
+            }
             if let name = request.headers.firstRefusedField(isPassedOn: pipeline.isPassedOn) {
                 return .now(refuse(request, .badRequest("Header \(name) has a control character in its value.")))
             }
             if WebSocketEndpoint.isUpgrade(request) {
+                if let cors = pipeline.cors, !cors.allowsUpgrade(origin: request.headers["origin"]) {
+                    return .now(refuse(request, .originNotAllowed(request.headers["origin"])))
+                }
                 let response = webSockets.answer(request, pipeline: pipeline)
                 requestLog.record(status: response.status, requestID: nil, startedAt: GatewayClock.system.monotonicNanoseconds(), trace: nil)
                 return .now(response)
+            }
+            if let csrf = pipeline.csrf, !csrf.allows(request.headers) {
+                return .now(refuse(request, .csrf(requiredHeaders: csrf.requiredHeaders)))
             }
             if let clientAuth = pipeline.clientAuth, !clientAuth.authenticate(request.headers) {
                 return .now(refuse(request, ClientAuthenticator.rejection))
@@ -72,11 +84,13 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     }
 
     func payloadTooLarge(_ request: ServerRequest) -> ServerResponse {
-        refuse(request, .payloadTooLarge(limit: maxBodyBytes))
+        allowOrigin(request)
+        return refuse(request, .payloadTooLarge(limit: maxBodyBytes))
     }
 
     func refuseFraming(_ request: ServerRequest, _ refusal: FramingRefusal) -> ServerResponse {
-        refuse(request, .framingRefused(refusal))
+        allowOrigin(request)
+        return refuse(request, .framingRefused(refusal))
     }
 
     func droppedAnswerFields(_ request: ServerRequest, names: [String]) {

@@ -128,6 +128,17 @@ extension GatewayConfig {
                 .init("format", .plain(logging.format.rawValue)),
             ]),
             .init("metrics", [.init("enabled", .plain(String(metrics.enabled)))]),
+            .init("cors", [
+                .init("allow_origins", .strings(cors.allowOrigins)),
+                .init("allow_credentials", .plain(String(cors.allowCredentials))),
+                .init("allow_headers", .strings(cors.allowHeaders)),
+                .init("expose_headers", .strings(cors.exposeHeaders)),
+                .init("max_age", .duration(cors.maxAge)),
+            ]),
+            .init("csrf", [
+                .init("enabled", .plain(String(csrf.enabled))),
+                .init("required_headers", .strings(csrf.requiredHeaders)),
+            ]),
         ]
     }
 }

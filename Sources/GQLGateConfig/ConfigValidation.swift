@@ -9,6 +9,7 @@ extension GatewayConfig {
     ///   `auth.bearer_token_file` (both would set `Authorization`).
     /// - `cache.backend: redis` has a redis:// `cache.redis_url`.
     /// - `persisted_documents.safelist` and `require_id` need `persisted_documents.manifests`.
+    /// - `cors.allow_origins: ["*"]` stands alone and not with `cors.allow_credentials`.
     /// - Throws: The first ``ConfigError`` found.
     public func validate() throws(ConfigError) {
         if !server.listen.isLoopback, clients.apiKeysFile == nil, !clients.allowAnonymous {
@@ -51,6 +52,16 @@ extension GatewayConfig {
                 keyPath: "persisted_documents.\(key)",
                 message: "needs persisted_documents.manifests (with none, no operation could run)"
             )
+        }
+        if cors.allowCredentials, cors.allowOrigins.contains("*") {
+            throw ConfigError(
+                keyPath: "cors.allow_credentials",
+                message: "true with \"*\" in cors.allow_origins would let every site read answers with its visitors' cookies: "
+                    + "list the origins instead"
+            )
+        }
+        if cors.allowOrigins.contains("*"), cors.allowOrigins.count > 1 {
+            throw ConfigError(keyPath: "cors.allow_origins", message: "\"*\" allows every origin: list it alone")
         }
     }
 }

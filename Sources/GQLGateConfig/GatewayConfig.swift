@@ -32,6 +32,10 @@ public struct GatewayConfig: Sendable, Equatable {
     public var logging = LoggingConfig()
     /// `metrics`: the Prometheus endpoint.
     public var metrics = MetricsConfig()
+    /// `cors`: browser origins allowed to call gqlgate.
+    public var cors = CORSConfig()
+    /// `csrf`: refusing requests a browser could send cross-site unasked.
+    public var csrf = CSRFConfig()
 
     /// The configuration with every default.
     public init() {}
@@ -40,7 +44,7 @@ public struct GatewayConfig: Sendable, Equatable {
 extension GatewayConfig {
     static let keys = [
         "server", "upstream", "auth", "headers", "clients", "retry", "cache", "dedupe", "apq", "persisted_documents", "limits",
-        "subscriptions", "logging", "metrics",
+        "subscriptions", "logging", "metrics", "cors", "csrf",
     ]
 
     /// Reads the document root; absent and null sections keep their defaults.
@@ -61,5 +65,7 @@ extension GatewayConfig {
         subscriptions = try map["subscriptions"].map(SubscriptionsConfig.init(yaml:)) ?? subscriptions
         logging = try map["logging"].map(LoggingConfig.init(yaml:)) ?? logging
         metrics = try map["metrics"].map(MetricsConfig.init(yaml:)) ?? metrics
+        cors = try map["cors"].map(CORSConfig.init(yaml:)) ?? cors
+        csrf = try map["csrf"].map(CSRFConfig.init(yaml:)) ?? csrf
     }
 }

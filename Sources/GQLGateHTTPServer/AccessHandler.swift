@@ -141,6 +141,12 @@ let completedHandler: MHD_RequestCompletedCallback = { _, connection, requestSlo
 private func queue(_ response: ServerResponse, on connection: OpaquePointer, for request: ServerRequest) -> MHD_Result {
     let server = request.server
     var response = response
+    if let fields = request.everyAnswerFields, response.prebuilt == nil, response.upgradeHandler == nil {
+        for field in fields {
+            if !field.name.equalsIgnoringASCIICase("vary") { response.headers.remove(name: field.name) }
+            response.headers.add(name: field.name, value: field.value)
+        }
+    }
     if response.prebuilt == nil {
         let (headers, dropped) = ConnectionMemory.fitting(response.headers, into: request.answerRoom)
         if !dropped.isEmpty {

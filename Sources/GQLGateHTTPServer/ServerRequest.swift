@@ -50,6 +50,8 @@ public final class ServerRequest: @unchecked Sendable {
     @exclusivity(unchecked) var answerRoom = Int.max
     /// Set when the answer is an upgrade; taken by the upgrade handler on the server thread.
     @exclusivity(unchecked) var upgradeHandler: (@Sendable (UpgradedSocket) -> Void)?
+    /// Fields whatever answer the request gets carries (CORS), set by the delegate on the server thread.
+    @exclusivity(unchecked) var everyAnswerFields: HTTPHeaders?
     /// Set when the answer is streamed; told on the server thread when the request is over.
     @exclusivity(unchecked) var streamingBody: StreamingBody?
     private let pending = Mutex<ServerResponse?>(nil)
@@ -77,6 +79,14 @@ public final class ServerRequest: @unchecked Sendable {
             guard length > 0 else { return nil }
             return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: length), as: UTF8.self)
         }
+    }
+
+    /// Makes whatever answer the request gets — the delegate's, a resumed
+    /// one, a refusal — carry `fields`: each replaces the answer's fields of
+    /// its name, but `Vary`, a list, which is added beside the answer's.
+    /// Call on the server thread, while the delegate answers.
+    public func addToEveryAnswer(_ fields: HTTPHeaders) {
+        everyAnswerFields = fields
     }
 
     /// Answers a request that the delegate took (`dispatch`). Call exactly

@@ -1,0 +1,49 @@
+import Testing
+@testable import GQLGateConfig
+
+@Suite struct BrowserConfigTests {
+    @Test func defaults() {
+        let config = GatewayConfig()
+        #expect(config.cors.allowOrigins.isEmpty && !config.cors.isEnabled && !config.cors.allowCredentials)
+        #expect(config.cors.allowHeaders.isEmpty)
+        #expect(config.cors.exposeHeaders == ["x-request-id", "x-cache"])
+        #expect(config.cors.maxAge == .seconds(300))
+        #expect(config.csrf.enabled)
+        #expect(config.csrf.requiredHeaders == ["x-apollo-operation-name", "apollo-require-preflight"])
+    }
+
+    @Test func readsEveryKey() throws {
+        let config = try load("""
+            cors:
+              allow_origins: [https://app.example.com, "http://localhost:3000"]
+              allow_credentials: true
+              allow_headers: [Content-Type, Authorization]
+              expose_headers: [X-Request-Id]
+              max_age: 1h
+            csrf: {enabled: false, required_headers: [X-Requested-With]}
+            """)
+        try config.validate()
+        #expect(config.cors.allowOrigins == ["https://app.example.com", "http://localhost:3000"])
+        #expect(config.cors.allowCredentials && config.cors.isEnabled)
+        #expect(config.cors.allowHeaders == ["content-type", "authorization"])
+        #expect(config.cors.exposeHeaders == ["x-request-id"])
+        #expect(config.cors.maxAge == .seconds(3600))
+        #expect(!config.csrf.enabled && config.csrf.requiredHeaders == ["x-requested-with"])
+    }
+
+    @Test func rejectsWhatIsNotAnOrigin() {
+        for origin in ["app.example.com", "https://app.example.com/", "https://app.example.com/graphql", "https://"] {
+            #expect(loadError("cors: {allow_origins: [\"\(origin)\"]}")?.hasPrefix("cors.allow_origins[0]: \"\(origin)\" is not valid") == true)
+        }
+        #expect(loadError("csrf: {required_headers: [\"bad header\"]}")?.hasPrefix("csrf.required_headers[0]:") == true)
+        #expect(loadError("cors: {origins: [\"*\"]}")?.hasPrefix("cors.origins: unknown key") == true)
+    }
+
+    @Test func aWildcardIsNeverWithCredentialsNorBesideOrigins() throws {
+        let credentials = try load("cors: {allow_origins: [\"*\"], allow_credentials: true}")
+        #expect(thrownError { () throws(ConfigError) in try credentials.validate() }?.hasPrefix("cors.allow_credentials: true with \"*\"") == true)
+        let mixed = try load("cors: {allow_origins: [\"*\", \"https://a.example\"]}")
+        #expect(thrownError { () throws(ConfigError) in try mixed.validate() } == "cors.allow_origins: \"*\" allows every origin: list it alone")
+        try load("cors: {allow_origins: [\"*\"]}").validate()
+    }
+}
