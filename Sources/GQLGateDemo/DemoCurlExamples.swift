@@ -5,7 +5,9 @@ extension DemoAPI {
 
     /// Ready-to-paste curl command lines that exercise the demo schema through
     /// `endpoint` (the demo's own `/graphql`, or a gateway in front of it):
-    /// the hero query, the reviews of JEDI, creating a review, and a GET query.
+    /// the hero query, the reviews of JEDI, creating a review, and a GET query
+    /// (with `Apollo-Require-Preflight`, which gqlgate's CSRF rule asks of a
+    /// request without `Content-Type`).
     public static func sampleQueries(endpoint: String) -> [(title: String, curl: String)] {
         let url = shellQuoted(endpoint)
         return [
@@ -15,7 +17,7 @@ extension DemoAPI {
              #"\#(post(url)) '{"query":"query Reviews($episode: Episode!) { reviews(episode: $episode) { id stars commentary } }","variables":{"episode":"JEDI"}}'"#),
             ("Create a review (mutation)", createReview(url)),
             ("A query sent with GET",
-             #"curl -sS --get \#(url) --data-urlencode 'query={ character(id: "1000") { name ... on Human { homePlanet } } }'"#),
+             #"curl -sS --get \#(url) -H 'Apollo-Require-Preflight: true' --data-urlencode 'query={ character(id: "1000") { name ... on Human { homePlanet } } }'"#),
         ]
     }
 

@@ -344,7 +344,14 @@ def post_graphql(url: str, query: str, variables: typing.Any = None, operation_n
     return curl(url, json_body=body, **kw)
 
 
+# A header gqlgate's CSRF rule (csrf.required_headers) accepts on a request
+# without Content-Type, such as a GET: what Apollo clients send.
+PREFLIGHT = {"Apollo-Require-Preflight": "true"}
+
+
 def get_graphql(url: str, query: str, variables: typing.Any = None, operation_name: typing.Any = None, **kw: typing.Any) -> Response:
+    """A GET with the query in the URL, and ``PREFLIGHT`` beside ``headers``."""
+    kw["headers"] = {**PREFLIGHT, **(kw.get("headers") or {})}
     params = {"query": query}
     if variables is not None:
         params["variables"] = json.dumps(variables)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from harness import assert_gateway_error, curl, post_graphql
+from harness import PREFLIGHT, assert_gateway_error, curl, post_graphql
 
 QUERY = 'query APQ { hello(name: "persisted") }'
 HASH = hashlib.sha256(QUERY.encode()).hexdigest()
@@ -26,7 +26,7 @@ def test_unknown_hash_is_not_found_then_registered_and_used_over_post_and_get(ga
 
     by_post = curl(gateway.url, json_body={"extensions": extensions()})
     assert by_post.json() == {"data": {"hello": "Hello, persisted!"}}, str(by_post)
-    by_get = curl(gateway.url, params={"extensions": json.dumps(extensions())})
+    by_get = curl(gateway.url, params={"extensions": json.dumps(extensions())}, headers=PREFLIGHT)
     assert by_get.status == 200 and by_get.json() == {"data": {"hello": "Hello, persisted!"}}, str(by_get)
 
 

@@ -7,6 +7,7 @@ import socket
 
 from conftest import START_TIMEOUT
 from harness import (
+    PREFLIGHT,
     ProcessGroup,
     assert_gateway_error,
     clean_env,
@@ -41,7 +42,7 @@ def test_requests_without_a_valid_key_get_401(gqlgate, tmp_path):
     wrong = post_graphql(gw.url, "{ hello }", headers={"X-Api-Key": "key-two"})
     assert_gateway_error(wrong, 401, "UNAUTHENTICATED")
     assert (wrong.header("WWW-Authenticate") or "").startswith("Bearer"), str(wrong)
-    assert_gateway_error(curl(gw.url, params={"query": "{ hello }"}), 401, "UNAUTHENTICATED")
+    assert_gateway_error(curl(gw.url, params={"query": "{ hello }"}, headers=PREFLIGHT), 401, "UNAUTHENTICATED")
 
 
 def test_key_in_x_api_key_or_bearer_is_accepted(gqlgate, tmp_path):

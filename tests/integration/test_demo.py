@@ -246,3 +246,13 @@ def test_api_only_refuses_a_gateway_listen_address(gqlgate_bin):
     )  # fmt: skip
     assert r.returncode == 2, r
     assert "--demo-listen" in r.stderr, r.stderr
+
+
+def test_the_printed_curl_lines_answer_through_gqlgate(demo):
+    """Each printed query, mutation and GET runs as pasted: the GET carries a header the CSRF rule accepts."""
+    wait_until(lambda: "A query sent with GET" in demo.proc.stdout(), timeout=5, what="the printed GET example")
+    lines = [line for line in demo.proc.stdout().splitlines() if line.startswith("curl -sS ")]
+    assert any("--get" in line for line in lines), lines
+    for line in lines:
+        out = subprocess.run(["bash", "-c", line], capture_output=True, text=True, timeout=30).stdout
+        assert out.startswith('{"data":{') and "errors" not in out, f"{line}\n{out}"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import assert_gateway_error, curl, get_graphql, post_graphql
+from harness import PREFLIGHT, assert_gateway_error, curl, get_graphql, post_graphql
 
 ADD_BOOK = 'mutation AddBook { addBook(title: "%s", author: "GET") { id } }'
 
@@ -67,7 +67,7 @@ BAD_GET_PARAMS = {
 
 @pytest.mark.parametrize("kind", list(BAD_GET_PARAMS))
 def test_bad_get_is_400_bad_request(gateway, upstream_untouched, kind):
-    r = curl(gateway.url, params=BAD_GET_PARAMS[kind])
+    r = curl(gateway.url, params=BAD_GET_PARAMS[kind], headers=PREFLIGHT)
     assert_gateway_error(r, 400, "BAD_REQUEST")
 
 
@@ -138,12 +138,14 @@ def test_subscription_over_get_needs_another_transport(gateway, upstream_untouch
 
 @pytest.mark.parametrize("ctype", ["text/plain", "application/x-www-form-urlencoded", "application/xml"])
 def test_unsupported_content_type_is_415(gateway, upstream_untouched, ctype):
-    r = curl(gateway.url, data=json.dumps({"query": "{ hello }"}), content_type=ctype)
+    # PREFLIGHT: without it the CSRF rule refuses text/plain and form posts first (test_browsers.py).
+    r = curl(gateway.url, data=json.dumps({"query": "{ hello }"}), content_type=ctype, headers=PREFLIGHT)
     assert_gateway_error(r, 415, "UNSUPPORTED_MEDIA_TYPE")
 
 
 def test_post_without_content_type_is_rejected(gateway, upstream_untouched):
-    r = curl(gateway.url, data=json.dumps({"query": "{ hello }"}), content_type=None)
+    assert_gateway_error(curl(gateway.url, data=json.dumps({"query": "{ hello }"}), content_type=None), 400, "CSRF_ERROR")
+    r = curl(gateway.url, data=json.dumps({"query": "{ hello }"}), content_type=None, headers=PREFLIGHT)
     assert r.status in (400, 415), str(r)
     assert_gateway_error(r, r.status, "BAD_REQUEST" if r.status == 400 else "UNSUPPORTED_MEDIA_TYPE")
 
@@ -242,7 +244,7 @@ MALFORMED_KINDS: list[tuple[str, str, bytes, int]] = [
     ("missing-query", "application/json", b'{"variables": {}}', 400),
     ("syntax", "application/json", b'{"query": "{ hello "}', 400),
     ("unterminated-string", "application/json", b'{"query": "{ hello(name: \\"x) }"}', 400),
-    ("text-plain", "text/plain", b'{"query": "{ hello }"}', 415),
+    ("text-plain", "text/plain", b'{"query": "{ hello }"}', 400),  # CSRF_ERROR
     ("binary", "application/json", bytes(range(256)) * 4, 400),
     ("deep-json", "application/json", b"[" * 5000 + b"]" * 5000, 400),
     ("deep-graphql", "application/json", b'{"query": "' + b"{" * 3000 + b'"}', 400),

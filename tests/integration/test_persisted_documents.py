@@ -15,7 +15,7 @@ from gql import Client, GraphQLRequest
 from gql.transport.exceptions import TransportQueryError
 from gql.transport.requests import RequestsHTTPTransport
 
-from harness import assert_gateway_error, curl, post_graphql, wait_until
+from harness import PREFLIGHT, assert_gateway_error, curl, post_graphql, wait_until
 from test_ops import scrape, wait_for_record
 from test_streams import MULTIPART, SSE, multipart_parts, sse_events
 from test_subscriptions_ws import TRANSPORT_WS, LEGACY_WS, initialised, recv_type, send
@@ -77,11 +77,11 @@ def test_every_kind_of_id_and_the_text_run_the_same_listed_operation(gqlgate, tm
     assert data(curl(gw.url, json_body={"extensions": {"persistedQuery": {"version": 1, "sha256Hash": sha(BOOK)}},
                                         "variables": variables})) == expected
     assert data(curl(gw.url, json_body={"query": BOOK, "variables": variables})) == expected
-    assert data(curl(gw.url, params={"documentId": f"sha256:{sha(BOOK)}", "variables": json.dumps(variables)})) == expected
+    assert data(curl(gw.url, params={"documentId": f"sha256:{sha(BOOK)}", "variables": json.dumps(variables)}, headers=PREFLIGHT)) == expected
     named = {"book": {"title": "Dune", "author": "Frank Herbert"}}
     named_result = data(curl(gw.url, json_body={"doc_id": "relay-named"}))
     assert named_result == data(curl(gw.url, json_body={"id": "relay-named"}))
-    assert named_result == data(curl(gw.url, params={"doc_id": "relay-named"}))
+    assert named_result == data(curl(gw.url, params={"doc_id": "relay-named"}, headers=PREFLIGHT))
     assert set(named_result["book"]) == set(named["book"])
     # The same document as text, reformatted and its definitions reordered, is listed too.
     reordered = "fragment T on Book {\n  title\n  author\n}\n# listed\nquery Named {\n  book(id: \"1\") { ...T }\n}\n"
@@ -92,7 +92,7 @@ def test_unknown_ids_unlisted_text_and_the_gql_client(gqlgate, tmp_path, strawbe
     gw = start(gqlgate, tmp_path, "safelist: true\nlog_unknown: true")
     before = strawberry_upstream.count()
     assert_gateway_error(curl(gw.url, json_body={"documentId": "sha256:" + "0" * 64}), 404, "PERSISTED_QUERY_NOT_IN_LIST")
-    assert_gateway_error(curl(gw.url, params={"doc_id": "nope"}), 404, "PERSISTED_QUERY_NOT_IN_LIST")
+    assert_gateway_error(curl(gw.url, params={"doc_id": "nope"}, headers=PREFLIGHT), 404, "PERSISTED_QUERY_NOT_IN_LIST")
     assert_gateway_error(post_graphql(gw.url, "query Sneaky { books { title author } }"), 403, "QUERY_NOT_IN_SAFELIST")
     # An Apollo client's APQ registration of unlisted text is refused, and nothing is registered.
     sneaky = "{ bookCount }"
@@ -131,7 +131,7 @@ def test_require_id_refuses_text_even_listed_text(gqlgate, tmp_path):
 def test_a_mutation_by_id_over_get_is_still_405(gqlgate, tmp_path, strawberry_upstream):
     gw = start(gqlgate, tmp_path, "safelist: true")
     before = strawberry_upstream.book_count()
-    r = curl(gw.url, params={"doc_id": "relay-add"})
+    r = curl(gw.url, params={"doc_id": "relay-add"}, headers=PREFLIGHT)
     assert_gateway_error(r, 405, "METHOD_NOT_ALLOWED")
     assert strawberry_upstream.book_count() == before
 
