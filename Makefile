@@ -53,6 +53,8 @@ SYSTEM_PACKAGES := $(BUILD_PACKAGES) redis-server curl
 CONTAINER_PACKAGES := podman buildah runc debootstrap binutils catatonit
 LINT_VENV ?= .venv-lint
 IMAGE_FROM ?= host
+# The end-to-end tests drive a headless browser (tests/integration/test_browsers_chromium.py).
+BROWSER_PACKAGES := chromium
 BENCH_PACKAGES := nginx-light wrk linux-perf
 INSTRUCTIONS_PACKAGES := nginx-light wrk valgrind
 
@@ -103,6 +105,7 @@ unit: deps
 	$(SWIFT) test
 
 integration: venv build
+	@scripts/install-deps.sh $(BROWSER_PACKAGES)
 	GQLGATE_BIN="$${GQLGATE_BIN:-$$($(SWIFT) build --show-bin-path)/gqlgate}" \
 		"$(VENV)/bin/python" -m pytest tests/integration $(PYTEST_ARGS)
 
