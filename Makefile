@@ -25,6 +25,9 @@
 #                     asyncio client instead of the C one)
 #   make bench-sizing  nginx, wrk, release build, scripts/bench-sizing.sh: idle RSS and CPU, and CPU
 #                     per 1,000 req/s at fixed rates (RATES=1000,5000), for docs/deployment.md
+#   make bench-overload  release build, scripts/bench-overload.sh: an upstream 10 x slower for 20 s
+#                     under 3 x what it then serves, through gqlgate without and with
+#                     upstream.max_concurrency (docs/traffic.md)
 #   make soak         wrk, test venv, release build, scripts/soak.sh (10 min; SOAK_DURATION=seconds; not in CI)
 #   make fuzz         scripts/fuzz.sh: builds the libFuzzer targets under Fuzz/ with AddressSanitizer and
 #                     runs each for FUZZ_SECONDS (default 60; CI runs this), see docs/fuzzing.md
@@ -63,7 +66,7 @@ INSTRUCTIONS_PACKAGES := nginx-light wrk valgrind
 # runs `make dist`) all build with this one command.
 RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
 
-.PHONY: build release dist image image-deps lint-containers test-containers build-deps test unit integration demo bench bench-instructions bench-subscriptions bench-sizing soak fuzz test-sanitize clean distclean deps bench-deps venv
+.PHONY: build release dist image image-deps lint-containers test-containers build-deps test unit integration demo bench bench-instructions bench-subscriptions bench-sizing bench-overload soak fuzz test-sanitize clean distclean deps bench-deps venv
 
 deps:
 	@scripts/install-deps.sh $(SYSTEM_PACKAGES)
@@ -126,6 +129,9 @@ bench-subscriptions: deps venv release
 
 bench-sizing: deps bench-deps release
 	bash scripts/bench-sizing.sh
+
+bench-overload: deps release
+	bash scripts/bench-overload.sh
 
 fuzz: deps
 	bash scripts/fuzz.sh

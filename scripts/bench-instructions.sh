@@ -12,8 +12,11 @@
 #   S  G with persisted documents: a 1,000-operation manifest holding the bench query, and
 #      persisted_documents.safelist on (the bench query is sent as text and passes the safelist)
 #   HS H with the same manifest and safelist
+#   T  G with traffic protection on: a rate limit per client address (never reached), an
+#      upstream concurrency limit (never full) and the circuit breaker (closed)
 #
-# The report compares S with G and HS with H: what the safelist costs a listed query.
+# The report compares S with G and HS with H: what the safelist costs a listed query; and T
+# with G: what traffic protection costs a proxied query that passes it.
 #
 # P, B and G run one at a time under `valgrind --tool=callgrind`, with wrk POSTing the bench
 # query on CONNECTIONS connections: a warm-up, then the counters are zeroed while wrk runs,
@@ -31,7 +34,7 @@
 # Environment:
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G is skipped if missing
 #   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
-#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS (default P,B,G,S)
+#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS, T (default P,B,G,S)
 #   DURATION      seconds of measured load per server (default 15)
 #   WARMUP        seconds of unmeasured load before it (default 3)
 #   CONNECTIONS   wrk connections (default 10)
@@ -66,7 +69,8 @@ die() { log "error: $*"; exit 1; }
 wants() { [[ ,$TARGETS, == *,"$1",* ]]; }
 
 for t in ${TARGETS//,/ }; do
-    [[ $t == P || $t == B || $t == G || $t == H || $t == S || $t == HS ]] || die "TARGETS: unknown server $t (known: P, B, G, H, S, HS)"
+    [[ $t == P || $t == B || $t == G || $t == H || $t == S || $t == HS || $t == T ]] ||
+        die "TARGETS: unknown server $t (known: P, B, G, H, S, HS, T)"
 done
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || die "DURATION must be a positive number of seconds"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a number of seconds"
@@ -84,7 +88,7 @@ STATUS=1
 
 install_cleanup
 
-read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT < <(free_ports 7)
+read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT T_PORT < <(free_ports 8)
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_STATUS=http://127.0.0.1:$U_PORT/nginx-status
 
@@ -229,6 +233,11 @@ if { wants S || wants HS; } && [[ -x $GQLGATE_BIN ]]; then
     if wants HS; then gateway HS "$HS_PORT" "${GC_CONFIG%\}}, $safelist}" gateway_requests; fi
 fi
 
+if wants T && [[ -x $GQLGATE_BIN ]]; then
+    protection="clients: {rate_limit: {requests_per_second: 1000000, burst: 1000000}}, upstream: {max_concurrency: 1000, circuit_breaker: {enabled: true}}"
+    gateway T "$T_PORT" "${G_PROXIED_CONFIG%\}}, $protection}" upstream_requests
+fi
+
 mkdir -p "$RESULTS_DIR"
 REPORT=$RESULTS_DIR/instructions.md
 {
@@ -258,6 +267,7 @@ REPORT=$RESULTS_DIR/instructions.md
         END {
             if (("S" in per) && ("G" in per)) printf "S / G (safelist, 1,000 documents, proxied): %+.2f%%\n", (per["S"] / per["G"] - 1) * 100
             if (("HS" in per) && ("H" in per)) printf "HS / H (safelist, 1,000 documents, cache hit): %+.2f%%\n", (per["HS"] / per["H"] - 1) * 100
+            if (("T" in per) && ("G" in per)) printf "T / G (rate limit, concurrency limit, circuit breaker, proxied): %+.2f%%\n", (per["T"] / per["G"] - 1) * 100
         }'
     echo
     echo "Kernel instructions are not counted; nginx spends most of its cost there, so / P reads"

@@ -79,20 +79,47 @@ size_t gqlgate_mhd_request_header_size(struct MHD_Connection *connection) {
     return info == NULL ? 0 : info->header_size;
 }
 
+/// Writes `value` (0-255) in decimal at `out`; returns the end.
+static char *put_octet(char *out, unsigned value) {
+    if (value >= 100) {
+        *out++ = (char)('0' + value / 100);
+        value %= 100;
+        *out++ = (char)('0' + value / 10);
+    } else if (value >= 10) {
+        *out++ = (char)('0' + value / 10);
+    }
+    *out++ = (char)('0' + value % 10);
+    return out;
+}
+
+/// An IPv4 address's dotted text (what inet_ntop writes, without its sprintf).
+static size_t put_ipv4(const unsigned char *bytes, char *buffer) {
+    char *out = buffer;
+    for (int i = 0; i < 4; i++) {
+        if (i > 0) {
+            *out++ = '.';
+        }
+        out = put_octet(out, bytes[i]);
+    }
+    *out = '\0';
+    return (size_t)(out - buffer);
+}
+
 size_t gqlgate_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (info == NULL || info->client_addr == NULL || size == 0) {
+    if (info == NULL || info->client_addr == NULL || size < INET6_ADDRSTRLEN) {
         return 0;
     }
     const struct sockaddr *address = info->client_addr;
-    const void *bytes = NULL;
     if (address->sa_family == AF_INET) {
-        bytes = &((const struct sockaddr_in *)address)->sin_addr;
-    } else if (address->sa_family == AF_INET6) {
-        bytes = &((const struct sockaddr_in6 *)address)->sin6_addr;
+        return put_ipv4((const unsigned char *)&((const struct sockaddr_in *)address)->sin_addr, buffer);
     }
-    if (bytes == NULL || inet_ntop(address->sa_family, bytes, buffer, (socklen_t)size) == NULL) {
+    if (address->sa_family != AF_INET6) {
         return 0;
     }
-    return strlen(buffer);
+    const struct in6_addr *ipv6 = &((const struct sockaddr_in6 *)address)->sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(ipv6)) {
+        return put_ipv4(ipv6->s6_addr + 12, buffer);
+    }
+    return inet_ntop(AF_INET6, ipv6, buffer, (socklen_t)size) == NULL ? 0 : strlen(buffer);
 }

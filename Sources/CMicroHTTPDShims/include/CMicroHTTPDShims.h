@@ -44,9 +44,10 @@ int gqlgate_mhd_connection_fd(struct MHD_Connection *connection);
 /// The request's header block as received: request line, header lines and the
 /// empty line (`MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE`), or 0.
 size_t gqlgate_mhd_request_header_size(struct MHD_Connection *connection);
-/// The client's IP address as text (`inet_ntop`) in `buffer`; its length, or 0
-/// when unknown (not IPv4 or IPv6, or `buffer` too small). Call on the
-/// connection's server thread.
+/// The client's IP address as text in `buffer` (IPv4 dotted, an IPv4-mapped
+/// IPv6 address as IPv4, other IPv6 as `inet_ntop` writes it); its length, or 0
+/// when unknown (not IPv4 or IPv6, or `buffer` under INET6_ADDRSTRLEN bytes).
+/// Call on the connection's server thread.
 size_t gqlgate_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size);
 
 #endif
