@@ -52,7 +52,7 @@ extension Gateway {
             settings: HTTPTransport.Settings(
                 url: config.upstream.url ?? "", timeout: config.upstream.timeout, connectTimeout: config.upstream.connectTimeout,
                 forwardedHeaders: config.headers.forwardedNames),
-            observer: UpstreamAttemptMetrics(metrics: metrics, readiness: readiness))
+            observer: UpstreamAttemptMetrics(metrics: metrics, readiness: readiness, breaker: traffic.breaker))
         let subscriptions = context.transport(config: config, client: client, metrics: metrics, credentials: credentials)
         subscriptions.connectGate.set(traffic.connectWait)
         let chain = builder.build(transport: SplitTransport(http: transport, subscriptions: subscriptions))

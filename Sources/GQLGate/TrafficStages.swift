@@ -12,7 +12,7 @@ import GQLGatePipeline
 /// requests through).
 struct TrafficStages: Sendable {
     let rateLimit: RateLimitStage?
-    let circuitBreaker: CircuitBreakerExchange?
+    let circuitBreaker: CircuitBreakerStage?
     /// The breaker `circuitBreaker` asks (for `/readyz` and subscription reconnects).
     let breaker: CircuitBreaker?
     let concurrency: UpstreamConcurrencyExchange?
@@ -63,7 +63,7 @@ struct TrafficStages: Sendable {
             metrics.circuitState(CircuitBreaker.State.closed.rawValue)
             let made = CircuitBreaker(settings: settings, onChange: { metrics.circuitState($0.rawValue) })
             breaker = made
-            circuitBreaker = CircuitBreakerExchange(breaker: made, onShed: { metrics.loadShed(.circuitOpen) })
+            circuitBreaker = CircuitBreakerStage(breaker: made, onShed: { metrics.loadShed(.circuitOpen) })
         }
 
         let upstream = config.upstream

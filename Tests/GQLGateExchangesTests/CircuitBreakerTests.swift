@@ -15,11 +15,11 @@ import Testing
     }
 
     private func attempt(_ breaker: CircuitBreaker, failed: Bool) {
-        guard case .admitted(let probe) = breaker.admit() else {
+        guard case .admitted = breaker.admit() else {
             Issue.record("refused")
             return
         }
-        breaker.record(failed: failed, probe: probe)
+        breaker.record(failed: failed)
     }
 
     @Test func staysClosedBelowMinRequestsHoweverManyFail() {
@@ -58,7 +58,7 @@ import Testing
         #expect(breaker.state == .halfOpen)
         #expect(breaker.admit() == .admitted(probe: true))
         #expect(breaker.admit() == .refused(retryAfter: .seconds(1)))
-        breaker.record(failed: false, probe: true)
+        breaker.record(failed: false)
         #expect(breaker.state == .closed)
         #expect(breaker.admit() == .admitted(probe: false))
         #expect(changes.all == [.open, .halfOpen, .closed])
@@ -79,7 +79,7 @@ import Testing
         for _ in 0..<4 { attempt(breaker, failed: true) }
         manual.advance(by: .seconds(5))
         #expect(breaker.admit() == .admitted(probe: true))
-        breaker.record(failed: true, probe: true)
+        breaker.record(failed: true)
         #expect(breaker.state == .open)
         #expect(breaker.admit() == .refused(retryAfter: .seconds(5)))
         #expect(changes.all == [.open, .halfOpen, .open])
@@ -90,7 +90,7 @@ import Testing
         for _ in 0..<4 { attempt(breaker, failed: true) }
         manual.advance(by: .seconds(5))
         #expect(breaker.admit() == .admitted(probe: true))
-        breaker.record(failed: nil, probe: true)
+        breaker.record(failed: nil)
         #expect(breaker.admit() == .admitted(probe: true))
     }
 
@@ -104,35 +104,39 @@ import Testing
     }
 }
 
-@Suite struct CircuitBreakerExchangeTests {
+@Suite struct CircuitBreakerStageTests {
     let manual = ManualClock()
 
-    @Test func gatewayAnswersAndOtherStatusesAreNotFailuresButBadGatewaysAndTimeoutsAre() async throws {
+    @Test func badGatewaysConnectionFailuresAndTimeoutsAreFailuresOtherAnswersAndCancellationsAreNot() {
         let breaker = CircuitBreaker(settings: .init(errorRatio: 0.4, minRequests: 2, openFor: .seconds(5)), clock: manual.clock)
-        let shed = Counter()
-        let exchange = CircuitBreakerExchange(breaker: breaker, onShed: { shed.add() })
-        let query = try analysedOperation(.query)
-        for step in [ScriptedAttempts.Step.answer(500), .answer(429), .answer(404)] {
-            _ = try? await exchange.handle(query, next: ScriptedAttempts([step]).next)
-        }
+        for status in [500, 429, 404] { breaker.record(.success(status)) }
+        breaker.record(.failure(CancellationError()))
+        breaker.record(.failure(GatewayError.upstreamTimeout("deadline")))
         #expect(breaker.state == .closed)
-        _ = try? await exchange.handle(query, next: ScriptedAttempts([.answer(503)]).next)
-        _ = try? await exchange.handle(query, next: ScriptedAttempts([.fail(.timedOut)]).next)
-        #expect(breaker.state == .open)
-        let upstream = ScriptedAttempts([.answer(200)])
-        await #expect(throws: GatewayError.upstreamCircuitOpen(retryAfter: .seconds(5))) {
-            _ = try await exchange.handle(query, next: upstream.next)
-        }
-        #expect(upstream.calls == 0)
-        #expect(shed.value == 1)
+        breaker.record(.success(503))
+        #expect(breaker.state == .closed)  // 1 of 4
+        breaker.record(.failure(UpstreamFailure(kind: .timedOut, message: "slow")))
+        #expect(breaker.state == .open)  // 2 of 5
     }
 
-    @Test func subscriptionsPassThroughAnOpenBreaker() async throws {
+    @Test func whileOpenQueriesAndMutationsAreRefusedWithTheOpenTimeLeft() throws {
+        let breaker = CircuitBreaker(settings: .init(errorRatio: 1, minRequests: 1, openFor: .seconds(5)), clock: manual.clock)
+        let shed = Counter()
+        let stage = CircuitBreakerStage(breaker: breaker, onShed: { shed.add() })
+        var query = try analysedOperation(.query)
+        try stage.prepare(&query)
+        breaker.record(.success(502))
+        manual.advance(by: .seconds(2))
+        #expect(throws: GatewayError.upstreamCircuitOpen(retryAfter: .seconds(3))) { try stage.prepare(&query) }
+        var mutation = try analysedOperation(.mutation)
+        #expect(throws: GatewayError.self) { try stage.prepare(&mutation) }
+        #expect(shed.value == 2)
+    }
+
+    @Test func subscriptionsPassAnOpenBreaker() throws {
         let breaker = CircuitBreaker(settings: .init(errorRatio: 1, minRequests: 1), clock: manual.clock)
-        breaker.record(failed: true, probe: false)
-        let upstream = ScriptedAttempts([.answer(200)])
-        _ = try await CircuitBreakerExchange(breaker: breaker).handle(try analysedOperation(.subscription), next: upstream.next)
-        #expect(upstream.calls == 1)
+        breaker.record(failed: true)
+        var subscription = try analysedOperation(.subscription)
+        try CircuitBreakerStage(breaker: breaker).prepare(&subscription)
     }
 }
-

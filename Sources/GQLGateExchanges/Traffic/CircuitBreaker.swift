@@ -1,4 +1,5 @@
 import GQLGateCore
+import GQLGatePipeline
 import Synchronization
 
 /// `upstream.circuit_breaker`: counts upstream attempts and their failures
@@ -6,6 +7,8 @@ import Synchronization
 /// least `minRequests` attempts in the window failed in at least
 /// `errorRatio`; while open, refuses every attempt for `openFor`; then lets
 /// one probe through (half-open), whose outcome closes it or opens it again.
+/// `CircuitBreakerStage` asks it before each attempt; the transport's
+/// attempt observer tells it each attempt's outcome (`record(_:)`).
 public final class CircuitBreaker: Sendable {
     /// The breaker's state, with `gqlgate_circuit_state`'s numbers.
     public enum State: Int, Sendable, Equatable {
@@ -97,13 +100,27 @@ public final class CircuitBreaker: Sendable {
         return admission
     }
 
-    /// An admitted attempt ended: `failed` when the upstream failed it
-    /// (502/503/504, connection error, timeout); nil when it ended without
-    /// telling (cancelled, refused by the gateway).
-    public func record(failed: Bool?, probe: Bool) {
+    /// The upstream answers that count as failures.
+    static let failingStatuses: Set<Int> = [502, 503, 504]
+
+    /// An attempt ended with the upstream's status, or with the error that
+    /// ended it: 502, 503, 504 and `UpstreamFailure`s (connection errors,
+    /// timeouts) are failures, other statuses successes, other errors
+    /// (cancellation, a deadline passed before sending) tell nothing.
+    public func record(_ outcome: Result<Int, any Error>) {
+        switch outcome {
+        case .success(let status): record(failed: Self.failingStatuses.contains(status))
+        case .failure(let error): record(failed: error is UpstreamFailure ? true : nil)
+        }
+    }
+
+    /// An admitted attempt ended: `failed` when the upstream failed it; nil
+    /// when it ended without telling. While half-open, the first outcome
+    /// told is taken as the probe's.
+    public func record(failed: Bool?) {
         let now = clock.monotonicNanoseconds()
         let changed = counts.withLock { counts -> State? in
-            if probe {
+            if counts.state == .halfOpen, counts.probing {
                 counts.probing = false
                 guard let failed else { return nil }
                 return failed ? open(&counts, now: now) : close(&counts)
