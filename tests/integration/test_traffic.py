@@ -12,12 +12,13 @@ import concurrent.futures
 import json
 import re
 import signal
+import time
 import urllib.request
 import uuid
 
 from harness import assert_gateway_error, curl, post_graphql, wait_until
 from test_ops import log_records
-from test_subscriptions_ws import initialised, recv_end, subscribe
+from test_subscriptions_ws import TICKS, initialised, own_upstream, own_upstream_factory, recv_end, recv_type, subscribe  # noqa: F401
 
 FORWARD = "headers:\n  forward: [x-load-key, x-fail-key, x-fail-times, x-fail-status]\n"
 NO_RETRIES = "retry: {max_attempts: 1}\n"
@@ -169,3 +170,21 @@ upstream:
 
     wait_until(stale, timeout=10, what="the expired answer served while the breaker is open")
     assert upstream_json(strawberry_upstream, f"/load/{key}")["total"] == 0  # none of them reached the upstream
+
+
+def test_the_upstream_websocket_waits_out_an_open_breaker_before_reconnecting(gqlgate, own_upstream):
+    gw = gqlgate(own_upstream.url, config=NO_RETRIES + """upstream:
+  circuit_breaker: {enabled: true, error_ratio: 0.5, min_requests: 1, window: 10s, open_for: 8s}
+""")
+    with initialised(gw) as ws:
+        subscribe(ws, "1", TICKS)
+        recv_type(ws, "next")
+        own_upstream.kill()
+        assert_gateway_error(post_graphql(gw.url, "{ hello }"), 502, "UPSTREAM_UNAVAILABLE")
+        opened = time.monotonic()
+        assert_gateway_error(post_graphql(gw.url, "{ hello }"), 503, "UPSTREAM_CIRCUIT_OPEN")
+        own_upstream.start()  # back at once; the reconnect backoff alone would find it within a second or two
+        wait_until(lambda: own_upstream.stats()["active"] == 1, timeout=20, what="the subscription made again upstream")
+        assert time.monotonic() - opened >= 7, "reconnected while the breaker was open"
+        assert any(r.get("msg") == "upstream websocket connect waits for the circuit breaker" for r in log_records(gw.proc))
+        assert recv_type(ws, "next")["id"] == "1"
