@@ -58,6 +58,8 @@ cache: {{enabled: true}}
     two = [post_graphql(gw.url, "{ hello }", headers={"Authorization": "Bearer key-two"}) for _ in range(3)]
     assert [r.status for r in two] == [200, 200, 200]
     assert metric(gw, "gqlgate_rate_limited_total") == 1
+    [line] = [r for r in log_records(gw.proc) if r.get("shed")]
+    assert (line["shed"], line["status"], line["request_id"]) == ("rate_limited", 429, refused.header("x-request-id"))
 
 
 def test_each_websocket_subscribe_takes_a_token_from_the_bucket_of_the_key_sent_in_connection_init(gqlgate, tmp_path):
