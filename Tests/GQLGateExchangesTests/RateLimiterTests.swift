@@ -33,6 +33,16 @@ import Testing
         #expect(after == [true, true, true, true, true, false])
     }
 
+    @Test func extremeRatesAndBurstsNeitherOverflowNorTrap() {
+        let slow = RateLimiter(requestsPerSecond: 1e-9, burst: 1_000_000_000, clock: manual.clock)
+        #expect(slow.take("a").allowed)
+        let fast = RateLimiter(requestsPerSecond: 1e9, burst: 1, clock: manual.clock)
+        #expect(fast.take("a").allowed)
+        #expect(!fast.take("a").allowed)
+        manual.advance(by: .nanoseconds(1))
+        #expect(fast.take("a").allowed)
+    }
+
     @Test func bucketsAreSeparatePerKey() {
         let limiter = RateLimiter(requestsPerSecond: 1, burst: 1, clock: manual.clock)
         #expect(limiter.take("a").allowed)

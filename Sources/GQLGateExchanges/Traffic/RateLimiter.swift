@@ -41,8 +41,11 @@ public final class RateLimiter: Sendable {
     public init(requestsPerSecond: Double, burst: Int, maxTableBytes: Int = 8 << 20, clock: GatewayClock = .system) {
         precondition(requestsPerSecond > 0 && burst > 0)
         self.burst = burst
-        interval = max(1, UInt64((1e9 / requestsPerSecond).rounded()))
-        capacity = UInt64(burst) &* interval
+        // Bounded so that no sum or difference of instants overflows, nor a duration made from one (about 36 years each).
+        let limit: UInt64 = 1 << 60
+        interval = UInt64(min(max(1, (1e9 / requestsPerSecond).rounded()), Double(limit)))
+        let (product, overflow) = UInt64(burst).multipliedReportingOverflow(by: interval)
+        capacity = overflow ? limit : min(product, limit)
         buckets = Mutex(CostBoundedLRU(capacity: maxTableBytes))
         self.clock = clock
     }
