@@ -16,7 +16,7 @@ let package = Package(
             name: "GQLGate",
             targets: [
                 "GQLGate", "GQLGatePipeline", "GQLGateExchanges", "GQLGateTransports", "GQLGateConfig", "GQLGateMetrics",
-                "GQLGateLogging",
+                "GQLGateLogging", "GQLGateTracing",
             ]),
     ],
     dependencies: [
@@ -71,7 +71,7 @@ let package = Package(
         .target(
             name: "GQLGatePipeline",
             dependencies: [
-                "GQLGateCore",
+                "GQLGateCore", "GQLGateTracing",
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -128,6 +128,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Spans, W3C trace context and their OTLP encoding: no C, no HTTP client.
+        .target(name: "GQLGateTracing", dependencies: ["GQLGateCore"], swiftSettings: swiftSettings),
         .target(
             name: "GQLGateLogging",
             dependencies: ["GQLGateCore", .product(name: "Logging", package: "swift-log")],
@@ -140,7 +142,7 @@ let package = Package(
             dependencies: [
                 "GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPServer", "GQLGateHTTPClient",
                 "GQLGatePipeline", "GQLGateExchanges", "GQLGateTransports", "GQLGateConfig", "GQLGateMetrics", "GQLGateLogging",
-                "GQLGateSubscriptions", "GQLGateWebSocket", "GQLGateRedis",
+                "GQLGateSubscriptions", "GQLGateWebSocket", "GQLGateRedis", "GQLGateTracing",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -201,6 +203,7 @@ let package = Package(
         ),
         .testTarget(name: "GQLGateTests", dependencies: ["GQLGate"], swiftSettings: swiftSettings),
         .testTarget(name: "GQLGateMetricsTests", dependencies: ["GQLGateMetrics"], swiftSettings: swiftSettings),
+        .testTarget(name: "GQLGateTracingTests", dependencies: ["GQLGateTracing", "GQLGateCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GQLGateLoggingTests",
             dependencies: ["GQLGateLogging", .product(name: "Logging", package: "swift-log")],

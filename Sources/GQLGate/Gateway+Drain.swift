@@ -25,7 +25,8 @@ extension Gateway {
     ///    (as does any request arriving on an open connection from then on);
     ///    client WebSockets get `complete` for every operation and close 1001
     ///    (each client has 2 s to answer the close), then the upstream WebSockets close;
-    /// 5. once no connection is suspended, the server stops, then the loops.
+    /// 5. once no connection is suspended, the server stops; the spans still queued are exported
+    ///    (for up to 2 s), then the loops stop.
     ///
     /// Steps 4 and 5 share `stopBudget`, so the caller gets control back
     /// within `drainTimeout` + `stopBudget` whatever clients do, even with a
@@ -49,6 +50,7 @@ extension Gateway {
             return DrainOutcome(cutShort: cutShort, stopped: false)
         }
         server.stop()
+        spanExport.flush(before: Self.deadline(in: .seconds(2), before: deadline))
         watchdog.stop()
         let busyLoops = loops.shutdownAndWait(until: deadline)
         return DrainOutcome(cutShort: cutShort, stopped: true, busyLoops: busyLoops)

@@ -3,6 +3,7 @@ import GQLGateExchanges
 import GQLGateHTTPClient
 import GQLGateMetrics
 import GQLGatePipeline
+import GQLGateTracing
 import GQLGateTransports
 
 extension Gateway {
@@ -11,7 +12,7 @@ extension Gateway {
     /// their slots (in `PipelineSlot`'s order), with `exchanges` placed
     /// around them.
     static func makePipeline(config: GatewayConfig, client: HTTPClient, exchanges: [ExchangePlacement], metrics: GatewayMetrics,
-                             requestLog: RequestLog, readiness: Readiness,
+                             requestLog: RequestLog, readiness: Readiness, spanExport: SpanExport,
                              subscriptions context: SubscriptionContext) throws(ConfigError) -> GatewayPipeline {
         let documents = DocumentCache()
         let persisted = try PersistedDocumentStages(config: config, cache: documents, metrics: metrics, logger: context.logger)
@@ -20,6 +21,8 @@ extension Gateway {
         let traffic = TrafficStages(config: config, metrics: metrics, previous: context.previous)
         var builder = PipelineBuilder()
         builder.fill(.requestLog, with: RequestLogExchange(log: requestLog))
+        let tracer = tracer(config.tracing, export: spanExport)
+        if let tracer { builder.fill(.tracing, with: TracingExchange(tracer: tracer, path: config.server.path)) }
         if let rateLimit = traffic.rateLimit { builder.fill(.rateLimit, with: rateLimit) }
         if let byID = persisted.byID { builder.fill(.persistedDocuments, with: byID) }
         if let apq = caching.apq { builder.fill(.apq, with: apq) }
@@ -55,7 +58,9 @@ extension Gateway {
             observer: UpstreamAttemptMetrics(metrics: metrics, readiness: readiness, breaker: traffic.breaker))
         let subscriptions = context.transport(config: config, client: client, metrics: metrics, credentials: credentials)
         subscriptions.connectGate.set(traffic.connectWait)
-        let chain = builder.build(transport: SplitTransport(http: transport, subscriptions: subscriptions))
+        let http: any Transport = tracer.map { TracingTransport(inner: transport, tracer: $0, peer: UpstreamPeer(url: config.upstream.url ?? "")) }
+            ?? transport
+        let chain = builder.build(transport: SplitTransport(http: http, subscriptions: subscriptions))
         let schemaLearning = caching.schema.map { source in
             SchemaLearning(chain: schemaLearningBuilder(from: builder).build(transport: transport), source: source)
         }
@@ -73,6 +78,14 @@ extension Gateway {
             if let exchange = builder.exchange(in: slot) { learning.fill(slot, with: exchange) }
         }
         return learning
+    }
+
+    /// The tracer for `tracing`, nil when it is off; on, spans go to its endpoint.
+    private static func tracer(_ tracing: TracingConfig, export: SpanExport) -> Tracer? {
+        guard tracing.enabled else { return nil }
+        export.send(to: SpanExport.Destination(endpoint: tracing.endpoint, headers: tracing.headers, serviceName: tracing.serviceName))
+        export.start()
+        return Tracer(sampler: Sampler(ratio: tracing.sampleRatio), queue: export.queue)
     }
 
     private static func clientAuthenticator(_ clients: ClientsConfig) throws(ConfigError) -> ClientAuthenticator? {

@@ -23,7 +23,7 @@ extension Gateway {
         try reload.effective.validate()
         let pipeline = try Self.makePipeline(
             config: reload.effective, client: client, exchanges: exchanges, metrics: metrics, requestLog: requestLog,
-            readiness: readiness,
+            readiness: readiness, spanExport: spanExport,
             subscriptions: SubscriptionContext(loops: loops, logger: logger, previous: previous))
         pipelines.replace(with: pipeline)
         if pipeline.subscriptions !== previous.subscriptions { previous.subscriptions.shutdown() }

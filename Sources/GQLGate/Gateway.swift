@@ -29,6 +29,8 @@ public final class Gateway: Sendable {
     let exchanges: [ExchangePlacement]
     /// Where answered requests are recorded (metrics, access lines).
     let requestLog: RequestLog
+    /// Where finished spans wait for export (idle while tracing is off).
+    let spanExport: SpanExport
     let logger: Logger
     /// Logs a loop busy past `loopBusyThreshold`, with the request it works for.
     let watchdog: LoopWatchdog
@@ -63,9 +65,12 @@ public final class Gateway: Sendable {
         }
         readiness = Readiness(client: client)
         requestLog = RequestLog(metrics: metrics, sink: accessLog.map { .writer($0) } ?? .logger(logger))
+        spanExport = SpanExport(client: client, metrics: metrics, destination: SpanExport.Destination(
+            endpoint: config.tracing.endpoint, headers: config.tracing.headers, serviceName: config.tracing.serviceName))
         pipelines = CurrentPipeline(
             try Self.makePipeline(
                 config: config, client: client, exchanges: exchanges, metrics: metrics, requestLog: requestLog, readiness: readiness,
+                spanExport: spanExport,
                 subscriptions: SubscriptionContext(loops: loops, logger: logger, previous: nil)))
         endpoint = GraphQLEndpoint(
             pipelines: pipelines, loops: loops, maxBodyBytes: config.server.maxBodyBytes,

@@ -50,6 +50,10 @@ struct RequestLog: Sendable {
             if trace.attempts > 0 { line.attempts = trace.attempts }
             line.upstreamStatus = trace.upstreamStatus
             line.shed = trace.shed?.rawValue
+            if let span = trace.span {
+                line.traceID = span.traceID.hex
+                line.spanID = span.spanIDHex
+            }
         }
         return line
     }

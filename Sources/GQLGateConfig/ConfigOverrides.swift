@@ -13,6 +13,12 @@ public struct ConfigOverrides: Sendable, Equatable {
     public var upstreamWS: String?
     /// `--log-level` / `GQLGATE_LOG_LEVEL`: replaces `logging.level`.
     public var logLevel: String?
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT`: the OTLP base URL; `tracing.endpoint` becomes it with `/v1/traces` appended.
+    public var otlpEndpoint: String?
+    /// `OTEL_SERVICE_NAME`: replaces `tracing.service_name`.
+    public var serviceName: String?
+    /// `OTEL_TRACES_SAMPLER_ARG`: replaces `tracing.sample_ratio`.
+    public var sampleRatio: String?
 
     /// Creates overrides; nil leaves a setting alone.
     /// - Parameters:
@@ -20,15 +26,23 @@ public struct ConfigOverrides: Sendable, Equatable {
     ///   - upstream: The upstream http:// or https:// URL.
     ///   - upstreamWS: The upstream ws:// or wss:// URL.
     ///   - logLevel: `trace`, `debug`, `info`, `warn` or `error`.
-    public init(listen: String? = nil, upstream: String? = nil, upstreamWS: String? = nil, logLevel: String? = nil) {
+    ///   - otlpEndpoint: The OTLP/HTTP base URL.
+    ///   - serviceName: The traces' `service.name`.
+    ///   - sampleRatio: The share of new traces sampled, 0 to 1.
+    public init(listen: String? = nil, upstream: String? = nil, upstreamWS: String? = nil, logLevel: String? = nil,
+                otlpEndpoint: String? = nil, serviceName: String? = nil, sampleRatio: String? = nil) {
         self.listen = listen
         self.upstream = upstream
         self.upstreamWS = upstreamWS
         self.logLevel = logLevel
+        self.otlpEndpoint = otlpEndpoint
+        self.serviceName = serviceName
+        self.sampleRatio = sampleRatio
     }
 
-    /// The overrides set in `GQLGATE_LISTEN`, `GQLGATE_UPSTREAM`, `GQLGATE_UPSTREAM_WS` and
-    /// `GQLGATE_LOG_LEVEL`; empty variables count as unset.
+    /// The overrides set in `GQLGATE_LISTEN`, `GQLGATE_UPSTREAM`, `GQLGATE_UPSTREAM_WS`,
+    /// `GQLGATE_LOG_LEVEL`, `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME` and
+    /// `OTEL_TRACES_SAMPLER_ARG`; empty variables count as unset.
     /// - Parameter env: The process environment.
     public static func environment(_ env: [String: String]) -> ConfigOverrides {
         func value(_ name: String) -> String? {
@@ -38,7 +52,10 @@ public struct ConfigOverrides: Sendable, Equatable {
             listen: value("GQLGATE_LISTEN"),
             upstream: value("GQLGATE_UPSTREAM"),
             upstreamWS: value("GQLGATE_UPSTREAM_WS"),
-            logLevel: value("GQLGATE_LOG_LEVEL")
+            logLevel: value("GQLGATE_LOG_LEVEL"),
+            otlpEndpoint: value("OTEL_EXPORTER_OTLP_ENDPOINT"),
+            serviceName: value("OTEL_SERVICE_NAME"),
+            sampleRatio: value("OTEL_TRACES_SAMPLER_ARG")
         )
     }
 
@@ -49,7 +66,10 @@ public struct ConfigOverrides: Sendable, Equatable {
             listen: listen ?? lower.listen,
             upstream: upstream ?? lower.upstream,
             upstreamWS: upstreamWS ?? lower.upstreamWS,
-            logLevel: logLevel ?? lower.logLevel
+            logLevel: logLevel ?? lower.logLevel,
+            otlpEndpoint: otlpEndpoint ?? lower.otlpEndpoint,
+            serviceName: serviceName ?? lower.serviceName,
+            sampleRatio: sampleRatio ?? lower.sampleRatio
         )
     }
 }
@@ -88,6 +108,7 @@ extension GatewayConfig {
             }
             config.logging.level = level
         }
+        try config.tracing.apply(overrides)
         return config
     }
 }

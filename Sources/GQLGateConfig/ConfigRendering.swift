@@ -139,6 +139,13 @@ extension GatewayConfig {
                 .init("enabled", .plain(String(csrf.enabled))),
                 .init("required_headers", .strings(csrf.requiredHeaders)),
             ]),
+            .init("tracing", [
+                .init("enabled", .plain(String(tracing.enabled))),
+                .init("endpoint", secret(tracing.endpoint, .urlPassword)),
+                .init("sample_ratio", .plain(tracing.sampleRatio.configText)),
+                .init("service_name", .string(tracing.serviceName)),
+                .init("headers", .mapping(tracing.headers.map { .init($0.name, secret($0.value)) })),
+            ]),
         ]
     }
 }

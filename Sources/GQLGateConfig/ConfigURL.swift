@@ -1,7 +1,7 @@
 import Foundation
 
 /// Checks the URLs of the config file.
-enum ConfigURL {
+public enum ConfigURL {
     /// `text` when it is an absolute URL with a host and one of `schemes`.
     /// - Parameters:
     ///   - text: The URL as written.
@@ -29,5 +29,17 @@ extension YAMLValue {
         } catch {
             throw error.at(path, rejecting: text)
         }
+    }
+}
+
+extension ConfigURL {
+    /// Where `url` points, for telemetry: the URL without its user info, its host and its port
+    /// (the scheme's default when none is written); nil when it is no URL with a host.
+    public static func endpoint(of url: String) -> (url: String, host: String, port: Int)? {
+        guard var components = URLComponents(string: url), let host = components.host, !host.isEmpty else { return nil }
+        let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
+        components.user = nil
+        components.password = nil
+        return (components.string ?? url, host, port)
     }
 }

@@ -36,6 +36,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var cors = CORSConfig()
     /// `csrf`: refusing requests a browser could send cross-site unasked.
     public var csrf = CSRFConfig()
+    /// `tracing`: OpenTelemetry spans.
+    public var tracing = TracingConfig()
 
     /// The configuration with every default.
     public init() {}
@@ -44,7 +46,7 @@ public struct GatewayConfig: Sendable, Equatable {
 extension GatewayConfig {
     static let keys = [
         "server", "upstream", "auth", "headers", "clients", "retry", "cache", "dedupe", "apq", "persisted_documents", "limits",
-        "subscriptions", "logging", "metrics", "cors", "csrf",
+        "subscriptions", "logging", "metrics", "cors", "csrf", "tracing",
     ]
 
     /// Reads the document root; absent and null sections keep their defaults.
@@ -67,5 +69,6 @@ extension GatewayConfig {
         metrics = try map["metrics"].map(MetricsConfig.init(yaml:)) ?? metrics
         cors = try map["cors"].map(CORSConfig.init(yaml:)) ?? cors
         csrf = try map["csrf"].map(CSRFConfig.init(yaml:)) ?? csrf
+        tracing = try map["tracing"].map(TracingConfig.init(yaml:)) ?? tracing
     }
 }

@@ -14,7 +14,11 @@ public struct AccessLine: Sendable, Equatable {
     public var requestID: String?
     /// Why traffic protection refused the request (`rate_limited`, `overloaded`, `circuit_open`).
     public var shed: String?
+    /// The request's span id (16 hex digits), when tracing sampled it.
+    public var spanID: String?
     public var status: Int
+    /// The request's trace id (32 hex digits), when tracing sampled it.
+    public var traceID: String?
     public var upstreamStatus: Int?
 
     public init(status: Int, durationMilliseconds: Double) {
@@ -35,6 +39,8 @@ public struct AccessLine: Sendable, Equatable {
         if let persistedID { fields["persisted_id"] = .string(persistedID) }
         if let requestID { fields["request_id"] = .string(requestID) }
         if let shed { fields["shed"] = .string(shed) }
+        if let spanID { fields["span_id"] = .string(spanID) }
+        if let traceID { fields["trace_id"] = .string(traceID) }
         if let upstreamStatus { fields["upstream_status"] = .stringConvertible(upstreamStatus) }
         return fields
     }
@@ -50,7 +56,9 @@ public struct AccessLine: Sendable, Equatable {
         if let persistedID { visit("persisted_id", persistedID, true) }
         if let requestID { visit("request_id", requestID, true) }
         if let shed { visit("shed", shed, true) }
+        if let spanID { visit("span_id", spanID, true) }
         visit("status", String(status), false)
+        if let traceID { visit("trace_id", traceID, true) }
         if let upstreamStatus { visit("upstream_status", String(upstreamStatus), false) }
     }
 }

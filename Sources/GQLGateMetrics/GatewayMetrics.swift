@@ -37,6 +37,7 @@ public final class GatewayMetrics: Sendable {
     private let loadShed: [CoreMetrics.Counter]
     private let upstreamInFlight: Meter
     private let circuitState: Meter
+    private let spansDropped: CoreMetrics.Counter
 
     /// Histogram buckets for request and upstream durations: 1 ms to 10 s
     /// (the default `upstream.timeout`).
@@ -91,6 +92,7 @@ public final class GatewayMetrics: Sendable {
         }
         upstreamInFlight = Meter(label: "gqlgate_upstream_in_flight", factory: factory)
         circuitState = Meter(label: "gqlgate_circuit_state", factory: factory)
+        spansDropped = Counter(label: "gqlgate_spans_dropped_total", factory: factory)
         for meter in [cacheSize, subscriptions, upstreamSubscriptions, websocketConnections, upstreamInFlight, circuitState] { meter.set(0) }
     }
 
@@ -188,4 +190,9 @@ public final class GatewayMetrics: Sendable {
 
     /// The circuit breaker's state: 0 closed, 1 open, 2 half-open.
     public func circuitState(_ state: Int) { circuitState.set(state) }
+
+    // MARK: - Tracing
+
+    /// `count` spans were dropped: the export queue was full, or their export failed.
+    public func spansDropped(_ count: Int) { spansDropped.increment(by: count) }
 }

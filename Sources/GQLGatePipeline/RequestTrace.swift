@@ -1,4 +1,5 @@
 import GQLGateCore
+import GQLGateTracing
 import Synchronization
 
 /// What happened to one client request inside the pipeline, for its access
@@ -17,6 +18,10 @@ public final class RequestTrace: Sendable {
         public var kind: OperationKind?
         /// The selected operation's name; nil for anonymous operations.
         public var operationName: String?
+        /// The SHA-256 of the document's text (lower-case hex); nil until the document was analysed.
+        public var documentSHA256: String?
+        /// The request's span, when tracing sampled it (its ids go on the access line).
+        public var span: SpanContext?
         /// The persisted document's id, when the client asked for one by id.
         public var persistedID: String?
         /// Upstream attempts made (0: answered without the upstream).
@@ -55,11 +60,17 @@ public final class RequestTrace: Sendable {
     }
 
     /// The document was analysed and this operation selected.
-    public func operationSelected(kind: OperationKind, name: String?) {
+    public func operationSelected(kind: OperationKind, name: String?, documentSHA256: String? = nil) {
         state.withLock {
             $0.kind = kind
             $0.operationName = name
+            $0.documentSHA256 = documentSHA256
         }
+    }
+
+    /// Tracing sampled the request and made its span.
+    public func spanStarted(_ span: SpanContext) {
+        state.withLock { $0.span = span }
     }
 
     /// The response cache served the operation this way (`X-Cache`'s value).

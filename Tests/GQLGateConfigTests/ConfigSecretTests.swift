@@ -72,6 +72,7 @@ import Testing
               oauth2: {token_url: "https://id:${SECRET}@idp/token", client_id: gqlgate, client_secret: "${SECRET}"}
               ws_init_payload: {token: "${SECRET}", nested: {list: [1]}}
             cache: {redis_url: "${REDIS}"}
+            tracing: {endpoint: "http://otel:${SECRET}@collector:4318/v1/traces", headers: {Authorization: "${SECRET}"}}
             """, environment: Self.environment)
         let redacted = RenderedNode.flatten(config.renderedSections(redactingSecrets: true))
         let plain = RenderedNode.flatten(config.renderedSections(redactingSecrets: false))

@@ -1,0 +1,90 @@
+import Dispatch
+import GQLGateConfig
+import GQLGateCore
+import GQLGateHTTPClient
+import GQLGateMetrics
+import GQLGateTracing
+import Synchronization
+
+/// Sends finished spans to `tracing.endpoint` as OTLP over HTTP (protobuf),
+/// off the request path: every second, the queued spans go out in batches
+/// of at most `batchSize`, one export at a time, through gqlgate's HTTP
+/// client. A span that finds the queue full, or whose export fails, is
+/// dropped and counted in `gqlgate_spans_dropped_total`. Made at the first
+/// configuration with tracing on; a reload changes where spans go.
+final class SpanExport: Sendable {
+    /// Where and how spans are sent (the settings of the configuration in use).
+    struct Destination: Sendable, Equatable {
+        var endpoint: String
+        var headers: [HeaderField]
+        var serviceName: String
+    }
+
+    static let batchSize = 512
+    static let interval = Duration.seconds(1)
+    static let exportTimeout = Duration.seconds(10)
+
+    let queue: SpanQueue
+    private let client: HTTPClient
+    private let destination: Mutex<Destination>
+    private let loop: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    init(client: HTTPClient, metrics: GatewayMetrics, destination: Destination) {
+        self.client = client
+        self.destination = Mutex(destination)
+        queue = SpanQueue(capacity: 8 * Self.batchSize) { metrics.spansDropped($0) }
+    }
+
+    /// Starts the export loop (once).
+    func start() {
+        loop.withLock { task in
+            guard task == nil else { return }
+            task = Task { [self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.interval)
+                    await exportQueued()
+                }
+            }
+        }
+    }
+
+    /// Sends later spans to `destination`.
+    func send(to destination: Destination) {
+        self.destination.withLock { $0 = destination }
+    }
+
+    /// Stops the loop and exports what is queued, waiting until `deadline`
+    /// (monotonic nanoseconds) at most. Called by the drain.
+    func flush(before deadline: UInt64) {
+        loop.withLock { $0?.cancel() }
+        let done = DispatchSemaphore(value: 0)
+        Task { [self] in
+            await exportQueued()
+            done.signal()
+        }
+        let now = GatewayClock.system.monotonicNanoseconds()
+        _ = done.wait(timeout: .now() + .nanoseconds(Int(deadline > now ? deadline - now : 0)))
+    }
+
+    /// Exports everything queued, batch after batch.
+    func exportQueued() async {
+        while true {
+            let batch = queue.take(upTo: Self.batchSize)
+            guard !batch.isEmpty else { return }
+            if !(await export(batch)) { queue.lost(batch.count) }
+        }
+    }
+
+    private func export(_ batch: [SpanRecord]) async -> Bool {
+        let destination = destination.withLock { $0 }
+        let encoder = OTLPTraceEncoder(
+            resource: [SpanAttribute("service.name", destination.serviceName)], scopeName: "gqlgate", scopeVersion: GQLGateVersion.current)
+        var headers = HTTPHeaders([HTTPHeaders.Field(name: "Content-Type", value: "application/x-protobuf")])
+        for field in destination.headers { headers.replaceOrAdd(name: field.name, value: field.value) }
+        let request = HTTPClientRequest(
+            url: destination.endpoint, method: .post, headers: headers, body: Bytes(encoder.encode(batch)),
+            timeout: Self.exportTimeout, connectTimeout: .seconds(2))
+        guard let answer = try? await client.execute(request) else { return false }
+        return (200..<300).contains(answer.status)
+    }
+}

@@ -1,0 +1,90 @@
+import GQLGateCore
+import GQLGatePipeline
+import GQLGateTracing
+
+/// Makes each sampled client request's server span (OpenTelemetry HTTP
+/// server conventions plus the GraphQL operation, the document's SHA-256, the
+/// cache status and the persisted document id; never variables, bodies or
+/// header values but the trace context). Sits right after the request log,
+/// only while `tracing.enabled` is set: the span starts at the request's
+/// arrival and ends with its answer, however the pipeline gives it. Upstream
+/// attempts read the span from `Operation.span` (`TracingTransport`).
+struct TracingExchange: AnswerWatcher {
+    let tracer: Tracer
+    /// The GraphQL path (`server.path`): the span's route.
+    let path: String
+
+    func watch(_ operation: consuming Operation, _ rest: (consuming Operation) async throws -> ResultStream) async throws
+        -> ResultStream {
+        guard let trace = operation.trace, let (context, parent) = start(operation) else { return try await rest(operation) }
+        trace.spanStarted(context)
+        operation.span = context
+        let request = RequestFacts(operation)
+        do {
+            let results = try await rest(operation)
+            if request.streams {  // answered with a 200 head; the results follow
+                finish(context, parent: parent, request, trace: trace, status: 200)
+                return results
+            }
+            guard let first = try await results.first() else { throw GatewayError.noResult }
+            finish(context, parent: parent, request, trace: trace, status: first.status)
+            return .single(first)
+        } catch {
+            finish(context, parent: parent, request, trace: trace, status: GatewayError(answering: error).status)
+            throw error
+        }
+    }
+
+    func answeredAtOnce(_ operation: borrowing Operation, _ outcome: Result<GraphQLResponse, any Error>) {
+        guard let trace = operation.trace, let (context, parent) = start(operation) else { return }
+        trace.spanStarted(context)
+        let status = switch outcome {
+        case .success(let answer): answer.status
+        case .failure(let error): GatewayError(answering: error).status
+        }
+        finish(context, parent: parent, RequestFacts(operation), trace: trace, status: status)
+    }
+
+    private func start(_ operation: borrowing Operation) -> (SpanContext, UInt64)? {
+        guard let traceparent = operation.headers["traceparent"] else {
+            return tracer.startServerSpan(traceparent: nil, tracestate: nil)
+        }
+        return tracer.startServerSpan(traceparent: traceparent, tracestate: operation.headers["tracestate"])
+    }
+
+    private func finish(_ context: SpanContext, parent: UInt64, _ request: RequestFacts, trace: RequestTrace, status: Int) {
+        let facts = trace.snapshot
+        var attributes: [SpanAttribute] = [
+            SpanAttribute("http.request.method", request.method),
+            SpanAttribute("http.route", path),
+            SpanAttribute("url.path", path),
+            SpanAttribute("http.response.status_code", status),
+            SpanAttribute("gqlgate.request_id", request.requestID),
+        ]
+        if let kind = facts.kind { attributes.append(SpanAttribute("graphql.operation.type", kind.rawValue)) }
+        if let name = facts.operationName { attributes.append(SpanAttribute("graphql.operation.name", name)) }
+        if let digest = facts.documentSHA256 { attributes.append(SpanAttribute("graphql.document.sha256", digest)) }
+        if let cache = facts.cache { attributes.append(SpanAttribute("gqlgate.cache.status", cache)) }
+        if let id = facts.persistedID { attributes.append(SpanAttribute("gqlgate.persisted_document.id", id)) }
+        if facts.attempts > 0 { attributes.append(SpanAttribute("gqlgate.upstream.attempts", facts.attempts)) }
+        if let shed = facts.shed { attributes.append(SpanAttribute("gqlgate.shed", shed.rawValue)) }
+        if status >= 500 { attributes.append(SpanAttribute("error.type", String(status))) }
+        tracer.finished(SpanRecord(
+            context: context, parentSpanID: parent, name: request.method + " " + path, kind: .server,
+            startUnixNano: tracer.unixNano(ofMonotonic: trace.startedAt), endUnixNano: tracer.nowUnixNano(),
+            attributes: attributes, status: status >= 500 ? .error : .unset))
+    }
+
+    /// What the span tells of the client request, kept before the operation goes on.
+    private struct RequestFacts {
+        let method: String
+        let requestID: String
+        let streams: Bool
+
+        init(_ operation: borrowing Operation) {
+            method = operation.clientTransport == .httpGet ? "GET" : "POST"
+            requestID = operation.requestID
+            streams = operation.delivery.streams
+        }
+    }
+}

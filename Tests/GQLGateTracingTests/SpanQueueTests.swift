@@ -1,0 +1,22 @@
+import GQLGateTracing
+import Synchronization
+import Testing
+
+@Suite struct SpanQueueTests {
+    private func span(_ id: UInt64) -> SpanRecord {
+        SpanRecord(context: SpanContext(traceID: TraceID(high: 1, low: 1), spanID: id, sampled: true), parentSpanID: 0, name: "s",
+                   kind: .server, startUnixNano: 1, endUnixNano: 2)
+    }
+
+    @Test func aFullQueueDropsAndCountsWhatDoesNotFit() {
+        let dropped = Mutex(0)
+        let queue = SpanQueue(capacity: 3) { count in dropped.withLock { $0 += count } }
+        for id in 1...5 { queue.push(span(UInt64(id))) }
+        #expect(queue.count == 3)
+        #expect(dropped.withLock { $0 } == 2)
+        #expect(queue.take(upTo: 2).map(\.context.spanID) == [1, 2])
+        #expect(queue.take(upTo: 10).map(\.context.spanID) == [3])
+        queue.lost(4)
+        #expect(dropped.withLock { $0 } == 6)
+    }
+}

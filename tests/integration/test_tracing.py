@@ -1,0 +1,189 @@
+"""Distributed tracing: gqlgate's spans reach an OTLP/HTTP receiver, decoded
+with the official ``opentelemetry-proto`` package (``otlp_receiver.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import uuid
+
+import pytest
+
+from harness import closed_port, curl, post_graphql, wait_until
+from otlp_receiver import OTLPReceiver, attributes
+from opentelemetry.proto.trace.v1 import trace_pb2
+
+CLIENT_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+CLIENT_SPAN = "00f067aa0ba902b7"
+DROPPED = "gqlgate_spans_dropped_total"
+
+
+@pytest.fixture
+def receiver():
+    receiver = OTLPReceiver()
+    yield receiver
+    receiver.close()
+
+
+def tracing_config(endpoint: str, extra: str = "") -> str:
+    return f"""
+tracing:
+  enabled: true
+  endpoint: {endpoint}
+  service_name: books-gateway
+  headers:
+    X-Collector-Token: "${{COLLECTOR_TOKEN:-none}}"
+{extra}"""
+
+
+def metric(gw, series: str) -> float:
+    for line in curl(gw.path("/metrics")).text.splitlines():
+        if line.startswith(series + " "):
+            return float(line.split()[-1])
+    return 0.0
+
+
+def traceparent(trace_id: str = CLIENT_TRACE, span_id: str = CLIENT_SPAN, flags: str = "01") -> str:
+    return f"00-{trace_id}-{span_id}-{flags}"
+
+
+def test_a_query_makes_a_server_span_and_an_attempt_span_under_the_clients_trace(gqlgate, receiver):
+    gw = gqlgate(config=tracing_config(receiver.endpoint), env={"COLLECTOR_TOKEN": "collector-secret"})
+    query = 'query Greeting($name: String) { hello(name: $name) }'
+    r = post_graphql(gw.url, query, variables={"name": "confidential-variable"}, operation_name="Greeting",
+                     headers={"traceparent": traceparent(), "tracestate": "vendor=opaque", "X-Request-Id": "trace-me-1"})
+    assert r.status == 200, str(r)
+    wait_until(lambda: len(receiver.spans()) == 2, timeout=10, what="two spans exported", alive=gw.proc)
+
+    spans = receiver.spans()
+    server = next(s for s in spans if s.kind == trace_pb2.Span.SPAN_KIND_SERVER)
+    attempt = next(s for s in spans if s.kind == trace_pb2.Span.SPAN_KIND_CLIENT)
+    assert server.trace_id.hex() == CLIENT_TRACE and attempt.trace_id.hex() == CLIENT_TRACE
+    assert server.parent_span_id.hex() == CLIENT_SPAN
+    assert attempt.parent_span_id == server.span_id
+    assert server.trace_state == "vendor=opaque"
+    assert server.start_time_unix_nano <= attempt.start_time_unix_nano <= attempt.end_time_unix_nano <= server.end_time_unix_nano
+    assert server.name == "POST /graphql"
+
+    facts = attributes(server)
+    assert facts["http.request.method"] == "POST"
+    assert facts["http.route"] == "/graphql"
+    assert facts["http.response.status_code"] == 200
+    assert facts["graphql.operation.type"] == "query"
+    assert facts["graphql.operation.name"] == "Greeting"
+    assert facts["graphql.document.sha256"] == hashlib.sha256(query.encode()).hexdigest()
+    assert facts["gqlgate.request_id"] == "trace-me-1"
+    assert facts["gqlgate.upstream.attempts"] == 1
+    upstream = attributes(attempt)
+    assert upstream["gqlgate.upstream.attempt"] == 1
+    assert upstream["gqlgate.upstream.outcome"] == "answered"
+    assert upstream["http.response.status_code"] == 200
+    assert upstream["server.address"] == "127.0.0.1"
+
+    assert receiver.service_names() == {"books-gateway"}
+    assert receiver.headers[0].get("x-collector-token") == "collector-secret"
+    assert receiver.headers[0].get("content-type") == "application/x-protobuf"
+    exported = b"".join(request.SerializeToString() for request in receiver.requests)
+    assert b"confidential-variable" not in exported
+    assert b"collector-secret" not in exported
+
+    line = next(json.loads(l) for l in gw.proc.stderr().splitlines() if "trace-me-1" in l)
+    assert line["trace_id"] == CLIENT_TRACE
+    assert line["span_id"] == server.span_id.hex()
+
+
+def test_the_upstream_receives_a_traceparent_naming_the_attempt_span(gqlgate, receiver, strawberry_upstream):
+    gw = gqlgate(strawberry_upstream.path("/echo-headers"), config=tracing_config(receiver.endpoint))
+    r = post_graphql(gw.url, "{ hello }", headers={"traceparent": traceparent()})
+    assert r.status == 200, str(r)
+    sent = r.json()["data"]["headers"]["traceparent"]
+    wait_until(lambda: len(receiver.spans()) == 2, timeout=10, what="two spans exported", alive=gw.proc)
+    attempt = next(s for s in receiver.spans() if s.kind == trace_pb2.Span.SPAN_KIND_CLIENT)
+    assert sent == traceparent(CLIENT_TRACE, attempt.span_id.hex(), "01")
+
+
+def test_a_new_trace_starts_without_a_client_traceparent(gqlgate, receiver, strawberry_upstream):
+    gw = gqlgate(strawberry_upstream.path("/echo-headers"), config=tracing_config(receiver.endpoint))
+    r = post_graphql(gw.url, "{ hello }")
+    sent = r.json()["data"]["headers"]["traceparent"]
+    wait_until(lambda: len(receiver.spans()) == 2, timeout=10, what="two spans exported", alive=gw.proc)
+    server = next(s for s in receiver.spans() if s.kind == trace_pb2.Span.SPAN_KIND_SERVER)
+    assert server.parent_span_id == b""
+    assert sent.split("-")[1] == server.trace_id.hex()
+
+
+def test_a_clients_unsampled_trace_is_not_exported_and_its_traceparent_passes_unchanged(gqlgate, receiver, strawberry_upstream):
+    gw = gqlgate(strawberry_upstream.path("/echo-headers"), config=tracing_config(receiver.endpoint))
+    unsampled = traceparent(flags="00")
+    r = post_graphql(gw.url, "{ hello }", headers={"traceparent": unsampled})
+    assert r.json()["data"]["headers"]["traceparent"] == unsampled
+    sampled = post_graphql(gw.url, "{ hello }", headers={"traceparent": traceparent(trace_id="a" * 32)})
+    assert sampled.status == 200
+    wait_until(lambda: len(receiver.spans()) == 2, timeout=10, what="the sampled request's spans", alive=gw.proc)
+    assert {s.trace_id.hex() for s in receiver.spans()} == {"a" * 32}
+
+
+def test_retries_and_cache_hits_shape_the_trace(gqlgate, receiver, strawberry_upstream):
+    config = tracing_config(receiver.endpoint, """headers:
+  forward: [x-fail-key, x-fail-times, x-fail-status]
+retry:
+  base_delay: 10ms
+  max_delay: 50ms
+cache:
+  enabled: true
+  default_ttl: 30s
+""")
+    gw = gqlgate(config=config)
+    key = str(uuid.uuid4())
+    headers = {"X-Fail-Key": key, "X-Fail-Times": "1", "X-Fail-Status": "503", "traceparent": traceparent(trace_id="b" * 32)}
+    assert post_graphql(gw.url, "query Retried { hello }", headers=headers).status == 200
+    wait_until(lambda: len(receiver.spans()) == 3, timeout=10, what="a server span and two attempts", alive=gw.proc)
+    attempts = sorted((s for s in receiver.spans() if s.kind == trace_pb2.Span.SPAN_KIND_CLIENT),
+                      key=lambda s: attributes(s)["gqlgate.upstream.attempt"])
+    assert [attributes(s)["gqlgate.upstream.outcome"] for s in attempts] == ["error_status", "answered"]
+    assert attributes(attempts[1])["http.request.resend_count"] == 1
+    assert attempts[0].status.code == trace_pb2.Status.STATUS_CODE_ERROR
+
+    hit = post_graphql(gw.url, "query Retried { hello }", headers={"traceparent": traceparent(trace_id="c" * 32)})
+    assert hit.header("X-Cache") == "HIT", str(hit)
+    wait_until(lambda: any(s.trace_id.hex() == "c" * 32 for s in receiver.spans()), timeout=10, what="the hit's span", alive=gw.proc)
+    hits = [s for s in receiver.spans() if s.trace_id.hex() == "c" * 32]
+    assert len(hits) == 1 and hits[0].kind == trace_pb2.Span.SPAN_KIND_SERVER
+    assert attributes(hits[0])["gqlgate.cache.status"] == "HIT"
+
+
+def test_a_receiver_that_is_down_costs_the_requests_nothing_and_its_spans_are_counted(gqlgate):
+    gw = gqlgate(config=tracing_config(f"http://127.0.0.1:{closed_port()}/v1/traces"))
+    for _ in range(10):
+        assert post_graphql(gw.url, "{ hello }").status == 200
+    wait_until(lambda: metric(gw, DROPPED) == 20, timeout=10, what="20 spans counted as dropped", alive=gw.proc)
+
+
+def test_a_receiver_that_hangs_costs_the_requests_nothing_and_its_spans_are_counted(gqlgate, receiver):
+    receiver.hold()
+    gw = gqlgate(config=tracing_config(receiver.endpoint))
+    for _ in range(10):
+        assert post_graphql(gw.url, "{ hello }").status == 200
+    # Exports time out after 10 s; every span is then counted once, exported or not.
+    wait_until(lambda: metric(gw, DROPPED) == 20, timeout=30, what="20 spans counted as dropped", alive=gw.proc)
+
+
+def test_tracing_off_exports_nothing_and_adds_no_traceparent(gqlgate, receiver, strawberry_upstream):
+    gw = gqlgate(strawberry_upstream.path("/echo-headers"))
+    r = post_graphql(gw.url, "{ hello }")
+    assert "traceparent" not in r.json()["data"]["headers"]
+    assert metric(gw, DROPPED) == 0
+
+
+def test_check_config_redacts_the_export_headers(gqlgate_bin, tmp_path):
+    import subprocess
+
+    path = tmp_path / "gqlgate.yaml"
+    path.write_text("upstream:\n  url: http://127.0.0.1:1/graphql\n" + tracing_config("http://127.0.0.1:4318/v1/traces"))
+    env = dict(os.environ, COLLECTOR_TOKEN="collector-secret", OTEL_SERVICE_NAME="from-env", OTEL_TRACES_SAMPLER_ARG="0.25")
+    out = subprocess.run([gqlgate_bin, "check-config", str(path)], env=env, capture_output=True, text=True, check=True).stdout
+    assert "collector-secret" not in out
+    assert 'service_name: "from-env"' in out
+    assert "sample_ratio: 0.25" in out
