@@ -36,6 +36,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
         .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"]), .brew(["wslay"])]),
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"]), .brew(["brotli"])]),
         // C the Swift code cannot call directly (varargs, unions, macros), one target per
         // library, each depended on only by the wrapper of that library.
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
@@ -44,6 +46,7 @@ let package = Package(
 
         // MARK: - Wrappers (the only Swift code that imports C)
         .target(name: "GQLGateCore", swiftSettings: swiftSettings),
+        .target(name: "GQLGateCompression", dependencies: ["GQLGateCore", "CZlib", "CBrotli"], swiftSettings: swiftSettings),
         .target(name: "GQLGateEventLoop", dependencies: ["GQLGateCore", "CLinuxShims"], swiftSettings: swiftSettings),
         .target(
             name: "GQLGateHTTPServer",
@@ -142,7 +145,7 @@ let package = Package(
             dependencies: [
                 "GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPServer", "GQLGateHTTPClient",
                 "GQLGatePipeline", "GQLGateExchanges", "GQLGateTransports", "GQLGateConfig", "GQLGateMetrics", "GQLGateLogging",
-                "GQLGateSubscriptions", "GQLGateWebSocket", "GQLGateRedis", "GQLGateTracing",
+                "GQLGateSubscriptions", "GQLGateWebSocket", "GQLGateRedis", "GQLGateTracing", "GQLGateCompression",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -173,6 +176,7 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(name: "GQLGateCoreTests", dependencies: ["GQLGateCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "GQLGateCompressionTests", dependencies: ["GQLGateCompression", "GQLGateCore", "CZlib"], swiftSettings: swiftSettings),
         .testTarget(name: "GQLGateEventLoopTests", dependencies: ["GQLGateCore", "GQLGateEventLoop"], swiftSettings: swiftSettings),
         .testTarget(name: "GQLGateHTTPServerTests", dependencies: ["GQLGateHTTPServer", "GQLGateHTTPClient", "GQLGateEventLoop"], swiftSettings: swiftSettings),
         .testTarget(

@@ -29,6 +29,8 @@ final class GatewayPipeline: Sendable {
     let cors: CORSPolicy?
     /// The CSRF rule, when `csrf.enabled`.
     let csrf: CSRFRule?
+    /// How answers are compressed, when `compression.enabled`.
+    let compression: AnswerCompression?
     /// The client header fields whose values reach the upstream (lower case).
     private let passedOnHeaders: [String]
 
@@ -44,6 +46,7 @@ final class GatewayPipeline: Sendable {
         passedOnHeaders = config.headers.passedOnNames
         cors = CORSPolicy(config.cors)
         csrf = CSRFRule(config.csrf)
+        compression = AnswerCompression(config.compression)
     }
 
     /// Whether the client header field `name` reaches the upstream (its value must have no control character).

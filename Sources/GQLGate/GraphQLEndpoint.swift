@@ -139,7 +139,8 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         if stream == nil {
             do {
                 switch try pipeline.chain.runAtOnce(&operation) {
-                case .answered(let result): return .now(serverResponse(result, requestID: requestID))
+                case .answered(let result):
+                    return .now(serverResponse(result, requestID: requestID, compression: pipeline.compression, requestHeaders: request.headers))
                 case .goOn(let next): position = next
                 }
             } catch {
@@ -161,7 +162,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             guard let result = try await context.pipeline.chain.resume(context.operation, at: context.position).first() else {
                 return serverResponse(GatewayError.noResult.response(), requestID: requestID)
             }
-            return serverResponse(result, requestID: requestID)
+            return serverResponse(result, requestID: requestID, compression: context.pipeline.compression, requestHeaders: context.operation.headers)
         } catch {
             return errorResponse(error, requestID: requestID)
         }
@@ -179,6 +180,16 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         var headers = result.headers
         Self.stamp(&headers, requestID: requestID)
         return ServerResponse(status: result.status, headers: headers, body: result.body)
+    }
+
+    /// `result` as the answer sent to a client whose request had
+    /// `requestHeaders`, compressed as `compression` says when it is on.
+    func serverResponse(_ result: GraphQLResponse, requestID: String, compression: AnswerCompression?,
+                        requestHeaders: HTTPHeaders) -> ServerResponse {
+        guard let compression else { return serverResponse(result, requestID: requestID) }
+        var (headers, body) = compression.encode(result, acceptEncoding: requestHeaders["accept-encoding"])
+        Self.stamp(&headers, requestID: requestID)
+        return ServerResponse(status: result.status, headers: headers, body: body)
     }
 
     /// Sets `X-Request-Id` in an answer's `headers`.

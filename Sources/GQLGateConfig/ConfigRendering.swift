@@ -146,6 +146,11 @@ extension GatewayConfig {
                 .init("service_name", .string(tracing.serviceName)),
                 .init("headers", .mapping(tracing.headers.map { .init($0.name, secret($0.value)) })),
             ]),
+            .init("compression", [
+                .init("enabled", .plain(String(compression.enabled))),
+                .init("min_bytes", .size(compression.minBytes)),
+                .init("algorithms", .plain("[" + compression.algorithms.map(\.rawValue).joined(separator: ", ") + "]")),
+            ]),
         ]
     }
 }

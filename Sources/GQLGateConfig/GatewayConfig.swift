@@ -38,6 +38,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var csrf = CSRFConfig()
     /// `tracing`: OpenTelemetry spans.
     public var tracing = TracingConfig()
+    /// `compression`: compressed answers for clients that accept them.
+    public var compression = CompressionConfig()
 
     /// The configuration with every default.
     public init() {}
@@ -46,7 +48,7 @@ public struct GatewayConfig: Sendable, Equatable {
 extension GatewayConfig {
     static let keys = [
         "server", "upstream", "auth", "headers", "clients", "retry", "cache", "dedupe", "apq", "persisted_documents", "limits",
-        "subscriptions", "logging", "metrics", "cors", "csrf", "tracing",
+        "subscriptions", "logging", "metrics", "cors", "csrf", "tracing", "compression",
     ]
 
     /// Reads the document root; absent and null sections keep their defaults.
@@ -70,5 +72,6 @@ extension GatewayConfig {
         cors = try map["cors"].map(CORSConfig.init(yaml:)) ?? cors
         csrf = try map["csrf"].map(CSRFConfig.init(yaml:)) ?? csrf
         tracing = try map["tracing"].map(TracingConfig.init(yaml:)) ?? tracing
+        compression = try map["compression"].map(CompressionConfig.init(yaml:)) ?? compression
     }
 }

@@ -120,7 +120,9 @@ public struct CacheExchange: AnswersAtOnce {
         var headers = answer.headers
         headers.reserveCapacity(headers.count + 3)  // Age here; X-Cache and X-Request-Id later
         headers.add(name: "Age", value: String(max(0, age.components.seconds)))  // stored without one
-        return GraphQLResponse(status: answer.status, headers: headers, body: answer.body, source: .cache)
+        var response = GraphQLResponse(status: answer.status, headers: headers, body: answer.body, source: .cache)
+        response.encodings = answer.encodings
+        return response
     }
 
     private func startRefresh(_ operation: Operation, key: RequestKey, next: @escaping ExchangeNext) {

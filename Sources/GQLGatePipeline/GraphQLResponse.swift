@@ -16,9 +16,14 @@ public struct GraphQLResponse: Sendable {
     public var headers: HTTPHeaders
     /// The body bytes.
     public var body: Bytes {
-        didSet { bodyIsExecutionResult = false }
+        didSet {
+            bodyIsExecutionResult = false
+            encodings = nil
+        }
     }
     public var source: Source
+    /// Where compressed forms of `body` are kept, when it is a stored answer's.
+    public var encodings: EncodedBodies?
     /// Whoever made the response has checked that `body` is one JSON object
     /// with `data` or `errors`, so a consumer need not parse it to know
     /// (a subscription event fanned out to many clients is checked once).

@@ -47,3 +47,20 @@ import Testing
         try load("cors: {allow_origins: [\"*\"]}").validate()
     }
 }
+
+@Suite struct CompressionConfigTests {
+    @Test func defaults() {
+        let config = GatewayConfig().compression
+        #expect(config.enabled && config.minBytes == 1024 && config.algorithms == [.br, .gzip])
+    }
+
+    @Test func readsEveryKey() throws {
+        let config = try load("compression: {enabled: false, min_bytes: 4KiB, algorithms: [gzip]}").compression
+        #expect(!config.enabled && config.minBytes == 4096 && config.algorithms == [.gzip])
+    }
+
+    @Test func rejectsUnknownAndRepeatedCodings() {
+        #expect(loadError("compression: {algorithms: [zstd]}") == #"compression.algorithms[0]: "zstd" is not valid: expected one of br, gzip"#)
+        #expect(loadError("compression: {algorithms: [gzip, gzip]}") == #"compression.algorithms[1]: "gzip" is not valid: expected each coding once"#)
+    }
+}

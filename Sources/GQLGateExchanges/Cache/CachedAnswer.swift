@@ -12,6 +12,9 @@ public struct CachedAnswer: Sendable {
     public var storedAt: Duration
     public var ttl: Duration
     public var tags: CacheTags
+    /// The body's compressed forms, made on the first hits that ask for them
+    /// (`compression`); not counted in `cost` (a fraction of the body).
+    public let encodings = EncodedBodies()
 
     public init(status: Int, headers: HTTPHeaders, body: Bytes, storedAt: Duration, ttl: Duration, tags: CacheTags) {
         self.status = status
