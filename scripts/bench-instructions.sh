@@ -14,6 +14,9 @@
 #   HS H with the same manifest and safelist
 #   T  G with traffic protection on: a rate limit per client address (never reached), an
 #      upstream concurrency limit (never full) and the circuit breaker (closed)
+#   H0 H with compression off (H has it on, the default; its answer is below min_bytes)
+#   Z0 Zb Zg  cache hits on a 20 KiB answer (/graphql-big): sent as it is (no Accept-Encoding),
+#      as br and as gzip (compressed once, by the first hit)
 #
 # The report compares S with G and HS with H: what the safelist costs a listed query; and T
 # with G: what traffic protection costs a proxied query that passes it.
@@ -34,7 +37,7 @@
 # Environment:
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G is skipped if missing
 #   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
-#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS, T (default P,B,G,S)
+#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS, T, H0, Z0, Zb, Zg (default P,B,G,S)
 #   DURATION      seconds of measured load per server (default 15)
 #   WARMUP        seconds of unmeasured load before it (default 3)
 #   CONNECTIONS   wrk connections (default 10)
@@ -69,8 +72,8 @@ die() { log "error: $*"; exit 1; }
 wants() { [[ ,$TARGETS, == *,"$1",* ]]; }
 
 for t in ${TARGETS//,/ }; do
-    [[ $t == P || $t == B || $t == G || $t == H || $t == S || $t == HS || $t == T ]] ||
-        die "TARGETS: unknown server $t (known: P, B, G, H, S, HS, T)"
+    [[ $t =~ ^(P|B|G|H|S|HS|T|H0|Z0|Zb|Zg)$ ]] ||
+        die "TARGETS: unknown server $t (known: P, B, G, H, S, HS, T, H0, Z0, Zb, Zg)"
 done
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || die "DURATION must be a positive number of seconds"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a number of seconds"
@@ -88,10 +91,11 @@ STATUS=1
 
 install_cleanup
 
-read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT T_PORT < <(free_ports 8)
+read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT T_PORT H0_PORT Z0_PORT Zb_PORT Zg_PORT < <(free_ports 12)
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_STATUS=http://127.0.0.1:$U_PORT/nginx-status
 
+write_big_answer "$TMP"
 render_conf "$BENCH_DIR/upstream.conf.in" "$TMP/upstream.conf" "$U_PORT"
 start_nginx upstream "$TMP/upstream.conf"
 wait_http "upstream nginx (U)" "$LAST_PID" "$U_STATUS"
@@ -206,11 +210,11 @@ write_manifest() {
     }' >"$1"
 }
 
-# gateway name port config count: gqlgate under callgrind with config (YAML text), measured
+# gateway name port config count [upstream]: gqlgate under callgrind with config (YAML text), measured
 gateway() {
-    local name=$1 port=$2 config=$3 count=$4 args
+    local name=$1 port=$2 config=$3 count=$4 upstream=${5:-$U_GRAPHQL} args
     printf '%s\n' "$config" >"$TMP/gqlgate-$name.yaml"
-    args=(run --listen "127.0.0.1:$port" --upstream "$U_GRAPHQL" --config "$TMP/gqlgate-$name.yaml" --log-level error)
+    args=(run --listen "127.0.0.1:$port" --upstream "$upstream" --config "$TMP/gqlgate-$name.yaml" --log-level error)
     # shellcheck disable=SC2206 # word splitting of GQLGATE_ARGS is intended
     [[ -n $GQLGATE_ARGS ]] && args+=($GQLGATE_ARGS)
     [[ -f $TMP/gqlgate ]] || strip --strip-debug -o "$TMP/gqlgate" "$GQLGATE_BIN"
@@ -224,6 +228,19 @@ gateway() {
 if wants H && [[ -x $GQLGATE_BIN ]]; then
     gateway H "$H_PORT" "$GC_CONFIG" gateway_requests
 fi
+
+# Compression: H0 is H with compression off (H has it on, the default, for an answer below
+# min_bytes); Z0, Zb and Zg are hits on a 20 KiB answer sent as it is, as br and as gzip.
+if wants H0 && [[ -x $GQLGATE_BIN ]]; then
+    gateway H0 "$H0_PORT" "${GC_CONFIG%\}}, compression: {enabled: false}}" gateway_requests
+fi
+for row in Z0: Zb:br Zg:gzip; do
+    name=${row%%:*} coding=${row#*:}
+    if wants "$name" && [[ -x $GQLGATE_BIN ]]; then
+        port_var=${name}_PORT
+        BENCH_ACCEPT_ENCODING=$coding gateway "$name" "${!port_var}" "$GC_CONFIG" gateway_requests "http://127.0.0.1:$U_PORT/graphql-big"
+    fi
+done
 
 if { wants S || wants HS; } && [[ -x $GQLGATE_BIN ]]; then
     write_manifest "$TMP/manifest.json" 1000

@@ -60,6 +60,7 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }     # utime + stime
 kib_of() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; } # VmRSS, VmHWM
 
 read -r U_PORT G_PORT GC_PORT <<<"$(free_ports 3)"
+write_big_answer "$TMP"
 render_conf "$BENCH_DIR/upstream.conf.in" "$TMP/upstream.conf" "$U_PORT"
 start_nginx upstream "$TMP/upstream.conf"
 wait_http upstream "$LAST_PID" "http://127.0.0.1:$U_PORT/healthz"

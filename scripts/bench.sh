@@ -316,6 +316,7 @@ GA_GRAPHQL=http://127.0.0.1:$GA_PORT/graphql
 GC_GRAPHQL=http://127.0.0.1:$GC_PORT/graphql
 GD_GRAPHQL=http://127.0.0.1:$GD_PORT/graphql
 
+write_big_answer "$TMP"
 render_conf "$BENCH_DIR/upstream.conf.in" "$TMP/upstream.conf" "$U_PORT"
 start_nginx upstream "$TMP/upstream.conf"
 U_PID=$LAST_PID

@@ -45,6 +45,14 @@ extra_temp_paths() {
     done
 }
 
+write_big_answer() { # dir: the file upstream.conf.in serves at /graphql-big, a 20 KiB GraphQL answer
+    awk 'BEGIN {
+        printf "{\"data\":{\"reviews\":["
+        for (i = 0; i < 290; i++) printf "%s{\"id\":\"%d\",\"episode\":\"JEDI\",\"stars\":%d,\"commentary\":\"review %d\"}", (i ? "," : ""), i, i % 5 + 1, i * 7919
+        print "]}}"
+    }' >"$1/big-answer.json"
+}
+
 render_conf() { # template output port [upstream_port]
     local tmpl=$1 out=$2 port=$3 upstream_port=${4:-} name extra
     name=$(basename "$out" .conf)

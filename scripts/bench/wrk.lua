@@ -2,6 +2,7 @@
 --
 -- BENCH_REQUEST=graphql (default): POST a small GraphQL query as JSON.
 -- BENCH_REQUEST=get:                plain GET of the URL's path (health checks).
+-- BENCH_ACCEPT_ENCODING=br:         send it as Accept-Encoding (empty: none).
 -- BENCH_DELAY_MS=N:                 each connection waits N ms before each request
 --                                   (a fixed rate, for scripts/bench-sizing.sh).
 --
@@ -20,6 +21,10 @@ if kind == "graphql" then
    wrk.body = '{"query":"query Hello { hello }","operationName":"Hello"}'
    wrk.headers["Content-Type"] = "application/json"
    wrk.headers["Accept"] = "application/json"
+   local accept_encoding = os.getenv("BENCH_ACCEPT_ENCODING") or ""
+   if accept_encoding ~= "" then
+      wrk.headers["Accept-Encoding"] = accept_encoding
+   end
 elseif kind == "get" then
    wrk.method = "GET"
 else
