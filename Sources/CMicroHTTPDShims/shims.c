@@ -22,7 +22,7 @@ struct MHD_Daemon *gqlgate_mhd_start(const struct gqlgate_mhd_start_options *o, 
     if (found->ai_family == AF_INET6) {
         flags |= MHD_USE_IPv6;
     }
-    struct MHD_OptionItem options[10];
+    struct MHD_OptionItem options[14];
     int n = 0;
     options[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, found->ai_addr };
     options[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)o->completed_handler, o->completed_handler_cls };
@@ -41,12 +41,24 @@ struct MHD_Daemon *gqlgate_mhd_start(const struct gqlgate_mhd_start_options *o, 
     if (o->connection_memory_limit > 0) {
         options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)o->connection_memory_limit, NULL };
     }
+    if (o->tls_certificate != NULL && o->tls_key != NULL) {
+        if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+            freeaddrinfo(found);
+            snprintf(error, error_size, "this libmicrohttpd was built without TLS");
+            return NULL;
+        }
+        flags |= MHD_USE_TLS;
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)o->tls_certificate };
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)o->tls_key };
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)o->tls_priorities };
+    }
     options[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
     struct MHD_Daemon *daemon = MHD_start_daemon(flags, 0, NULL, NULL, o->access_handler, o->access_handler_cls,
                                                  MHD_OPTION_ARRAY, options, MHD_OPTION_END);
     freeaddrinfo(found);
     if (daemon == NULL) {
-        snprintf(error, error_size, "cannot listen on %s:%u (address in use, or not an address of this host)", o->host, (unsigned)o->port);
+        snprintf(error, error_size, "cannot listen on %s:%u (address in use, or not an address of this host%s)", o->host, (unsigned)o->port,
+                 o->tls_certificate != NULL ? ", or a certificate and key that do not load or match" : "");
     }
     return daemon;
 }

@@ -28,6 +28,7 @@ public struct ConfigReload: Sendable, Equatable {
         keep("server.max_header_bytes", \.server.maxHeaderBytes)
         keep("server.idle_timeout", \.server.idleTimeout)
         keep("server.write_timeout", \.server.writeTimeout)
+        keep("server.tls", \.server.tls)
         self.effective = effective
         self.needsRestart = needsRestart
     }

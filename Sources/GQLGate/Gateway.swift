@@ -82,7 +82,7 @@ public final class Gateway: Sendable {
                 host: config.server.listen.host, port: config.server.listen.port, threads: config.server.httpThreadCount,
                 maxBodyBytes: config.server.maxBodyBytes, idleTimeoutSeconds: Int(config.server.idleTimeout.components.seconds),
                 writeTimeoutSeconds: Int(config.server.writeTimeout.components.seconds), connectionLimit: config.server.maxConnections,
-                connectionMemoryBytes: config.server.maxHeaderBytes),
+                connectionMemoryBytes: config.server.maxHeaderBytes, tls: try TLSCredentials(config.server.tls)),
             delegate: endpoint)
     }
 

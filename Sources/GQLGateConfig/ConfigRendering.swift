@@ -31,6 +31,11 @@ extension GatewayConfig {
                 .init("max_header_bytes", .size(server.maxHeaderBytes)),
                 .init("idle_timeout", .duration(server.idleTimeout)),
                 .init("write_timeout", .duration(server.writeTimeout)),
+                .init("tls", [
+                    .init("cert_file", .string(server.tls.certFile)),
+                    .init("key_file", .string(server.tls.keyFile)),
+                    .init("client_ca_file", .string(server.tls.clientCAFile)),
+                ]),
             ]),
             .init("upstream", [
                 .init("url", .optional(upstream.url.map { redactingURL($0) })),

@@ -9,6 +9,7 @@ extension GatewayConfig {
     ///   `auth.bearer_token_file` (both would set `Authorization`).
     /// - `cache.backend: redis` has a redis:// `cache.redis_url`.
     /// - `persisted_documents.safelist` and `require_id` need `persisted_documents.manifests`.
+    /// - `server.tls.cert_file` and `key_file` go together; `client_ca_file` is not supported yet.
     /// - `cors.allow_origins: ["*"]` stands alone and not with `cors.allow_credentials`.
     /// - Throws: The first ``ConfigError`` found.
     public func validate() throws(ConfigError) {
@@ -52,6 +53,16 @@ extension GatewayConfig {
                 keyPath: "persisted_documents.\(key)",
                 message: "needs persisted_documents.manifests (with none, no operation could run)"
             )
+        }
+        if server.tls.certFile.isEmpty != server.tls.keyFile.isEmpty {
+            throw ConfigError(
+                keyPath: server.tls.certFile.isEmpty ? "server.tls.cert_file" : "server.tls.key_file",
+                message: "required with server.tls.\(server.tls.certFile.isEmpty ? "key_file" : "cert_file"): set both or neither")
+        }
+        if !server.tls.clientCAFile.isEmpty {
+            throw ConfigError(
+                keyPath: "server.tls.client_ca_file",
+                message: "client certificates are not supported yet: leave it empty (docs/browsers-and-tls.md)")
         }
         if cors.allowCredentials, cors.allowOrigins.contains("*") {
             throw ConfigError(

@@ -31,6 +31,8 @@ public struct ServerConfig: Sendable, Equatable {
     /// this long is dropped with its connection, which frees it. Whole seconds, at least 1s.
     /// Default 30s.
     public var writeTimeout = Duration.seconds(30)
+    /// `server.tls`: HTTPS and WSS on the listen address. Default off.
+    public var tls = TLSConfig()
 
     /// The defaults.
     public init() {}
@@ -50,7 +52,7 @@ public struct ServerConfig: Sendable, Equatable {
 extension ServerConfig {
     static let keys = [
         "listen", "path", "max_body_bytes", "threads", "loops", "drain_timeout", "max_connections", "max_header_bytes",
-        "idle_timeout", "write_timeout",
+        "idle_timeout", "write_timeout", "tls",
     ]
 
     /// The paths that gqlgate serves itself, which `server.path` cannot take.
@@ -82,6 +84,7 @@ extension ServerConfig {
         }
         idleTimeout = try map["idle_timeout"].map(Self.connectionTimeout) ?? idleTimeout
         writeTimeout = try map["write_timeout"].map(Self.connectionTimeout) ?? writeTimeout
+        tls = try map["tls"].map(TLSConfig.init(yaml:)) ?? tls
     }
 
     /// A connection timeout: libmicrohttpd counts them in whole seconds.

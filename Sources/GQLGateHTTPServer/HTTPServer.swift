@@ -86,10 +86,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// answer fields past the room left are dropped (`droppedAnswerFields`).
     /// Bodies do not count: they pass through the pool in pieces.
     public var connectionMemoryBytes: Int
+    /// HTTPS and WSS with this certificate and key; nil: plain HTTP.
+    public var tls: TLSCredentials?
 
     public init(host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 1, maxBodyBytes: Int = 1 << 20,
                 idleTimeoutSeconds: Int = 120, writeTimeoutSeconds: Int = 30, connectionLimit: Int = 0,
-                connectionMemoryBytes: Int = 16 << 10) {
+                connectionMemoryBytes: Int = 16 << 10, tls: TLSCredentials? = nil) {
         self.host = host
         self.port = port
         self.threads = threads
@@ -98,6 +100,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.writeTimeoutSeconds = writeTimeoutSeconds
         self.connectionLimit = connectionLimit
         self.connectionMemoryBytes = connectionMemoryBytes
+        self.tls = tls
     }
 }
 
@@ -152,6 +155,7 @@ public final class HTTPServer: @unchecked Sendable {
         let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_ALLOW_UPGRADE.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()  // the server outlives its daemon (stop() in deinit)
         var error = [CChar](repeating: 0, count: 256)
+        let tls = configuration.tls
         let started: OpaquePointer? = configuration.host.withCString { host in
             var options = gqlgate_mhd_start_options(
                 flags: UInt32(flags), host: host, port: configuration.port,
@@ -160,8 +164,20 @@ public final class HTTPServer: @unchecked Sendable {
                 connection_timeout_seconds: idleTimeout,
                 listen_backlog: 1024, connection_memory_limit: configuration.connectionMemoryBytes,
                 access_handler: accessHandler, access_handler_cls: context,
-                completed_handler: completedHandler, completed_handler_cls: context)
-            return gqlgate_mhd_start(&options, &error, error.count)
+                completed_handler: completedHandler, completed_handler_cls: context,
+                tls_certificate: nil, tls_key: nil, tls_priorities: nil)
+            guard let tls else { return gqlgate_mhd_start(&options, &error, error.count) }
+            // libmicrohttpd loads the PEM texts while it starts.
+            return tls.certificatePEM.withCString { certificate in
+                tls.keyPEM.withCString { key in
+                    TLSCredentials.priorities.withCString { priorities in
+                        options.tls_certificate = certificate
+                        options.tls_key = key
+                        options.tls_priorities = priorities
+                        return gqlgate_mhd_start(&options, &error, error.count)
+                    }
+                }
+            }
         }
         guard let started else {
             throw HTTPServerError(message: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))

@@ -31,7 +31,7 @@ struct GatewayProcess {
         }
         warnAboutInactiveKeys(config, logger: logger)
         logger.info("listening", metadata: [
-            "address": "http://\(config.server.listen.host):\(gateway.port)\(config.server.path)", "version": "\(GQLGateVersion.current)",
+            "address": "\(config.server.tls.isEnabled ? "https" : "http")://\(config.server.listen.host):\(gateway.port)\(config.server.path)", "version": "\(GQLGateVersion.current)",
         ])
         logger.info("upstream", metadata: ["url": "\(URLRedaction.redactingUserInfo(config.upstream.url ?? ""))"])
         writer.flush()

@@ -64,3 +64,26 @@ import Testing
         #expect(loadError("compression: {algorithms: [gzip, gzip]}") == #"compression.algorithms[1]: "gzip" is not valid: expected each coding once"#)
     }
 }
+
+@Suite struct TLSConfigTests {
+    @Test func offByDefault() {
+        #expect(!GatewayConfig().server.tls.isEnabled)
+        #expect(GatewayConfig().server.tls == TLSConfig())
+    }
+
+    @Test func readsTheFilesAndNeedsBoth() throws {
+        let config = try load("server: {tls: {cert_file: /tls/crt.pem, key_file: /tls/key.pem}}")
+        try config.validate()
+        #expect(config.server.tls.isEnabled && config.server.tls.certFile == "/tls/crt.pem" && config.server.tls.keyFile == "/tls/key.pem")
+        let certOnly = try load("server: {tls: {cert_file: /tls/crt.pem}}")
+        #expect(thrownError { () throws(ConfigError) in try certOnly.validate() }
+            == "server.tls.key_file: required with server.tls.cert_file: set both or neither")
+        let keyOnly = try load("server: {tls: {key_file: /tls/key.pem}}")
+        #expect(thrownError { () throws(ConfigError) in try keyOnly.validate() }?.hasPrefix("server.tls.cert_file: required") == true)
+    }
+
+    @Test func clientCertificatesAreRefusedUntilSupported() throws {
+        let config = try load("server: {tls: {cert_file: a, key_file: b, client_ca_file: ca}}")
+        #expect(thrownError { () throws(ConfigError) in try config.validate() }?.hasPrefix("server.tls.client_ca_file: client certificates are not supported yet") == true)
+    }
+}

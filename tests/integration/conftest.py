@@ -28,6 +28,7 @@ from harness import (
     post_graphql,
     wait_for_http,
     wait_for_port,
+    wait_until,
 )
 
 START_TIMEOUT = float(os.environ.get("GQLGATE_TEST_START_TIMEOUT", "30"))
@@ -196,7 +197,9 @@ class GatewayFactory:
         args: typing.Sequence[str] = (),
         env: typing.Optional[dict[str, str]] = None,
         use_upstream_flag: bool = True,
+        ready: typing.Optional[typing.Callable[[int], bool]] = None,
     ) -> Gateway:
+        """A gqlgate on a free port, once it answers: ``ready(port)``, by default ``GET /healthz`` is 200."""
         config_path = self.write_config(config) if config is not None else None
         if upstream is None and use_upstream_flag:
             upstream = self.default_upstream()
@@ -212,6 +215,8 @@ class GatewayFactory:
                 argv += ["--config", str(config_path)]
             argv += list(args)
             proc = self.group.start("gqlgate", argv, env=clean_env(env), cwd=self.tmp)
+            if ready is not None:
+                return proc, lambda: wait_until(lambda: ready(port), timeout=START_TIMEOUT, what="gqlgate ready", alive=proc)
             return proc, lambda: wait_for_http(
                 f"http://127.0.0.1:{port}/healthz", timeout=START_TIMEOUT, alive=proc
             )

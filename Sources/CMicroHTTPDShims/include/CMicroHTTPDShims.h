@@ -24,6 +24,11 @@ struct gqlgate_mhd_start_options {
     void *access_handler_cls;
     MHD_RequestCompletedCallback completed_handler;
     void *completed_handler_cls;
+    /// PEM certificate chain and private key: HTTPS (and WSS) when both are set.
+    const char *tls_certificate;
+    const char *tls_key;
+    /// GnuTLS priority string for the TLS daemon.
+    const char *tls_priorities;
 };
 
 /// Starts a daemon bound to exactly `options->host:port` (MHD binds 0.0.0.0

@@ -1,3 +1,4 @@
+import GQLGateCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,18 +54,6 @@ struct WatchedFile: Sendable {
 
     /// The whole file as UTF-8 text (at most 1 MiB), or `nil`.
     static func contents(of path: String, limit: Int = 1 << 20) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        while bytes.count <= limit {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { return nil }
-            if count == 0 { return String(decoding: bytes, as: UTF8.self) }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-        return nil
+        FileText.read(path, limit: limit)
     }
 }
