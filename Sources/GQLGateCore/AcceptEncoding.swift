@@ -4,44 +4,72 @@ public enum AcceptEncoding {
     /// `header` rates highest, ties going to the earlier one; nil when it
     /// accepts none of them (no header, `identity` only, or `q=0`). `*`
     /// rates the codings the header does not name; `x-gzip` is `gzip`.
+    /// Read in place, byte by byte: it runs on every large answer, cache hits included.
     public static func preferred(_ header: String?, offered: [ContentCoding]) -> ContentCoding? {
-        guard let header, !offered.isEmpty else { return nil }
-        var named: [(coding: ContentCoding, q: Int)] = []
-        var anyOther: Int?
-        for element in header.utf8.split(separator: UInt8(ascii: ",")) {
-            let parts = Substring(element).split(separator: ";", omittingEmptySubsequences: false)
-            let name = parts[0].trimmingASCIISpaces()
-            var q = 1000
-            for parameter in parts.dropFirst() {
-                let pair = parameter.split(separator: "=", maxSplits: 1)
-                guard pair.count == 2, pair[0].trimmingASCIISpaces().lowercased() == "q" else { continue }
-                q = quality(pair[1].trimmingASCIISpaces()) ?? 0
-            }
-            if name == "*" {
-                anyOther = q
-            } else if let coding = coding(named: name) {
-                named.append((coding, q))
-            }
-        }
+        guard var header, !offered.isEmpty else { return nil }
+        let ratings = header.withUTF8 { Ratings(parsing: $0) }
         var best: (coding: ContentCoding, q: Int)?
         for coding in offered {
-            let q = named.first { $0.coding == coding }?.q ?? anyOther ?? 0
+            let q = ratings.q(of: coding) ?? ratings.anyOther ?? 0
             if q > 0, q > (best?.q ?? 0) { best = (coding, q) }
         }
         return best?.coding
     }
 
-    private static func coding(named name: Substring) -> ContentCoding? {
-        switch name.lowercased() {
-        case "br": .br
-        case "gzip", "x-gzip": .gzip
-        default: nil
+    /// The qvalues a header gives, in thousandths.
+    private struct Ratings {
+        var br: Int?
+        var gzip: Int?
+        var anyOther: Int?
+
+        func q(of coding: ContentCoding) -> Int? {
+            switch coding {
+            case .br: br
+            case .gzip: gzip
+            }
+        }
+
+        init(parsing bytes: UnsafeBufferPointer<UInt8>) {
+            var index = 0
+            while index < bytes.count {
+                while index < bytes.count, isSpace(bytes[index]) || bytes[index] == UInt8(ascii: ",") { index += 1 }
+                let nameStart = index
+                while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: ";") { index += 1 }
+                let name = trimmed(bytes, nameStart..<index)
+                var q = 1000
+                while index < bytes.count, bytes[index] == UInt8(ascii: ";") {
+                    index += 1
+                    let parameterStart = index
+                    while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: ";") { index += 1 }
+                    if let value = qValue(bytes, trimmed(bytes, parameterStart..<index)) { q = value }
+                }
+                switch name.count {
+                case 1 where bytes[name.lowerBound] == UInt8(ascii: "*"): anyOther = q
+                case 2 where matches(bytes, name, "br"): br = q
+                case 4 where matches(bytes, name, "gzip"), 6 where matches(bytes, name, "x-gzip"): gzip = q
+                default: break
+                }
+            }
+        }
+
+        /// The value of a `q=` parameter in thousandths (0 when it is not a qvalue); nil for another parameter.
+        private func qValue(_ bytes: UnsafeBufferPointer<UInt8>, _ parameter: Range<Int>) -> Int? {
+            guard parameter.count >= 2, bytes[parameter.lowerBound] | 0x20 == UInt8(ascii: "q") else { return nil }
+            var index = parameter.lowerBound + 1
+            while index < parameter.upperBound, isSpace(bytes[index]) { index += 1 }
+            guard index < parameter.upperBound, bytes[index] == UInt8(ascii: "=") else { return nil }
+            let value = trimmed(bytes, (index + 1)..<parameter.upperBound)
+            return AcceptEncoding.quality(UnsafeBufferPointer(rebasing: bytes[value])) ?? 0
         }
     }
 
     /// A qvalue (`0`, `0.5`, `1.000`) in thousandths; nil when it is not one.
     static func quality(_ text: Substring) -> Int? {
-        let bytes = Array(text.utf8)
+        var text = String(text)
+        return text.withUTF8 { quality($0) }
+    }
+
+    private static func quality(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard let first = bytes.first, first == UInt8(ascii: "0") || first == UInt8(ascii: "1") else { return nil }
         var value = Int(first - UInt8(ascii: "0")) * 1000
         guard bytes.count > 1 else { return value }
@@ -54,4 +82,28 @@ public enum AcceptEncoding {
         }
         return value <= 1000 ? value : nil
     }
+}
+
+private func isSpace(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+}
+
+/// `range` without leading and trailing spaces and tabs.
+private func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int> {
+    var start = range.lowerBound, end = range.upperBound
+    while start < end, isSpace(bytes[start]) { start += 1 }
+    while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+    return start..<end
+}
+
+/// Whether `bytes[range]` is `lowercase` (ASCII letters compared without case).
+private func matches(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ lowercase: StaticString) -> Bool {
+    guard range.count == lowercase.utf8CodeUnitCount else { return false }
+    let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+    for offset in 0..<range.count {
+        let byte = bytes[range.lowerBound + offset]
+        let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+        guard lowered == expected[offset] else { return false }
+    }
+    return true
 }
