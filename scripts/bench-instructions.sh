@@ -17,9 +17,13 @@
 #   H0 H with compression off (H has it on, the default; its answer is below min_bytes)
 #   Z0 Zb Zg  cache hits on a 20 KiB answer (/graphql-big): sent as it is (no Accept-Encoding),
 #      as br and as gzip (compressed once, by the first hit)
+#   TR G with tracing on at sample_ratio 1.0: every request's server and attempt spans exported
+#      to a second nginx from the same template (its /v1/traces answers 200), off the request path
+#   TL G with tracing on at sample_ratio 0.01
 #
 # The report compares S with G and HS with H: what the safelist costs a listed query; and T
-# with G: what traffic protection costs a proxied query that passes it.
+# with G: what traffic protection costs a proxied query that passes it; TR and TL with G: what
+# tracing costs a proxied query (export included: it runs in the same process).
 #
 # P, B and G run one at a time under `valgrind --tool=callgrind`, with wrk POSTing the bench
 # query on CONNECTIONS connections: a warm-up, then the counters are zeroed while wrk runs,
@@ -37,7 +41,7 @@
 # Environment:
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G is skipped if missing
 #   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
-#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS, T, H0, Z0, Zb, Zg (default P,B,G,S)
+#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL (default P,B,G,S)
 #   DURATION      seconds of measured load per server (default 15)
 #   WARMUP        seconds of unmeasured load before it (default 3)
 #   CONNECTIONS   wrk connections (default 10)
@@ -72,8 +76,8 @@ die() { log "error: $*"; exit 1; }
 wants() { [[ ,$TARGETS, == *,"$1",* ]]; }
 
 for t in ${TARGETS//,/ }; do
-    [[ $t =~ ^(P|B|G|H|S|HS|T|H0|Z0|Zb|Zg)$ ]] ||
-        die "TARGETS: unknown server $t (known: P, B, G, H, S, HS, T, H0, Z0, Zb, Zg)"
+    [[ $t =~ ^(P|B|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL)$ ]] ||
+        die "TARGETS: unknown server $t (known: P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL)"
 done
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || die "DURATION must be a positive number of seconds"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a number of seconds"
@@ -91,7 +95,7 @@ STATUS=1
 
 install_cleanup
 
-read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT T_PORT H0_PORT Z0_PORT Zb_PORT Zg_PORT < <(free_ports 12)
+read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT T_PORT H0_PORT Z0_PORT Zb_PORT Zg_PORT TR_PORT TL_PORT C_PORT < <(free_ports 15)
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_STATUS=http://127.0.0.1:$U_PORT/nginx-status
 
@@ -255,6 +259,15 @@ if wants T && [[ -x $GQLGATE_BIN ]]; then
     gateway T "$T_PORT" "${G_PROXIED_CONFIG%\}}, $protection}" upstream_requests
 fi
 
+if { wants TR || wants TL; } && [[ -x $GQLGATE_BIN ]]; then
+    render_conf "$BENCH_DIR/upstream.conf.in" "$TMP/collector.conf" "$C_PORT"
+    start_nginx collector "$TMP/collector.conf"
+    wait_http "span collector nginx" "$LAST_PID" "http://127.0.0.1:$C_PORT/healthz"
+    tracing="tracing: {enabled: true, endpoint: 'http://127.0.0.1:$C_PORT/v1/traces'"
+    if wants TR; then gateway TR "$TR_PORT" "${G_PROXIED_CONFIG%\}}, $tracing, sample_ratio: 1.0}}" upstream_requests; fi
+    if wants TL; then gateway TL "$TL_PORT" "${G_PROXIED_CONFIG%\}}, $tracing, sample_ratio: 0.01}}" upstream_requests; fi
+fi
+
 mkdir -p "$RESULTS_DIR"
 REPORT=$RESULTS_DIR/instructions.md
 {
@@ -285,6 +298,8 @@ REPORT=$RESULTS_DIR/instructions.md
             if (("S" in per) && ("G" in per)) printf "S / G (safelist, 1,000 documents, proxied): %+.2f%%\n", (per["S"] / per["G"] - 1) * 100
             if (("HS" in per) && ("H" in per)) printf "HS / H (safelist, 1,000 documents, cache hit): %+.2f%%\n", (per["HS"] / per["H"] - 1) * 100
             if (("T" in per) && ("G" in per)) printf "T / G (rate limit, concurrency limit, circuit breaker, proxied): %+.2f%%\n", (per["T"] / per["G"] - 1) * 100
+            if (("TR" in per) && ("G" in per)) printf "TR / G (tracing, sample_ratio 1.0, proxied): %+.2f%%\n", (per["TR"] / per["G"] - 1) * 100
+            if (("TL" in per) && ("G" in per)) printf "TL / G (tracing, sample_ratio 0.01, proxied): %+.2f%%\n", (per["TL"] / per["G"] - 1) * 100
         }'
     echo
     echo "Kernel instructions are not counted; nginx spends most of its cost there, so / P reads"

@@ -69,6 +69,11 @@ struct TracingExchange: AnswerWatcher {
         if facts.attempts > 0 { attributes.append(SpanAttribute("gqlgate.upstream.attempts", facts.attempts)) }
         if let shed = facts.shed { attributes.append(SpanAttribute("gqlgate.shed", shed.rawValue)) }
         if status >= 500 { attributes.append(SpanAttribute("error.type", String(status))) }
+        for wait in facts.waits {
+            tracer.finished(SpanRecord(
+                context: tracer.child(of: context), parentSpanID: context.spanID, name: wait.kind.rawValue, kind: .internal,
+                startUnixNano: tracer.unixNano(ofMonotonic: wait.start), endUnixNano: tracer.unixNano(ofMonotonic: wait.end)))
+        }
         tracer.finished(SpanRecord(
             context: context, parentSpanID: parent, name: request.method + " " + path, kind: .server,
             startUnixNano: tracer.unixNano(ofMonotonic: trace.startedAt), endUnixNano: tracer.nowUnixNano(),

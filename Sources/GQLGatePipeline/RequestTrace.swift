@@ -32,6 +32,8 @@ public final class RequestTrace: Sendable {
         public var cache: String?
         /// Why the gateway refused the operation to protect itself or the upstream; nil when it did not.
         public var shed: ShedReason?
+        /// What the operation waited for on the way, when tracing sampled it (each becomes a span).
+        public var waits: [Wait] = []
 
         public init() {}
     }
@@ -45,6 +47,24 @@ public final class RequestTrace: Sendable {
         /// The circuit breaker is open.
         case circuitOpen = "circuit_open"
     }
+
+    /// Something the operation waited for, from `start` to `end` (monotonic nanoseconds, `GatewayClock`).
+    public struct Wait: Sendable, Equatable {
+        public var kind: WaitKind
+        public var start: UInt64
+        public var end: UInt64
+    }
+
+    /// What an operation can wait for on its way to the upstream.
+    public enum WaitKind: String, Sendable {
+        /// A place among `upstream.max_concurrency`.
+        case upstreamQueue = "upstream queue wait"
+        /// An upstream token (an OAuth2 token being fetched).
+        case token = "upstream token"
+    }
+
+    /// Waits shorter than this (a free place, a token already held) are not noted.
+    public static let shortestWait: UInt64 = 50_000
 
     private let state = Mutex(Snapshot())
     /// When the client request was received (monotonic nanoseconds, `GatewayClock`).
@@ -91,6 +111,14 @@ public final class RequestTrace: Sendable {
     /// Traffic protection refused the operation.
     public func shed(_ reason: ShedReason) {
         state.withLock { $0.shed = reason }
+    }
+
+    /// The operation waited for `kind` since `start` (a monotonic reading); noted when it
+    /// took at least `shortestWait`. Stages call it only for sampled operations (`Operation.span`).
+    public func waited(_ kind: WaitKind, since start: UInt64, clock: GatewayClock = .system) {
+        let end = clock.monotonicNanoseconds()
+        guard end &- start >= Self.shortestWait else { return }
+        state.withLock { $0.waits.append(Wait(kind: kind, start: start, end: end)) }
     }
 
     /// The upstream answered an attempt with `status`.

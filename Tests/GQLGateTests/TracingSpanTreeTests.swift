@@ -62,7 +62,7 @@ private struct TracedPipeline {
     let cache = FreshCache()
     let chain: ExchangeChain
 
-    init(upstream statuses: [Int] = [200], ratio: Double = 1) {
+    init(upstream statuses: [Int] = [200], ratio: Double = 1, limit: ConcurrencyLimit? = nil) {
         upstream = ScriptedUpstream(statuses)
         let tracer = Tracer(sampler: Sampler(ratio: ratio), queue: SpanQueue(capacity: 100))
         self.tracer = tracer
@@ -71,7 +71,7 @@ private struct TracedPipeline {
                 TracingExchange(tracer: tracer, path: "/graphql"), DocumentExchange(cache: DocumentCache()), RequestTraceExchange(),
                 cache,
                 RetryExchange(policy: RetryPolicy(baseDelay: .milliseconds(1)), budget: RetryBudget(ratio: 1), sleep: { _ in }),
-            ],
+            ] + (limit.map { [UpstreamConcurrencyExchange(limit: $0)] } ?? []),
             transport: TracingTransport(inner: upstream, tracer: tracer, peer: UpstreamPeer(url: "http://user:pw@api.internal:4000/graphql")))
     }
 
@@ -180,5 +180,32 @@ private func attribute(_ span: SpanRecord?, _ key: String) -> SpanAttribute.Valu
                 if case .string(let text) = attribute.value { #expect(!text.contains(secret), "\(attribute.key)") }
             }
         }
+    }
+
+    @Test func aWaitForAnUpstreamPlaceIsASpanBeforeTheAttempt() async throws {
+        let limit = ConcurrencyLimit(limit: 1, queueTimeout: .seconds(30))
+        let pipeline = TracedPipeline(limit: limit)
+        try await limit.acquire()  // the one place, held until the request waits for it
+        let request = Task { try await pipeline.run("{ hello }") }
+        while limit.waiters == 0 { await Task.yield() }
+        let queued = GatewayClock.system.monotonicNanoseconds()
+        while GatewayClock.system.monotonicNanoseconds() - queued < 2 * RequestTrace.shortestWait { await Task.yield() }
+        limit.release()
+        #expect(try await request.value == 200)
+        let spans = pipeline.spans
+        let server = try #require(spans.first { $0.kind == .server })
+        let wait = try #require(spans.first { $0.kind == .internal })
+        let attempt = try #require(spans.first { $0.kind == .client })
+        #expect(spans.count == 3)
+        #expect(wait.name == "upstream queue wait")
+        #expect(wait.parentSpanID == server.context.spanID)
+        #expect(wait.endUnixNano - wait.startUnixNano >= RequestTrace.shortestWait)
+        #expect(wait.endUnixNano <= attempt.startUnixNano)
+    }
+
+    @Test func aFreePlaceMakesNoWaitSpan() async throws {
+        let pipeline = TracedPipeline(limit: ConcurrencyLimit(limit: 1, queueTimeout: .seconds(30)))
+        #expect(try await pipeline.run("{ hello }") == 200)
+        #expect(pipeline.spans.map(\.kind).sorted { $0.rawValue < $1.rawValue } == [.server, .client])
     }
 }

@@ -32,7 +32,9 @@ public struct UpstreamAuthExchange: Exchange {
             }
         }
         guard let tokens else { return try await next(operation) }
+        let waitStart = operation.span == nil ? 0 : GatewayClock.system.monotonicNanoseconds()  // timed only when traced
         let token = try await tokens.token()
+        if waitStart != 0 { operation.trace?.waited(.token, since: waitStart) }
         operation.upstreamHeaders.replaceOrAdd(name: "Authorization", value: "Bearer " + token.value)
         let results = try await next(operation)
         guard refreshOnUnauthorized, operation.kind == .query || operation.kind == .mutation else { return results }

@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGatePipeline
 
 /// `upstream.max_concurrency`: each upstream attempt of a query or mutation
@@ -17,8 +18,10 @@ public struct UpstreamConcurrencyExchange: Exchange {
 
     public func handle(_ operation: consuming Operation, next: ExchangeNext) async throws -> ResultStream {
         guard operation.kind == .query || operation.kind == .mutation else { return try await next(consume operation) }
+        let waitStart = operation.span == nil ? 0 : GatewayClock.system.monotonicNanoseconds()  // timed only when traced
         do {
             try await limit.acquire()
+            if waitStart != 0 { operation.trace?.waited(.upstreamQueue, since: waitStart) }
         } catch let error as GatewayError {
             onShed()
             operation.trace?.shed(.overloaded)
