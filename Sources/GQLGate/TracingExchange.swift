@@ -7,7 +7,8 @@ import GQLGateTracing
 /// cache status and the persisted document id; never variables, bodies or
 /// header values but the trace context). Sits right after the request log,
 /// only while `tracing.enabled` is set: the span starts at the request's
-/// arrival and ends with its answer, however the pipeline gives it. Upstream
+/// arrival and ends with its answer, however the pipeline gives it (a
+/// subscription's, when its results end). Upstream
 /// attempts read the span from `Operation.span` (`TracingTransport`).
 struct TracingExchange: AnswerWatcher {
     let tracer: Tracer
@@ -22,9 +23,12 @@ struct TracingExchange: AnswerWatcher {
         let request = RequestFacts(operation)
         do {
             let results = try await rest(operation)
-            if request.streams {  // answered with a 200 head; the results follow
-                finish(context, parent: parent, request, trace: trace, status: 200)
-                return results
+            if request.streams {  // answered with a 200 head; the results follow, the span lasts as long as they do
+                guard let channel = results.channel else {
+                    finish(context, parent: parent, request, trace: trace, status: 200)
+                    return results
+                }
+                return ResultStream(SpanLifetime.watching(channel) { finish(context, parent: parent, request, trace: trace, status: 200) })
             }
             guard let first = try await results.first() else { throw GatewayError.noResult }
             finish(context, parent: parent, request, trace: trace, status: first.status)
