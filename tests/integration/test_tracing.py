@@ -187,3 +187,20 @@ def test_check_config_redacts_the_export_headers(gqlgate_bin, tmp_path):
     assert "collector-secret" not in out
     assert 'service_name: "from-env"' in out
     assert "sample_ratio: 0.25" in out
+
+
+def test_a_subscription_over_sse_is_one_span_that_ends_with_its_stream(gqlgate, receiver):
+    gw = gqlgate(config=tracing_config(receiver.endpoint))
+    r = post_graphql(gw.url, "subscription Count { countdown(from: 2) }",
+                     headers={"Accept": "text/event-stream", "traceparent": traceparent(trace_id="d" * 32)})
+    assert r.status == 200, str(r)
+    assert r.text.count("event: next") == 3, r.text
+    wait_until(lambda: any(s.trace_id.hex() == "d" * 32 for s in receiver.spans()), timeout=10, what="the subscription's span",
+               alive=gw.proc)
+    spans = [s for s in receiver.spans() if s.trace_id.hex() == "d" * 32]
+    assert [s.kind for s in spans] == [trace_pb2.Span.SPAN_KIND_SERVER]
+    assert attributes(spans[0])["graphql.operation.type"] == "subscription"
+    assert attributes(spans[0])["graphql.operation.name"] == "Count"
+    # The upstream sleeps 50 ms after each of the three results: a span that ended with the
+    # stream's head would be shorter than the two sleeps between the first result and the last.
+    assert spans[0].end_time_unix_nano - spans[0].start_time_unix_nano >= 100_000_000
