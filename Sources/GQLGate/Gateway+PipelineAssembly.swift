@@ -20,9 +20,13 @@ extension Gateway {
                                         loops: context.loops, logger: context.logger)
         let traffic = TrafficStages(config: config, metrics: metrics, previous: context.previous)
         var builder = PipelineBuilder()
-        builder.fill(.requestLog, with: RequestLogExchange(log: requestLog))
         let tracer = tracer(config.tracing, export: spanExport)
-        if let tracer { builder.fill(.tracing, with: TracingExchange(tracer: tracer, path: config.server.path)) }
+        let logExchange = RequestLogExchange(log: requestLog)
+        if let tracer {  // the request log runs inside the tracing stage: one watcher either way
+            builder.fill(.requestLog, with: TracingExchange(tracer: tracer, path: config.server.path, requestLog: logExchange))
+        } else {
+            builder.fill(.requestLog, with: logExchange)
+        }
         if let rateLimit = traffic.rateLimit { builder.fill(.rateLimit, with: rateLimit) }
         if let byID = persisted.byID { builder.fill(.persistedDocuments, with: byID) }
         if let apq = caching.apq { builder.fill(.apq, with: apq) }

@@ -5,24 +5,29 @@ import GQLGateTracing
 /// Makes each sampled client request's server span (OpenTelemetry HTTP
 /// server conventions plus the GraphQL operation, the document's SHA-256, the
 /// cache status and the persisted document id; never variables, bodies or
-/// header values but the trace context). Sits right after the request log,
-/// only while `tracing.enabled` is set: the span starts at the request's
-/// arrival and ends with its answer, however the pipeline gives it (a
-/// subscription's, when its results end). Upstream
-/// attempts read the span from `Operation.span` (`TracingTransport`).
+/// header values but the trace context). Only while `tracing.enabled` is
+/// set, it takes the request log's slot and runs the request log inside it:
+/// the head keeps one watcher, which the chain calls directly on a resumed
+/// run. The span starts at the request's arrival and ends with its answer,
+/// however the pipeline gives it (a subscription's, when its results end).
+/// Upstream attempts read the span from `Operation.span` (`TracingTransport`).
 struct TracingExchange: AnswerWatcher {
     let tracer: Tracer
     /// The GraphQL path (`server.path`): the span's route.
     let path: String
+    /// The request log it runs, with the span's ids set for the access line.
+    let requestLog: RequestLogExchange
 
     func watch(_ operation: consuming Operation, _ rest: (consuming Operation) async throws -> ResultStream) async throws
         -> ResultStream {
-        guard let trace = operation.trace, let (context, parent) = start(operation) else { return try await rest(operation) }
+        guard let trace = operation.trace, let (context, parent) = start(operation) else {
+            return try await requestLog.watch(operation, rest)
+        }
         trace.spanStarted(context)
         operation.span = context
         let request = RequestFacts(operation)
         do {
-            let results = try await rest(operation)
+            let results = try await requestLog.watch(operation, rest)
             if request.streams {  // answered with a 200 head; the results follow, the span lasts as long as they do
                 guard let channel = results.channel else {
                     finish(context, parent: parent, request, trace: trace, status: 200)
@@ -40,8 +45,11 @@ struct TracingExchange: AnswerWatcher {
     }
 
     func answeredAtOnce(_ operation: borrowing Operation, _ outcome: Result<GraphQLResponse, any Error>) {
-        guard let trace = operation.trace, let (context, parent) = start(operation) else { return }
+        guard let trace = operation.trace, let (context, parent) = start(operation) else {
+            return requestLog.answeredAtOnce(operation, outcome)
+        }
         trace.spanStarted(context)
+        requestLog.answeredAtOnce(operation, outcome)
         let status = switch outcome {
         case .success(let answer): answer.status
         case .failure(let error): GatewayError(answering: error).status

@@ -5,8 +5,6 @@
 public enum PipelineSlot: String, CaseIterable, Sendable {
     /// The request metrics and the access line: sees every operation and how it was answered.
     case requestLog
-    /// The request's server span (`tracing.enabled`): after the request log, so that it sees every operation too.
-    case tracing
     /// `clients.rate_limit`: right after the request log, so that every operation counts, cache hits included.
     case rateLimit
     /// Persisted documents asked for by id (`persisted_documents`), and `require_id`.

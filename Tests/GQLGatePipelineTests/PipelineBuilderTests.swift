@@ -18,7 +18,7 @@ private func names(_ builder: PipelineBuilder) -> [String] {
 @Suite struct PipelineBuilderTests {
     @Test func theBuiltInOrderIsWrittenOnce() {
         #expect(PipelineSlot.allCases == [
-            .requestLog, .tracing, .rateLimit, .persistedDocuments, .apq, .document, .trace, .safelist, .methodRules, .limits, .cache,
+            .requestLog, .rateLimit, .persistedDocuments, .apq, .document, .trace, .safelist, .methodRules, .limits, .cache,
             .dedupe, .upstreamAPQ, .credentials, .retry, .circuitBreaker, .upstreamConcurrency,
         ])
     }

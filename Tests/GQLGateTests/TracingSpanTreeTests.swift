@@ -1,9 +1,11 @@
 @testable import GQLGate
 import GQLGateCore
 import GQLGateExchanges
+import GQLGateMetrics
 import GQLGatePipeline
 import GQLGateTracing
 import Synchronization
+import Logging
 import Testing
 
 /// The upstream: answers each attempt with the next status of its script
@@ -52,6 +54,9 @@ private final class FreshCache: AnswersAtOnce, Sendable {
     }
 }
 
+/// The request log the tracing stage runs: metrics only, no access lines.
+let unloggedRequests = RequestLogExchange(log: RequestLog(metrics: GatewayMetrics(), sink: .logger(Logger(label: "test"))))
+
 private let clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
 private let clientSpan = "00f067aa0ba902b7"
 
@@ -68,7 +73,7 @@ private struct TracedPipeline {
         self.tracer = tracer
         chain = ExchangeChain(
             exchanges: [
-                TracingExchange(tracer: tracer, path: "/graphql"), DocumentExchange(cache: DocumentCache()), RequestTraceExchange(),
+                TracingExchange(tracer: tracer, path: "/graphql", requestLog: unloggedRequests), DocumentExchange(cache: DocumentCache()), RequestTraceExchange(),
                 cache,
                 RetryExchange(policy: RetryPolicy(baseDelay: .milliseconds(1)), budget: RetryBudget(ratio: 1), sleep: { _ in }),
             ] + (limit.map { [UpstreamConcurrencyExchange(limit: $0)] } ?? []),
