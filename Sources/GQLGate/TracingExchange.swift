@@ -10,7 +10,7 @@ import GQLGateTracing
 /// the head keeps one watcher, which the chain calls directly on a resumed
 /// run. The span starts at the request's arrival and ends with its answer,
 /// however the pipeline gives it (a subscription's, when its results end).
-/// Upstream attempts read the span from `Operation.span` (`TracingTransport`).
+/// Upstream attempts read the span from the request's `RequestTrace` (`TracingTransport`).
 struct TracingExchange: AnswerWatcher {
     let tracer: Tracer
     /// The GraphQL path (`server.path`): the span's route.
@@ -24,7 +24,6 @@ struct TracingExchange: AnswerWatcher {
             return try await requestLog.watch(operation, rest)
         }
         trace.spanStarted(context)
-        operation.span = context
         let request = RequestFacts(operation)
         do {
             let results = try await requestLog.watch(operation, rest)

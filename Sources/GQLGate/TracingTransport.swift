@@ -16,7 +16,7 @@ struct TracingTransport: Transport {
     let peer: UpstreamPeer
 
     func send(_ operation: Operation) async throws -> ResultStream {
-        guard let parent = operation.span else { return try await inner.send(operation) }
+        guard let parent = operation.trace?.span else { return try await inner.send(operation) }
         let context = tracer.child(of: parent)
         let attempt = (operation.trace?.snapshot.attempts ?? 0) + 1
         var operation = operation

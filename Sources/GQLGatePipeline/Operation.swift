@@ -1,5 +1,4 @@
 import GQLGateCore
-import GQLGateTracing
 
 /// How the client sent an operation.
 public enum ClientTransport: Sendable, Equatable {
@@ -62,9 +61,6 @@ public struct Operation: Sendable {
     /// with, else its address. Set by the gateway only when a stage reads it
     /// (`clients.rate_limit` by key).
     public var clientID: String?
-    /// The span of the client request, when tracing sampled it: upstream
-    /// attempts become its children and send its trace upstream.
-    public var span: SpanContext?
     /// Where stages note what happened to the client request (its access log
     /// line and metrics read it); `nil` when nobody keeps one.
     public let trace: RequestTrace?

@@ -93,6 +93,15 @@ public final class RequestTrace: Sendable {
         state.withLock { $0.span = span }
     }
 
+    /// Whether tracing sampled the request (it has a span).
+    public var isSampled: Bool { span != nil }
+
+    /// The request's span, when tracing sampled it: upstream attempts become
+    /// its children and send its trace upstream.
+    public var span: SpanContext? {
+        state.withLock { $0.span }
+    }
+
     /// The response cache served the operation this way (`X-Cache`'s value).
     public func cacheServed(_ outcome: String) {
         state.withLock { $0.cache = outcome }
@@ -114,7 +123,7 @@ public final class RequestTrace: Sendable {
     }
 
     /// The operation waited for `kind` since `start` (a monotonic reading); noted when it
-    /// took at least `shortestWait`. Stages call it only for sampled operations (`Operation.span`).
+    /// took at least `shortestWait`. Stages call it only for sampled requests (`isSampled`).
     public func waited(_ kind: WaitKind, since start: UInt64, clock: GatewayClock = .system) {
         let end = clock.monotonicNanoseconds()
         guard end &- start >= Self.shortestWait else { return }

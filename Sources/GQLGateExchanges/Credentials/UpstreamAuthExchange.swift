@@ -32,7 +32,7 @@ public struct UpstreamAuthExchange: Exchange {
             }
         }
         guard let tokens else { return try await next(operation) }
-        let waitStart = operation.span == nil ? 0 : GatewayClock.system.monotonicNanoseconds()  // timed only when traced
+        let waitStart = operation.trace?.isSampled != true ? 0 : GatewayClock.system.monotonicNanoseconds()  // timed only when traced
         let token = try await tokens.token()
         if waitStart != 0 { operation.trace?.waited(.token, since: waitStart) }
         operation.upstreamHeaders.replaceOrAdd(name: "Authorization", value: "Bearer " + token.value)

@@ -18,7 +18,7 @@ public struct UpstreamConcurrencyExchange: Exchange {
 
     public func handle(_ operation: consuming Operation, next: ExchangeNext) async throws -> ResultStream {
         guard operation.kind == .query || operation.kind == .mutation else { return try await next(consume operation) }
-        let waitStart = operation.span == nil ? 0 : GatewayClock.system.monotonicNanoseconds()  // timed only when traced
+        let waitStart = operation.trace?.isSampled != true ? 0 : GatewayClock.system.monotonicNanoseconds()  // timed only when traced
         do {
             try await limit.acquire()
             if waitStart != 0 { operation.trace?.waited(.upstreamQueue, since: waitStart) }
