@@ -26,15 +26,26 @@ struct CSRFRule: Sendable {
     /// Whether `contentType`'s media type (parameters and surrounding
     /// spaces left out, case ignored) is one a browser sends cross-site
     /// without a preflight. Any other value — even one that does not parse —
-    /// makes a browser ask first.
+    /// makes a browser ask first. One pass over the field's bytes.
     static func isSimple(contentType: String) -> Bool {
-        let end = contentType.utf8.firstIndex(of: UInt8(ascii: ";")) ?? contentType.endIndex
-        let essence = contentType[..<end].trimmingASCIISpaces()
-        switch essence.utf8.count {
-        case 10: return String(essence).equalsIgnoringASCIICase("text/plain")
-        case 19: return String(essence).equalsIgnoringASCIICase("multipart/form-data")
-        case 33: return String(essence).equalsIgnoringASCIICase("application/x-www-form-urlencoded")
-        default: return false
+        var contentType = contentType
+        return contentType.withUTF8 { bytes in
+            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+            var start = 0
+            while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
+            while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+            let essence = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            return simpleTypes.contains { type in
+                type.count == essence.count && zip(type, essence).allSatisfy { $0 == lowered($1) }
+            }
         }
+    }
+
+    /// The media types a browser sends cross-site without a preflight, lower case.
+    private static let simpleTypes: [[UInt8]] =
+        ["text/plain", "multipart/form-data", "application/x-www-form-urlencoded"].map { Array($0.utf8) }
+
+    private static func lowered(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 }
