@@ -24,6 +24,8 @@ import sys
 import time
 import urllib.parse
 
+from json_upstream import serve_json
+
 ANSWER = b'{"data":{"hello":"world"}}'
 
 
@@ -59,29 +61,11 @@ class Upstream:
             self.in_flight -= 1
         return ANSWER
 
+    async def respond(self, method: str, path: str) -> bytes:
+        return self.control(path) if method == "GET" else await self.answer()
+
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                request_line, *header_lines = head.decode("latin-1").split("\r\n")
-                method, _, rest = request_line.partition(" ")
-                path = rest.partition(" ")[0]
-                length = 0
-                for line in header_lines:
-                    name, _, value = line.partition(":")
-                    if name.strip().lower() == "content-length":
-                        length = int(value.strip())
-                if length:
-                    await reader.readexactly(length)
-                body = self.control(path) if method == "GET" else await self.answer()
-                writer.write(
-                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
-                )
-                await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
+        await serve_json(reader, writer, self.respond)
 
 
 async def main(port: int, workers: int, latency_ms: float) -> None:

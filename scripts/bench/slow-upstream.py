@@ -16,6 +16,8 @@ import asyncio
 import json
 import sys
 
+from json_upstream import serve_json
+
 ANSWER = b'{"data":{"hello":"world"}}'
 
 
@@ -24,35 +26,15 @@ class Upstream:
         self.delay_s = delay_s
         self.requests = 0
 
+    async def respond(self, method: str, path: str) -> bytes:
+        if method == "GET" and path == "/count":
+            return json.dumps({"requests": self.requests}).encode()
+        self.requests += 1
+        await asyncio.sleep(self.delay_s)
+        return ANSWER
+
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                request_line, *header_lines = head.decode("latin-1").split("\r\n")
-                method, _, rest = request_line.partition(" ")
-                path = rest.partition(" ")[0]
-                length = 0
-                for line in header_lines:
-                    name, _, value = line.partition(":")
-                    if name.strip().lower() == "content-length":
-                        length = int(value.strip())
-                if length:
-                    await reader.readexactly(length)
-                if method == "GET" and path == "/count":
-                    body = json.dumps({"requests": self.requests}).encode()
-                else:
-                    self.requests += 1
-                    await asyncio.sleep(self.delay_s)
-                    body = ANSWER
-                writer.write(
-                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
-                    % (len(body), body)
-                )
-                await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
+        await serve_json(reader, writer, self.respond)
 
 
 async def main(port: int, delay_ms: float) -> None:
