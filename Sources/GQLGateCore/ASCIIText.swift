@@ -18,17 +18,14 @@ extension StringProtocol {
     fileprivate static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, containIgnoringCase pattern: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = pattern.first else { return true }
         guard bytes.count >= pattern.count else { return false }
-        for start in 0...(bytes.count - pattern.count) where lowered(bytes[start]) == first {
+        for start in 0...(bytes.count - pattern.count) where bytes[start].asciiLowercased == first {
             var index = 1
-            while index < pattern.count, lowered(bytes[start + index]) == pattern[index] { index += 1 }
+            while index < pattern.count, bytes[start + index].asciiLowercased == pattern[index] { index += 1 }
             if index == pattern.count { return true }
         }
         return false
     }
 
-    private static func lowered(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-    }
 
     private func trimming(_ isTrimmed: (Character) -> Bool) -> SubSequence {
         var start = startIndex, end = endIndex
@@ -116,5 +113,37 @@ extension String {
     public func containsIgnoringASCIICase(_ needle: String) -> Bool {
         var text = self, needle = needle
         return text.withUTF8 { bytes in needle.withUTF8 { pattern in Self.bytes(bytes, containIgnoringCase: pattern) } }
+    }
+}
+
+extension UInt8 {
+    /// The byte with an ASCII capital letter made lower case.
+    @inlinable
+    public var asciiLowercased: UInt8 {
+        self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z") ? self | 0x20 : self
+    }
+
+    /// Whether the byte is a space or a tab.
+    @inlinable
+    public var isASCIISpace: Bool {
+        self == UInt8(ascii: " ") || self == UInt8(ascii: "\t")
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// `range` without leading and trailing spaces and tabs.
+    public func trimmingASCIISpaces(_ range: Range<Int>) -> Range<Int> {
+        var start = range.lowerBound, end = range.upperBound
+        while start < end, self[start].isASCIISpace { start += 1 }
+        while end > start, self[end - 1].isASCIISpace { end -= 1 }
+        return start..<end
+    }
+
+    /// Whether the bytes in `range` are `lowercase` (ASCII letters compared without case).
+    public func equalsIgnoringASCIICase(_ range: Range<Int>, _ lowercase: StaticString) -> Bool {
+        guard range.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        for offset in 0..<range.count where self[range.lowerBound + offset].asciiLowercased != expected[offset] { return false }
+        return true
     }
 }

@@ -32,21 +32,21 @@ public enum AcceptEncoding {
         init(parsing bytes: UnsafeBufferPointer<UInt8>) {
             var index = 0
             while index < bytes.count {
-                while index < bytes.count, isSpace(bytes[index]) || bytes[index] == UInt8(ascii: ",") { index += 1 }
+                while index < bytes.count, bytes[index].isASCIISpace || bytes[index] == UInt8(ascii: ",") { index += 1 }
                 let nameStart = index
                 while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: ";") { index += 1 }
-                let name = trimmed(bytes, nameStart..<index)
+                let name = bytes.trimmingASCIISpaces(nameStart..<index)
                 var q = 1000
                 while index < bytes.count, bytes[index] == UInt8(ascii: ";") {
                     index += 1
                     let parameterStart = index
                     while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: ";") { index += 1 }
-                    if let value = qValue(bytes, trimmed(bytes, parameterStart..<index)) { q = value }
+                    if let value = qValue(bytes, bytes.trimmingASCIISpaces(parameterStart..<index)) { q = value }
                 }
                 switch name.count {
                 case 1 where bytes[name.lowerBound] == UInt8(ascii: "*"): anyOther = q
-                case 2 where matches(bytes, name, "br"): br = q
-                case 4 where matches(bytes, name, "gzip"), 6 where matches(bytes, name, "x-gzip"): gzip = q
+                case 2 where bytes.equalsIgnoringASCIICase(name, "br"): br = q
+                case 4 where bytes.equalsIgnoringASCIICase(name, "gzip"), 6 where bytes.equalsIgnoringASCIICase(name, "x-gzip"): gzip = q
                 default: break
                 }
             }
@@ -56,9 +56,9 @@ public enum AcceptEncoding {
         private func qValue(_ bytes: UnsafeBufferPointer<UInt8>, _ parameter: Range<Int>) -> Int? {
             guard parameter.count >= 2, bytes[parameter.lowerBound] | 0x20 == UInt8(ascii: "q") else { return nil }
             var index = parameter.lowerBound + 1
-            while index < parameter.upperBound, isSpace(bytes[index]) { index += 1 }
+            while index < parameter.upperBound, bytes[index].isASCIISpace { index += 1 }
             guard index < parameter.upperBound, bytes[index] == UInt8(ascii: "=") else { return nil }
-            let value = trimmed(bytes, (index + 1)..<parameter.upperBound)
+            let value = bytes.trimmingASCIISpaces((index + 1)..<parameter.upperBound)
             return AcceptEncoding.quality(UnsafeBufferPointer(rebasing: bytes[value])) ?? 0
         }
     }
@@ -82,28 +82,4 @@ public enum AcceptEncoding {
         }
         return value <= 1000 ? value : nil
     }
-}
-
-private func isSpace(_ byte: UInt8) -> Bool {
-    byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
-}
-
-/// `range` without leading and trailing spaces and tabs.
-private func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int> {
-    var start = range.lowerBound, end = range.upperBound
-    while start < end, isSpace(bytes[start]) { start += 1 }
-    while end > start, isSpace(bytes[end - 1]) { end -= 1 }
-    return start..<end
-}
-
-/// Whether `bytes[range]` is `lowercase` (ASCII letters compared without case).
-private func matches(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ lowercase: StaticString) -> Bool {
-    guard range.count == lowercase.utf8CodeUnitCount else { return false }
-    let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
-    for offset in 0..<range.count {
-        let byte = bytes[range.lowerBound + offset]
-        let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-        guard lowered == expected[offset] else { return false }
-    }
-    return true
 }

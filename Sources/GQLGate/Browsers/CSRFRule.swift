@@ -30,22 +30,9 @@ struct CSRFRule: Sendable {
     static func isSimple(contentType: String) -> Bool {
         var contentType = contentType
         return contentType.withUTF8 { bytes in
-            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
-            var start = 0
-            while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
-            while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
-            let essence = UnsafeBufferPointer(rebasing: bytes[start..<end])
-            return simpleTypes.contains { type in
-                type.count == essence.count && zip(type, essence).allSatisfy { $0 == lowered($1) }
-            }
+            let essence = bytes.trimmingASCIISpaces(0..<(bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count))
+            return bytes.equalsIgnoringASCIICase(essence, "text/plain") || bytes.equalsIgnoringASCIICase(essence, "multipart/form-data")
+                || bytes.equalsIgnoringASCIICase(essence, "application/x-www-form-urlencoded")
         }
-    }
-
-    /// The media types a browser sends cross-site without a preflight, lower case.
-    private static let simpleTypes: [[UInt8]] =
-        ["text/plain", "multipart/form-data", "application/x-www-form-urlencoded"].map { Array($0.utf8) }
-
-    private static func lowered(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 }
