@@ -58,7 +58,7 @@ LINT_VENV ?= .venv-lint
 IMAGE_FROM ?= host
 # The end-to-end tests drive a headless browser (tests/integration/test_browsers_chromium.py).
 BROWSER_PACKAGES := chromium
-BENCH_PACKAGES := nginx-light wrk linux-perf
+BENCH_PACKAGES := nginx-light wrk linux-perf openssl
 INSTRUCTIONS_PACKAGES := nginx-light wrk valgrind
 
 .DEFAULT_GOAL := build

@@ -15,6 +15,11 @@
 #   Ga G with credentials (a static header and a token file) and the default retries
 #   Gc gqlgate in front of U with the cache on
 #   Gd gqlgate in front of S with the defaults (dedupe on, cache off)
+#   Gz gqlgate with the cache on in front of U's 20 KiB answer (/graphql-big), compression
+#      at its defaults (br, gzip)
+#   Cz nginx `proxy_cache` with `gzip on` in front of the same 20 KiB answer
+#   Pt P listening with TLS (a self-signed ECDSA P-256 certificate made by openssl here)
+#   Gt G listening with TLS (`server.tls`, the same certificate)
 #
 # Workloads (WORKLOADS selects them), interleaved round by round:
 #   proxied  POST /graphql to P, B, G: a proxied query
@@ -23,6 +28,9 @@
 #   cache    the same POST to C, M and Gc: every answer a cache hit after the first
 #   burst    the same POST to Gd from BURST_CONNECTIONS connections at once: upstream
 #            requests per client request
+#   compression  the same POST to Gz without Accept-Encoding, with `br` and with `gzip`
+#            (every answer a cache hit), and with `gzip` to Cz: bytes per answer and CPU per hit
+#   tls      the proxied POST to Pt and Gt over HTTPS (kept-alive connections)
 # Per run: wrk's requests, latency and errors, the server's instructions per request
 # (perf stat, when the CPU exposes counters), its CPU time per request (/proc), and for
 # burst the requests S received.
@@ -30,7 +38,8 @@
 # Environment:
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G rows are skipped if missing
 #   GQLGATE_ARGS  extra arguments for every `gqlgate run` (default none)
-#   WORKLOADS     comma-separated workloads to run (default proxied,auth,health,cache,burst)
+#   WORKLOADS     comma-separated workloads to run
+#                 (default proxied,auth,health,cache,burst,compression,tls)
 #   DURATION      wrk duration per run (default 10s)
 #   CONNECTIONS   wrk connections (default 50)
 #   BURST_CONNECTIONS  wrk connections of the burst workload (default 200)
@@ -68,7 +77,7 @@ DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-50}
 BURST_CONNECTIONS=${BURST_CONNECTIONS:-200}
 SLOW_MS=${SLOW_MS:-50}
-WORKLOADS=${WORKLOADS:-proxied,auth,health,cache,burst}
+WORKLOADS=${WORKLOADS:-proxied,auth,health,cache,burst,compression,tls}
 THREADS=${THREADS:-1}
 ROUNDS=${ROUNDS:-3}
 WARMUP=${WARMUP:-2s}
@@ -90,8 +99,8 @@ wants() { [[ ,$WORKLOADS, == *,"$1",* ]]; } # workload: selected by WORKLOADS?
 [[ $SLOW_MS =~ ^[0-9]+$ && $SLOW_MS -gt 0 ]] || die "SLOW_MS must be a positive integer"
 for w in ${WORKLOADS//,/ }; do
     case $w in
-        proxied | auth | health | cache | burst) ;;
-        *) die "WORKLOADS: unknown workload $w (known: proxied, auth, health, cache, burst)" ;;
+        proxied | auth | health | cache | burst | compression | tls) ;;
+        *) die "WORKLOADS: unknown workload $w (known: proxied, auth, health, cache, burst, compression, tls)" ;;
     esac
 done
 [[ $THREADS =~ ^[0-9]+$ && $THREADS -gt 0 ]] || die "THREADS must be a positive integer"
@@ -106,6 +115,7 @@ command -v "$NGINX" >/dev/null || missing+=("nginx (apt-get install nginx-light)
 command -v "$WRK" >/dev/null || missing+=("wrk (apt-get install wrk)")
 command -v curl >/dev/null || missing+=("curl")
 command -v python3 >/dev/null || missing+=("python3")
+wants tls && ! command -v openssl >/dev/null && missing+=("openssl (for the tls workload's certificate)")
 ((${#missing[@]} == 0)) || die "missing: ${missing[*]}"
 
 # ------------------------------------------------------------------ cleanup
@@ -124,9 +134,9 @@ GRAPHQL_BODY='{"query":"query Hello { hello }","operationName":"Hello"}'
 check_answer() { # label method url expect-substring
     local label=$1 method=$2 url=$3 expect=$4 out code body
     if [[ $method == POST ]]; then
-        out=$(curl -s --max-time 5 -w '\n%{http_code}' -H 'Content-Type: application/json' --data "$GRAPHQL_BODY" "$url" || true)
+        out=$(curl -sk --max-time 5 -w '\n%{http_code}' -H 'Content-Type: application/json' --data "$GRAPHQL_BODY" "$url" || true)
     else
-        out=$(curl -s --max-time 5 -w '\n%{http_code}' "$url" || true)
+        out=$(curl -sk --max-time 5 -w '\n%{http_code}' "$url" || true)
     fi
     code=${out##*$'\n'}
     body=${out%$'\n'*}
@@ -165,17 +175,20 @@ cpu_ticks() { # pid...: user+system clock ticks of the processes (all threads)
 }
 
 RUNS_TSV=$TMP/runs.tsv
-printf 'round\tworkload\tserver\trequests\tduration_us\tp50_us\tp99_us\tconnect\tread\twrite\tstatus\ttimeout\tfailed\tevents\tcpu_ticks\tclk_tck\tupstream_requests\n' >"$RUNS_TSV"
+printf 'round\tworkload\tserver\trequests\tduration_us\tp50_us\tp99_us\tconnect\tread\twrite\tstatus\ttimeout\tfailed\tevents\tcpu_ticks\tclk_tck\tupstream_requests\tbytes\n' >"$RUNS_TSV"
 CLK_TCK=$(getconf CLK_TCK)
 
 # run_wrk round workload server request-kind url duration connections counter-url pid...
-# round 0 is a warm-up: nothing measured or recorded. counter-url is S's /count (the
-# upstream requests of the run are counted there) or -.
+# round 0 is a warm-up: nothing measured or recorded. request-kind is wrk.lua's
+# BENCH_REQUEST, with `:coding` sent as Accept-Encoding (graphql:br). counter-url is S's
+# /count (the upstream requests of the run are counted there) or -.
 run_wrk() {
     local round=$1 workload=$2 server=$3 kind=$4 url=$5 duration=$6 connections=$7 counter=$8
     shift 8
     local pids=("$@") pid perf_pid= wrk_pid cpu0 cpu1 cpu events=- line failed=0 wrk_out="$TMP/wrk-$workload-$server-$round.out"
-    local requests=0 duration_us=0 p50=0 p99=0 connect=0 read=0 write=0 status=0 timeout=0
+    local requests=0 duration_us=0 bytes=0 p50=0 p99=0 connect=0 read=0 write=0 status=0 timeout=0
+    local coding=
+    [[ $kind == *:* ]] && coding=${kind#*:} && kind=${kind%%:*}
     local upstream0=- upstream1=- upstream=-
 
     [[ $counter != - ]] && upstream0=$(upstream_count "$counter")
@@ -189,7 +202,7 @@ run_wrk() {
 
     # In the background and waited for, so that Ctrl-C or SIGTERM reaches the traps at once
     # (bash defers traps while a foreground command runs, and wrk itself handles SIGINT).
-    BENCH_REQUEST=$kind "$WRK" -t"$THREADS" -c"$connections" -d"$duration" --latency \
+    BENCH_REQUEST=$kind BENCH_ACCEPT_ENCODING=$coding "$WRK" -t"$THREADS" -c"$connections" -d"$duration" --latency \
         -s "$BENCH_DIR/wrk.lua" "$url" >"$wrk_out" 2>&1 </dev/null &
     wrk_pid=$!
     RUN_PIDS+=("$wrk_pid")
@@ -222,6 +235,7 @@ run_wrk() {
             case ${kv%%=*} in
                 requests) requests=${kv#*=} ;;
                 duration_us) duration_us=${kv#*=} ;;
+                bytes) bytes=${kv#*=} ;;
                 p50_us) p50=${kv#*=} ;;
                 p99_us) p99=${kv#*=} ;;
                 connect) connect=${kv#*=} ;;
@@ -234,14 +248,15 @@ run_wrk() {
     fi
 
     ((round > 0)) || return 0
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
         "$round" "$workload" "$server" "$requests" "$duration_us" "$p50" "$p99" \
-        "$connect" "$read" "$write" "$status" "$timeout" "$failed" "$events" "$cpu" "$CLK_TCK" "$upstream" >>"$RUNS_TSV"
+        "$connect" "$read" "$write" "$status" "$timeout" "$failed" "$events" "$cpu" "$CLK_TCK" "$upstream" "$bytes" >>"$RUNS_TSV"
 
     local rps=0 per=""
     ((duration_us > 0)) && rps=$((requests * 1000000 / duration_us))
     [[ $events != - && $requests -gt 0 ]] && per=", $(awk -v e="$events" -v r="$requests" 'BEGIN { v = e / r; if (v >= 1000) printf "%.1fk", v / 1000; else printf "%.3g", v }') $PERF_EVENT/req"
     [[ $cpu != - && $requests -gt 0 ]] && per+=", $(awk -v t="$cpu" -v c="$CLK_TCK" -v r="$requests" 'BEGIN { printf "%.1f", t / c * 1e6 / r }') cpu us/req"
+    [[ $workload == compression && $requests -gt 0 ]] && per+=", $((bytes / requests)) bytes/answer"
     [[ $upstream != - && $requests -gt 0 ]] && per+=", $(awk -v u="$upstream" -v r="$requests" 'BEGIN { printf "%.4f", u / r }') upstream/req"
     log "$(printf 'round %d/%d  %-9s %-30s %7d req/s  p50 %s ms  p99 %s ms%s  errors %d' \
         "$round" "$ROUNDS" "$workload" "$(label "$server" "$workload")" "$rps" \
@@ -263,6 +278,12 @@ label() {
         Ga/*) echo "gqlgate auth + retry (Ga)" ;;
         Gc/*) echo "gqlgate cache (Gc)" ;;
         Gd/*) echo "gqlgate dedupe, slow upstream (Gd)" ;;
+        Gz/*) echo "gqlgate cache, 20 KiB, identity (Gz)" ;;
+        Gzb/*) echo "gqlgate cache, 20 KiB, br (Gzb)" ;;
+        Gzg/*) echo "gqlgate cache, 20 KiB, gzip (Gzg)" ;;
+        Cz/*) echo "nginx proxy_cache + gzip, 20 KiB (Cz)" ;;
+        Pt/*) echo "nginx proxy_pass, TLS (Pt)" ;;
+        Gt/*) echo "gqlgate, TLS (Gt)" ;;
     esac
 }
 
@@ -298,7 +319,8 @@ fi
 
 # ------------------------------------------------------------------ servers
 
-read -r U_PORT P_PORT B_PORT C_PORT M_PORT S_PORT G_PORT GB_PORT GA_PORT GC_PORT GD_PORT < <(free_ports 11)
+read -r U_PORT P_PORT B_PORT C_PORT M_PORT S_PORT G_PORT GB_PORT GA_PORT GC_PORT GD_PORT GZ_PORT PT_PORT GT_PORT \
+    < <(free_ports 14)
 
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_GRAPHQL_AUTH=http://127.0.0.1:$U_PORT/graphql-auth
@@ -315,6 +337,11 @@ GB_GRAPHQL=http://127.0.0.1:$GB_PORT/graphql
 GA_GRAPHQL=http://127.0.0.1:$GA_PORT/graphql
 GC_GRAPHQL=http://127.0.0.1:$GC_PORT/graphql
 GD_GRAPHQL=http://127.0.0.1:$GD_PORT/graphql
+U_GRAPHQL_BIG=http://127.0.0.1:$U_PORT/graphql-big
+CZ_GRAPHQL=http://127.0.0.1:$C_PORT/graphql-big
+GZ_GRAPHQL=http://127.0.0.1:$GZ_PORT/graphql
+PT_GRAPHQL=https://127.0.0.1:$PT_PORT/graphql
+GT_GRAPHQL=https://127.0.0.1:$GT_PORT/graphql
 
 write_big_answer "$TMP"
 render_conf "$BENCH_DIR/upstream.conf.in" "$TMP/upstream.conf" "$U_PORT"
@@ -347,7 +374,19 @@ else
     log "B: bare libmicrohttpd+libcurl proxy on 127.0.0.1:$B_PORT (pid $B_PID)"
 fi
 
-if wants cache; then
+# The tls workload's certificate: ECDSA P-256, self-signed for 127.0.0.1 (wrk and curl do not verify it).
+if wants tls; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
+        -addext subjectAltName=IP:127.0.0.1 -keyout "$TMP/tls-key.pem" -out "$TMP/tls-cert.pem" \
+        >"$TMP/openssl.log" 2>&1 || die "openssl could not make the tls workload's certificate: $(cat "$TMP/openssl.log")"
+    render_conf "$BENCH_DIR/proxy-tls.conf.in" "$TMP/proxy-tls.conf" "$PT_PORT" "$U_PORT"
+    start_nginx proxy-tls "$TMP/proxy-tls.conf"
+    PT_PID=$LAST_PID
+    wait_http "proxy nginx with TLS (Pt)" "$PT_PID" "$PT_GRAPHQL"
+    log "Pt: nginx proxy_pass with TLS on 127.0.0.1:$PT_PORT (pid $PT_PID)"
+fi
+
+if wants cache || wants compression; then
     render_conf "$BENCH_DIR/cache.conf.in" "$TMP/cache.conf" "$C_PORT" "$U_PORT"
     start_nginx cache "$TMP/cache.conf"
     C_PID=$LAST_PID
@@ -398,6 +437,7 @@ G_SKIP=${G_SKIP//"$GQLGATE_BIN"/"$G_SHOWN"}
 # dedupe off too. APQ keeps its default (on) everywhere; Gd keeps every default.
 G_CONFIG=$G_PROXIED_CONFIG
 GB_CONFIG='{dedupe: {enabled: false}, retry: {max_attempts: 1}}'
+GT_CONFIG='{dedupe: {enabled: false}, server: {tls: {cert_file: @TMP@/tls-cert.pem, key_file: @TMP@/tls-key.pem}}}'
 GA_CONFIG='{dedupe: {enabled: false}, auth: {headers: {X-Api-Key: bench-key}, bearer_token_file: @TMP@/bench-token}}'
 printf 'bench-token\n' >"$TMP/bench-token"
 
@@ -419,7 +459,7 @@ start_gqlgate() {
     "$GQLGATE_BIN" "${args[@]}" >"$TMP/gqlgate-$name.log" 2>&1 &
     LAST_PID=$!
     SERVER_PIDS+=("$LAST_PID")
-    wait_http "gqlgate ($name)" "$LAST_PID" "http://127.0.0.1:$port/healthz"
+    wait_http "gqlgate ($name)" "$LAST_PID" "$(if [[ $config == *tls:* ]]; then echo https; else echo http; fi)://127.0.0.1:$port/healthz"
     shown="gqlgate ${args[*]}"
     shown=${shown//"$TMP"/<tmp>}
     [[ -n $config ]] && shown+=" (config: $config)"
@@ -442,6 +482,14 @@ if [[ -z $G_SKIP ]]; then
         start_gqlgate Gc "$GC_PORT" "$U_GRAPHQL" "$GC_CONFIG"
         GC_PID=$LAST_PID
     fi
+    if wants compression; then
+        start_gqlgate Gz "$GZ_PORT" "$U_GRAPHQL_BIG" "$GC_CONFIG"
+        GZ_PID=$LAST_PID
+    fi
+    if wants tls; then
+        start_gqlgate Gt "$GT_PORT" "$U_GRAPHQL" "$GT_CONFIG"
+        GT_PID=$LAST_PID
+    fi
     if wants burst; then
         start_gqlgate Gd "$GD_PORT" "$S_GRAPHQL" ""
         GD_PID=$LAST_PID
@@ -459,6 +507,8 @@ if wants cache; then
     [[ -z $M_SKIP ]] && check_answer "M" POST "$M_GRAPHQL" '"hello"'
 fi
 wants burst && check_answer "S" POST "$S_GRAPHQL" '"hello"'
+wants tls && check_answer "Pt" POST "$PT_GRAPHQL" '"hello"'
+wants compression && check_cache_hit "Cz" "$CZ_GRAPHQL" X-Cache-Status
 if [[ -z $G_SKIP ]]; then
     if wants proxied || wants health; then
         check_answer "G" POST "$G_GRAPHQL" '"hello"'
@@ -471,6 +521,8 @@ if [[ -z $G_SKIP ]]; then
     fi
     wants cache && check_cache_hit "Gc" "$GC_GRAPHQL" X-Cache
     wants burst && check_answer "Gd" POST "$GD_GRAPHQL" '"hello"'
+    wants compression && check_cache_hit "Gz" "$GZ_GRAPHQL" X-Cache
+    wants tls && check_answer "Gt" POST "$GT_GRAPHQL" '"hello"'
 fi
 
 # ------------------------------------------------------------------ runs
@@ -494,6 +546,18 @@ if wants cache; then
     targets+=("cache C graphql $C_GRAPHQL $CONNECTIONS - $C_PID")
     [[ -z $M_SKIP ]] && targets+=("cache M graphql $M_GRAPHQL $CONNECTIONS - $M_PID")
     [[ -z $G_SKIP ]] && targets+=("cache Gc graphql $GC_GRAPHQL $CONNECTIONS - $GC_PID")
+fi
+if wants compression; then
+    targets+=("compression Cz graphql:gzip $CZ_GRAPHQL $CONNECTIONS - $C_PID")
+    if [[ -z $G_SKIP ]]; then
+        targets+=("compression Gz graphql $GZ_GRAPHQL $CONNECTIONS - $GZ_PID")
+        targets+=("compression Gzb graphql:br $GZ_GRAPHQL $CONNECTIONS - $GZ_PID")
+        targets+=("compression Gzg graphql:gzip $GZ_GRAPHQL $CONNECTIONS - $GZ_PID")
+    fi
+fi
+if wants tls; then
+    targets+=("tls Pt graphql $PT_GRAPHQL $CONNECTIONS - $PT_PID")
+    [[ -z $G_SKIP ]] && targets+=("tls Gt graphql $GT_GRAPHQL $CONNECTIONS - $GT_PID")
 fi
 if wants burst && [[ -z $G_SKIP ]]; then
     targets+=("burst Gd graphql $GD_GRAPHQL $BURST_CONNECTIONS $S_COUNT $GD_PID")
@@ -524,7 +588,7 @@ metric_sum() { # metrics-url metric-name -> sum over its series, or -
 }
 UPSTREAM_SHARES=()
 if [[ -z $G_SKIP ]]; then
-    for g in "G $G_PORT proxied" "Gb $GB_PORT auth" "Ga $GA_PORT auth" "Gc $GC_PORT cache"; do
+    for g in "G $G_PORT proxied" "Gb $GB_PORT auth" "Ga $GA_PORT auth" "Gc $GC_PORT cache" "Gz $GZ_PORT compression"; do
         read -r name port workload <<<"$g"
         if [[ $name == G ]]; then wants proxied || continue; else wants "$workload" || continue; fi
         metrics=http://127.0.0.1:$port/metrics

@@ -79,7 +79,7 @@ wait_http() { # name pid url: poll until the server answers HTTP at all
     deadline=$((SECONDS + READY_TIMEOUT))
     while :; do
         kill -0 "$pid" 2>/dev/null || die "$name exited during start-up"
-        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "$url" 2>/dev/null || true)
+        code=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 1 "$url" 2>/dev/null || true)
         [[ -n $code && $code != 000 ]] && return 0
         ((SECONDS < deadline)) || die "$name did not answer $url within ${READY_TIMEOUT}s"
         sleep 0.05

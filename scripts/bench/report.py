@@ -28,6 +28,12 @@ ROWS = [
     ("cache", "M", "cache hit", "bare MHD answer (M)"),
     ("cache", "Gc", "cache hit", "gqlgate cache (Gc)"),
     ("burst", "Gd", "burst", "gqlgate dedupe, slow upstream (Gd)"),
+    ("compression", "Cz", "20 KiB hit", "nginx proxy_cache + gzip (Cz)"),
+    ("compression", "Gz", "20 KiB hit", "gqlgate cache, identity (Gz)"),
+    ("compression", "Gzb", "20 KiB hit", "gqlgate cache, br (Gzb)"),
+    ("compression", "Gzg", "20 KiB hit", "gqlgate cache, gzip (Gzg)"),
+    ("tls", "Pt", "proxied, TLS", "nginx proxy_pass, TLS (Pt)"),
+    ("tls", "Gt", "proxied, TLS", "gqlgate, TLS (Gt)"),
 ]
 
 
@@ -41,6 +47,8 @@ class Ratio:
     label: str
     max_events: float | None = None  # target on instructions/request, None: no such target
     min_rps: float | None = None  # target on req/s, None: no such target
+    max_cpu: float | None = None  # target on CPU time/request, None: no such target
+    baseline_workload: str | None = None  # the baseline's workload when not the server's
 
 
 # B/P calibrates the machine: a bare libmicrohttpd+libcurl proxy measured 2.63x P's
@@ -56,6 +64,14 @@ RATIOS = [
     Ratio("cache", "Gc", "C", "cache hit: gqlgate / nginx proxy_cache", max_events=0.5, min_rps=1.3),
     Ratio("cache", "M", "C", "cache hit: bare MHD answer / nginx proxy_cache"),
     Ratio("cache", "Gc", "M", "cache hit: gqlgate / bare MHD answer"),
+    # A compressed hit is compressed once, when first asked for: it costs about what an
+    # uncompressed one does (goal 1.1x), where nginx's gzip compresses every hit again.
+    Ratio("compression", "Gzb", "Gz", "20 KiB hit: gqlgate br / identity", max_cpu=1.1),
+    Ratio("compression", "Gzg", "Gz", "20 KiB hit: gqlgate gzip / identity", max_cpu=1.1),
+    Ratio("compression", "Gzg", "Cz", "20 KiB hit, gzip: gqlgate / nginx proxy_cache + gzip"),
+    Ratio("tls", "Gt", "Pt", "proxied, TLS: gqlgate / nginx proxy_pass"),
+    Ratio("tls", "Gt", "G", "proxied: gqlgate TLS / plain", baseline_workload="proxied"),
+    Ratio("tls", "Pt", "P", "proxied: nginx TLS / plain", baseline_workload="proxied"),
 ]
 
 P99_TARGET_MS = 5.0
@@ -80,6 +96,7 @@ class Run:
     events: float | None  # perf event count (instructions by default), None if not measured
     cpu_s: float | None  # user+system CPU seconds of the measured process(es)
     upstream: int | None  # requests the counting upstream received during the run, None if not counted
+    bytes: int | None  # bytes wrk read (answers with their headers), None if not recorded
 
     @property
     def rps(self) -> float:
@@ -96,6 +113,12 @@ class Run:
         if self.cpu_s is None or self.requests <= 0:
             return None
         return self.cpu_s * 1e6 / self.requests
+
+    @property
+    def bytes_per_req(self) -> float | None:
+        if self.bytes is None or self.requests <= 0:
+            return None
+        return self.bytes / self.requests
 
     @property
     def upstream_per_req(self) -> float | None:
@@ -187,6 +210,7 @@ def read_runs(path: str) -> list[Run]:
                     events=opt_float(row["events"]),
                     cpu_s=None if ticks is None else ticks / clk,
                     upstream=None if upstream is None else int(upstream),
+                    bytes=None if opt_float(row.get("bytes", "-")) is None else int(row["bytes"]),
                 )
             )
     return runs
@@ -268,14 +292,15 @@ def main() -> int:
 
     # Main table.
     ev_head = f"{event}/req"
-    headers = ["workload", "server", "req/s", "req/s range", "p50 ms", "p99 ms", "p99 max", ev_head, "cpu us/req", "errors"]
-    right = set(range(2, 10))
+    headers = ["workload", "server", "req/s", "req/s range", "p50 ms", "p99 ms", "p99 max", ev_head, "cpu us/req",
+               "bytes/answer", "errors"]
+    right = set(range(2, 11))
     rows: list[list[str]] = []
     for wl, srv, wl_label, srv_label in ROWS:
         s = groups.get((wl, srv))
         if s is None:
             if srv.startswith("G") and g_skipped and SELECTED_BY.get(srv, wl) in selected:
-                rows.append([wl_label, srv_label, "skipped", "", "", "", "", "", "", ""])
+                rows.append([wl_label, srv_label, "skipped", "", "", "", "", "", "", "", ""])
             continue
         rng = f"{f_int(s.min('rps'))}-{f_int(s.max('rps'))}"
         rows.append(
@@ -289,14 +314,15 @@ def main() -> int:
                 f_ms(s.max("p99_us")),
                 f_k(s.med("events_per_req")) if event_ok else "n/a",
                 f_us(s.med("cpu_us_per_req")),
+                f_int(s.med("bytes_per_req")),
                 str(s.errors) + (f" ({s.error_detail})" if s.errors else ""),
             ]
         )
 
     # Ratios: median over rounds of the per-round ratio (the two runs of a round are
     # back to back, so they share the machine's state at that moment).
-    def per_round_ratio(wl: str, a: str, b: str, attr: str) -> float | None:
-        ga, gb = groups.get((wl, a)), groups.get((wl, b))
+    def per_round_ratio(wl: str, a: str, b: str, attr: str, wl_b: str | None = None) -> float | None:
+        ga, gb = groups.get((wl, a)), groups.get((wl_b or wl, b))
         if not ga or not gb:
             return None
         by_round_b = {r.round: r for r in gb.runs}
@@ -317,11 +343,14 @@ def main() -> int:
     verdicts: list[tuple[str, str, str]] = []  # (target, measured, verdict)
     for ratio in RATIOS:
         wl, a, b, label = ratio.workload, ratio.server, ratio.baseline, ratio.label
-        if (wl, a) not in groups and (wl, b) not in groups:
+        wl_b = ratio.baseline_workload or wl
+        if (wl, a) not in groups and (wl_b, b) not in groups:
             continue  # workload not run
-        ev = per_round_ratio(wl, a, b, "events_per_req") if event_ok else None
-        cpu = per_round_ratio(wl, a, b, "cpu_us_per_req")
-        rps = per_round_ratio(wl, a, b, "rps")
+        if ratio.baseline_workload and ((wl, a) not in groups or (wl_b, b) not in groups):
+            continue  # a cross-workload reference needs both workloads
+        ev = per_round_ratio(wl, a, b, "events_per_req", wl_b) if event_ok else None
+        cpu = per_round_ratio(wl, a, b, "cpu_us_per_req", wl_b)
+        rps = per_round_ratio(wl, a, b, "rps", wl_b)
         targets: list[str] = []
         outcomes: list[str] = []
         if ratio.max_events is not None:
@@ -336,6 +365,14 @@ def main() -> int:
             targets.append(f"<= {ratio.max_events}x")
             outcomes.append(verdict)
             verdicts.append((f"{label}: {event}/req <= {ratio.max_events}x", f_ratio(ev), verdict))
+        if ratio.max_cpu is not None:
+            if cpu is None:
+                verdict = "n/a (gqlgate not run)" if (wl, a) not in groups else "n/a (CPU time not read)"
+            else:
+                verdict = "met" if cpu <= ratio.max_cpu else "MISSED"
+            targets.append(f"cpu/req <= {ratio.max_cpu}x")
+            outcomes.append(verdict)
+            verdicts.append((f"{label}: cpu/req <= {ratio.max_cpu}x", f_ratio(cpu), verdict))
         if ratio.min_rps is not None:
             if rps is None:
                 verdict = "n/a (gqlgate not run)"
@@ -441,16 +478,17 @@ def main() -> int:
         if notes:
             md += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
         raw_headers = ["round", "workload", "server", "requests", "req/s", "p50 ms", "p99 ms", f"{event}/req", "cpu us/req",
-                       "upstream/req", "errors"]
+                       "bytes/answer", "upstream/req", "errors"]
         raw_rows = []
         labels = {(wl, srv): (wl_label, srv_label) for wl, srv, wl_label, srv_label in ROWS}
         for r in sorted(runs, key=lambda r: (r.round, [k[:2] for k in ROWS].index((r.workload, r.server)))):
             wl_label, srv_label = labels[(r.workload, r.server)]
             raw_rows.append(
                 [str(r.round), wl_label, srv_label, f_int(r.requests), f_int(r.rps), f_ms(r.p50_us), f_ms(r.p99_us),
-                 f_k(r.events_per_req) if event_ok else "n/a", f_us(r.cpu_us_per_req), f_per(r.upstream_per_req), str(r.errors)]
+                 f_k(r.events_per_req) if event_ok else "n/a", f_us(r.cpu_us_per_req), f_int(r.bytes_per_req),
+                 f_per(r.upstream_per_req), str(r.errors)]
             )
-        md += ["## Every run, in the order run", "", md_table(raw_headers, raw_rows, set(range(0, 11)) - {1, 2}), ""]
+        md += ["## Every run, in the order run", "", md_table(raw_headers, raw_rows, set(range(0, 12)) - {1, 2}), ""]
         with open(args.markdown, "w", encoding="utf-8") as f:
             f.write("\n".join(md))
 
