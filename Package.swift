@@ -184,7 +184,7 @@ let package = Package(
             dependencies: ["GQLGateWebSocket", "GQLGateHTTPServer", "GQLGateHTTPClient", "GQLGateTransports", "GQLGateEventLoop"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "GQLGateHTTPClientTests", dependencies: ["GQLGateHTTPClient", "GQLGateEventLoop"], swiftSettings: swiftSettings),
+        .testTarget(name: "GQLGateHTTPClientTests", dependencies: ["GQLGateHTTPClient", "GQLGateEventLoop", "GQLGateCompression"], swiftSettings: swiftSettings),
         .testTarget(name: "GQLGatePipelineTests", dependencies: ["GQLGatePipeline"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GQLGateRedisTests",

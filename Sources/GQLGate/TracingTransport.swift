@@ -48,6 +48,7 @@ struct TracingTransport: Transport {
             case .notReached: "not_reached"
             case .timedOut: "timed_out"
             case .failedAfterSend: "failed_after_send"
+            case .answerTooLarge: "too_large"
             }
             attributes.append(SpanAttribute("error.type", outcome))
         } else {

@@ -30,7 +30,11 @@ struct UpstreamAttemptMetrics: UpstreamAttemptObserver {
         case .failure(let error):
             let failure = UpstreamOutcome(failure: error)
             metrics.upstreamFinished(outcome: failure, duration: duration)
-            if failure != .cancelled { readiness.upstreamFailed(at: finished) }
+            switch failure {
+            case .cancelled: break
+            case .tooLarge: readiness.upstreamAnswered(at: finished)  // it did answer
+            default: readiness.upstreamFailed(at: finished)
+            }
         }
     }
 }
@@ -44,6 +48,7 @@ extension UpstreamOutcome {
             case .notReached: self = .unreachable
             case .timedOut: self = .timeout
             case .failedAfterSend: self = .connectionError
+            case .answerTooLarge: self = .tooLarge
             }
         case is CancellationError:
             self = .cancelled

@@ -52,6 +52,8 @@ extension GatewayConfig {
                     .init("window", .duration(upstream.circuitBreaker.window)),
                     .init("open_for", .duration(upstream.circuitBreaker.openFor)),
                 ]),
+                .init("compression", .plain(String(upstream.compression))),
+                .init("max_response_bytes", .size(upstream.maxResponseBytes)),
             ]),
             .init("auth", [
                 .init("headers", .mapping(auth.headers.map { .init($0.name, secret($0.value)) })),

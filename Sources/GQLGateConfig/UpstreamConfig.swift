@@ -28,6 +28,12 @@ public struct UpstreamConfig: Sendable, Equatable {
     public var queueTimeout = Duration.seconds(1)
     /// `upstream.circuit_breaker`.
     public var circuitBreaker = CircuitBreakerConfig()
+    /// `upstream.compression`: ask the upstream for compressed answers (every coding libcurl
+    /// decodes) and decode them. Default true.
+    public var compression = true
+    /// `upstream.max_response_bytes`: the largest upstream answer body taken, counted decoded;
+    /// past it 502 `UPSTREAM_RESPONSE_TOO_LARGE`. Default 64MiB.
+    public var maxResponseBytes = 64 << 20
 
     /// The defaults.
     public init() {}
@@ -43,7 +49,8 @@ public struct UpstreamConfig: Sendable, Equatable {
 }
 
 extension UpstreamConfig {
-    static let keys = ["url", "ws_url", "ws_protocol", "timeout", "connect_timeout", "max_concurrency", "queue_timeout", "circuit_breaker"]
+    static let keys = ["url", "ws_url", "ws_protocol", "timeout", "connect_timeout", "max_concurrency", "queue_timeout", "circuit_breaker",
+                       "compression", "max_response_bytes"]
     static let httpSchemes = ["http", "https"]
     static let wsSchemes = ["ws", "wss"]
 
@@ -58,5 +65,7 @@ extension UpstreamConfig {
         maxConcurrency = try map["max_concurrency"]?.int(0...1_000_000) ?? maxConcurrency
         queueTimeout = try map["queue_timeout"]?.duration() ?? queueTimeout
         circuitBreaker = try map["circuit_breaker"].map(CircuitBreakerConfig.init(yaml:)) ?? circuitBreaker
+        compression = try map["compression"]?.bool() ?? compression
+        maxResponseBytes = try map["max_response_bytes"]?.size(minimum: 1) ?? maxResponseBytes
     }
 }

@@ -10,6 +10,9 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         case timedOut
         /// The connection failed after (part of) the request was sent.
         case failedAfterSend
+        /// The answer's body, decoded, ran past the request's `maxResponseBytes`
+        /// (the transfer was ended there).
+        case answerTooLarge
         /// The transfer was cancelled by the caller.
         case cancelled
     }

@@ -19,15 +19,25 @@ public struct HTTPClientRequest: Sendable {
     public var timeout: Duration
     /// Limit for establishing the connection (`upstream.connect_timeout`).
     public var connectTimeout: Duration
+    /// Whether the answer may come compressed (`upstream.compression`): libcurl
+    /// sends `Accept-Encoding` with every coding its build decodes and decodes
+    /// the body, which then comes without its `Content-Encoding`.
+    public var acceptsCompression: Bool
+    /// The largest body accepted, counted after decoding
+    /// (`upstream.max_response_bytes`); past it the transfer ends with `answerTooLarge`.
+    public var maxResponseBytes: Int
 
     public init(url: String, method: Method, headers: HTTPHeaders = HTTPHeaders(), body: Bytes = .empty,
-                timeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(2)) {
+                timeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(2),
+                acceptsCompression: Bool = true, maxResponseBytes: Int = 64 << 20) {
         self.url = url
         self.method = method
         self.headers = headers
         self.body = body
         self.timeout = timeout
         self.connectTimeout = connectTimeout
+        self.acceptsCompression = acceptsCompression
+        self.maxResponseBytes = maxResponseBytes
     }
 }
 
@@ -37,9 +47,10 @@ public struct HTTPClientResponse: Sendable {
     public var status: Int
     /// The final response's end-to-end header fields, in order: hop-by-hop
     /// fields, those `Connection` names, and `Content-Length` are left out
-    /// (`EndToEndFields`), so a proxy can pass the rest on as they are.
+    /// (`EndToEndFields`), so a proxy can pass the rest on as they are;
+    /// `Content-Encoding` too when the request `acceptsCompression`.
     public var headers: HTTPHeaders
-    /// The body bytes, unchanged.
+    /// The body bytes, decoded when the request `acceptsCompression`, else unchanged.
     public var body: Bytes
 
     public init(status: Int, headers: HTTPHeaders, body: Bytes) {

@@ -51,6 +51,8 @@ public enum UpstreamOutcome: String, CaseIterable, Sendable {
     case connectionError = "connection_error"
     /// The client went away and the attempt was abandoned.
     case cancelled
+    /// The answer ran past `upstream.max_response_bytes` and was cut off.
+    case tooLarge = "too_large"
 
     /// The outcome of an attempt that got an HTTP answer with `status`.
     public init(status: Int) {
@@ -122,6 +124,7 @@ extension UpstreamOutcome {
         case .unreachable: 3
         case .connectionError: 4
         case .cancelled: 5
+        case .tooLarge: 6
         }
     }
 }

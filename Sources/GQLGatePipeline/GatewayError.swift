@@ -87,6 +87,11 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         GatewayError(status: 502, code: "UPSTREAM_UNAVAILABLE", message: message)
     }
 
+    /// 502 `UPSTREAM_RESPONSE_TOO_LARGE`: the upstream's answer, decoded, ran past `upstream.max_response_bytes`.
+    public static func upstreamResponseTooLarge(_ message: String) -> GatewayError {
+        GatewayError(status: 502, code: "UPSTREAM_RESPONSE_TOO_LARGE", message: message)
+    }
+
     public static func upstreamTimeout(_ message: String) -> GatewayError {
         GatewayError(status: 504, code: "UPSTREAM_TIMEOUT", message: message)
     }

@@ -12,6 +12,9 @@ public struct UpstreamFailure: Error, Sendable, CustomStringConvertible {
         case timedOut
         /// The connection failed after (part of) the request was sent.
         case failedAfterSend
+        /// The answer's body, decoded, was larger than `upstream.max_response_bytes`:
+        /// the upstream ran the request, and the same answer would come again.
+        case answerTooLarge
     }
 
     public let kind: Kind
@@ -28,7 +31,7 @@ public struct UpstreamFailure: Error, Sendable, CustomStringConvertible {
 }
 
 extension UpstreamFailure: GatewayErrorConvertible {
-    /// No answer from the upstream: 504 when it was too slow, else 502.
+    /// No (usable) answer from the upstream: 504 when it was too slow, else 502.
     public var gatewayError: GatewayError {
         switch kind {
         case .timedOut:
@@ -37,6 +40,8 @@ extension UpstreamFailure: GatewayErrorConvertible {
             return .upstreamUnavailable("The upstream could not be reached: \(message).")
         case .failedAfterSend:
             return .upstreamUnavailable("The upstream connection failed: \(message).")
+        case .answerTooLarge:
+            return .upstreamResponseTooLarge("The upstream's answer was cut off: \(message) (upstream.max_response_bytes, counted decoded).")
         }
     }
 }

@@ -5,7 +5,7 @@ import GQLGatePipeline
 
 /// Sends queries and mutations to the upstream over HTTP (libcurl) and
 /// passes its answer back unchanged but for hop-by-hop headers: any status,
-/// any body. The client's JSON body goes out byte for byte unless an exchange
+/// any body (decoded, without its `Content-Encoding`, when it came compressed). The client's JSON body goes out byte for byte unless an exchange
 /// rewrote the request; GET requests go upstream as POST JSON.
 public struct HTTPTransport: Transport {
     /// Where and how to reach the upstream.
@@ -15,13 +15,20 @@ public struct HTTPTransport: Transport {
         public var connectTimeout: Duration
         /// Client header names (lower case) passed upstream.
         public var forwardedHeaders: [String]
+        /// `upstream.compression`: answers may come compressed; libcurl decodes them.
+        public var compression: Bool
+        /// `upstream.max_response_bytes`: the largest answer body taken, counted decoded.
+        public var maxResponseBytes: Int
 
         public init(url: String, timeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(2),
-                    forwardedHeaders: [String] = ["accept-language", "traceparent", "tracestate"]) {
+                    forwardedHeaders: [String] = ["accept-language", "traceparent", "tracestate"],
+                    compression: Bool = true, maxResponseBytes: Int = 64 << 20) {
             self.url = url
             self.timeout = timeout
             self.connectTimeout = connectTimeout
             self.forwardedHeaders = forwardedHeaders
+            self.compression = compression
+            self.maxResponseBytes = maxResponseBytes
         }
     }
 
@@ -54,7 +61,8 @@ public struct HTTPTransport: Transport {
         do {
             let request = HTTPClientRequest(
                 url: settings.url, method: .post, headers: upstreamHeaders(for: operation), body: operation.upstreamBody(),
-                timeout: try attemptTimeout(for: operation), connectTimeout: settings.connectTimeout)
+                timeout: try attemptTimeout(for: operation), connectTimeout: settings.connectTimeout,
+                acceptsCompression: settings.compression, maxResponseBytes: settings.maxResponseBytes)
             do {
                 answer = try await client.execute(request)
             } catch let error as HTTPClientError {
@@ -109,7 +117,9 @@ public struct HTTPTransport: Transport {
     /// Bit `count` (bit 63 for 63 bytes or more).
     private static func lengthBit(_ count: Int) -> UInt64 { 1 << UInt64(min(count, 63)) }
 
-    static let transportOwned = ["content-type", "accept", "x-request-id", "host", "expect", "content-encoding"]
+    /// Fields the transport sets or leaves to libcurl: a client's `Accept-Encoding`
+    /// never goes upstream (the upstream's codings are libcurl's, `upstream.compression`).
+    static let transportOwned = ["content-type", "accept", "x-request-id", "host", "expect", "content-encoding", "accept-encoding"]
 }
 
 /// Told about every upstream attempt an `HTTPTransport` makes, on the

@@ -10,6 +10,7 @@ extension UpstreamFailure {
         case .notReached: kind = .notReached
         case .timedOut: kind = .timedOut
         case .failedAfterSend: kind = .failedAfterSend
+        case .answerTooLarge: kind = .answerTooLarge
         case .cancelled: return nil
         }
         self.init(kind: kind, message: error.message, description: error.description)

@@ -119,6 +119,15 @@ import Testing
         #expect(breaker.state == .open)  // 2 of 5
     }
 
+    @Test func anAnswerTooLargeCountsAsAnswered() {
+        let breaker = CircuitBreaker(settings: .init(errorRatio: 0.5, minRequests: 2, openFor: .seconds(5)), clock: manual.clock)
+        for _ in 0..<2 { breaker.record(.failure(UpstreamFailure(kind: .answerTooLarge, message: "larger than 10 bytes"))) }
+        breaker.record(.success(503))
+        #expect(breaker.state == .closed)  // 1 of 3
+        breaker.record(.success(502))
+        #expect(breaker.state == .open)  // 2 of 4
+    }
+
     @Test func whileOpenQueriesAndMutationsAreRefusedWithTheOpenTimeLeft() throws {
         let breaker = CircuitBreaker(settings: .init(errorRatio: 1, minRequests: 1, openFor: .seconds(5)), clock: manual.clock)
         let shed = Counter()

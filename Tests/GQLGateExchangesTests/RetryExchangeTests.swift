@@ -52,6 +52,15 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
         #expect(upstream.calls == 3)
     }
 
+    @Test func anAnswerTooLargeIsNotRetriedAndReachesTheClientAs502() async throws {
+        let upstream = ScriptedAttempts([.fail(.answerTooLarge), .answer(200)])
+        #expect(await run(exchange(clock: SleepingClock()), try analysedOperation(.query), upstream) == "failed answerTooLarge")
+        #expect(upstream.calls == 1)
+        let answer = UpstreamFailure(kind: .answerTooLarge, message: "the answer is larger than 10 bytes").gatewayError
+        #expect(answer.status == 502)
+        #expect(answer.code == "UPSTREAM_RESPONSE_TOO_LARGE")
+    }
+
     @Test func statusesOutsideOnStatusAreNotRetried() async throws {
         let upstream = ScriptedAttempts([.answer(500), .answer(200)])
         #expect(await run(exchange(clock: SleepingClock()), try analysedOperation(.query), upstream) == "500")

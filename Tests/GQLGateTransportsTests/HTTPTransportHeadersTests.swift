@@ -71,17 +71,19 @@ private func upstreamLines(clientHeaders: HTTPHeaders, requestID: String = "req-
 
     @Test func forwardListNeverDuplicatesHeadersTheTransportSetsOrFramingHeaders() {
         let transport = HTTPTransport(client: client, settings: .init(
-            url: "http://127.0.0.1:1/graphql", forwardedHeaders: ["x-request-id", "content-type", "accept", "content-length", "host", "x-tenant"]))
+            url: "http://127.0.0.1:1/graphql",
+            forwardedHeaders: ["x-request-id", "content-type", "accept", "content-length", "host", "accept-encoding", "x-tenant"]))
         let headers = transport.upstreamHeaders(for: Operation(
             request: GraphQLRequest(query: "{ a }"), clientTransport: .httpGet,
             headers: ["X-Request-Id": "abc", "Content-Type": "application/json; charset=utf-8", "Accept": "application/json",
-                      "Content-Length": "17", "Host": "gateway", "X-Tenant": "t1"],
+                      "Content-Length": "17", "Host": "gateway", "Accept-Encoding": "gzip, compress", "X-Tenant": "t1"],
             requestID: "abc"))
         #expect(headers.values(for: "x-request-id") == ["abc"])
         #expect(headers.values(for: "content-type") == ["application/json"])
         #expect(headers.values(for: "accept") == ["application/json"])
         #expect(headers.values(for: "content-length").isEmpty)
         #expect(headers.values(for: "host").isEmpty)
+        #expect(headers.values(for: "accept-encoding").isEmpty)  // the upstream's codings are libcurl's
         #expect(headers.values(for: "x-tenant") == ["t1"])
     }
 
@@ -90,6 +92,8 @@ private func upstreamLines(clientHeaders: HTTPHeaders, requestID: String = "req-
         #expect(settings.forwardedHeaders == ["accept-language", "traceparent", "tracestate"])
         #expect(settings.timeout == .seconds(10))
         #expect(settings.connectTimeout == .seconds(2))
+        #expect(settings.compression)
+        #expect(settings.maxResponseBytes == 64 << 20)
     }
 }
 

@@ -51,6 +51,7 @@ public struct RetryPolicy: Sendable {
         case .notReached: return .notReached
         case .timedOut: reason = .timedOut
         case .failedAfterSend: reason = .connectionLost
+        case .answerTooLarge: return nil
         }
         return retriesSentRequests(kind) ? reason : nil
     }

@@ -105,12 +105,14 @@ public final class CircuitBreaker: Sendable {
 
     /// An attempt ended with the upstream's status, or with the error that
     /// ended it: 502, 503, 504 and `UpstreamFailure`s (connection errors,
-    /// timeouts) are failures, other statuses successes, other errors
-    /// (cancellation, a deadline passed before sending) tell nothing.
+    /// timeouts) are failures, other statuses and an answer too large to
+    /// take (the upstream did answer) successes, other errors (cancellation,
+    /// a deadline passed before sending) tell nothing.
     public func record(_ outcome: Result<Int, any Error>) {
         switch outcome {
         case .success(let status): record(failed: Self.failingStatuses.contains(status))
-        case .failure(let error): record(failed: error is UpstreamFailure ? true : nil)
+        case .failure(let failure as UpstreamFailure): record(failed: failure.kind != .answerTooLarge)
+        case .failure: record(failed: nil)
         }
     }
 

@@ -26,6 +26,8 @@ final class CurlTransfer {
     @exclusivity(unchecked) var responseHeaders = EndToEndFields(capacity: 12)
     let errorBuffer: UnsafeMutablePointer<CChar>
     @exclusivity(unchecked) var cancelled = false
+    /// Set when the body ran past `request.maxResponseBytes` and the write callback ended the transfer.
+    @exclusivity(unchecked) var answerTooLarge = false
 
     init(request: HTTPClientRequest) {
         self.request = request
@@ -44,6 +46,16 @@ final class CurlTransfer {
         continuation.resume(with: result)
     }
 
+    /// Keeps `length` more body bytes (decoded, when libcurl decodes); false,
+    /// which ends the transfer, past `request.maxResponseBytes` or out of memory.
+    func receiveBody(_ bytes: UnsafeRawPointer, length: Int) -> Bool {
+        guard length <= request.maxResponseBytes - body.count else {
+            answerTooLarge = true
+            return false
+        }
+        return body.append(bytes, length: length)
+    }
+
     /// Handles one header line from libcurl (status lines start a new set).
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) {
         if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
@@ -56,7 +68,10 @@ final class CurlTransfer {
         guard end > 0 else { return }  // the blank line that ends the header block
         let content = UnsafeRawBufferPointer(rebasing: line[..<end])
         let field = headerLines.map { $0.field(for: content, make: Self.field) } ?? Self.field(content)
-        if let field { responseHeaders.add(field) }
+        guard let field else { return }
+        // libcurl decoded the body: its Content-Encoding describes bytes nobody gets.
+        if request.acceptsCompression, field.name.utf8.count == 16, field.name.equalsIgnoringASCIICase("content-encoding") { return }
+        responseHeaders.add(field)
     }
 
     /// The field a header line (without its CRLF) holds; nil without a colon.
@@ -73,12 +88,13 @@ final class CurlTransfer {
 @available(*, unavailable)
 extension CurlTransfer: Sendable {}
 
-/// libcurl write callback: appends answer bytes to the transfer.
+/// libcurl write callback: appends answer bytes to the transfer; a short
+/// count (past the size limit) makes libcurl end it with `CURLE_WRITE_ERROR`.
 let curlWriteCallback: gqlgate_curl_data_cb = { pointer, size, count, userdata in
     guard let pointer, let userdata else { return 0 }
     let length = size * count
     // The transfer is retained by its multi until it completes: a guaranteed reference, no retain per call.
-    return Unmanaged<CurlTransfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef { $0.body.append(pointer, length: length) } ? length : 0
+    return Unmanaged<CurlTransfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef { $0.receiveBody(pointer, length: length) } ? length : 0
 }
 
 /// libcurl header callback: collects the final response's header fields.

@@ -15,7 +15,7 @@ final class CurlTransferPool: CurlMultiDelegate {
     private let multi: CurlMulti?
     private let multiFailure: HTTPClientError?
     private let proxies: ProxyEnvironment
-    @exclusivity(unchecked) private var idleHandles: [UnsafeMutableRawPointer] = []
+    @exclusivity(unchecked) private var idleHandles: [IdleHandle] = []
     /// Easy handles of the transfers running, for `shutDown`.
     @exclusivity(unchecked) private var active = SlotTable<UnsafeMutableRawPointer>()
     /// The URL most recently requested, parsed (nearly every request goes to the one upstream URL).
@@ -44,12 +44,21 @@ final class CurlTransferPool: CurlMultiDelegate {
             transfer.finish(.failure(HTTPClientError.cancelled))
             return
         }
-        guard let multi, let easy = idleHandles.popLast() ?? makeHandle(on: multi) else {
+        guard let multi, let idle = idleHandles.popLast() ?? makeHandle(on: multi) else {
             transfer.finish(.failure(multiFailure ?? Self.noEasyHandle))
             return
         }
+        let easy = idle.easy
         transfer.easy = easy
         transfer.headerLines = headerLines
+        if idle.decodes != transfer.request.acceptsCompression {
+            // "" (copied by curl): every coding this libcurl build decodes (zlib, brotli, zstd as linked); nil: none, bodies as sent.
+            if transfer.request.acceptsCompression {
+                gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_ACCEPT_ENCODING, "")
+            } else {
+                gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_ACCEPT_ENCODING, nil)
+            }
+        }
         configure(easy, for: transfer)
         let retained = Unmanaged.passRetained(transfer).toOpaque()  // released in complete(_:code:)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, retained)
@@ -76,7 +85,7 @@ final class CurlTransferPool: CurlMultiDelegate {
     /// Loop only; for a client that is going away.
     func shutDown() {
         for easy in active.removeAll() { complete(easy, code: nil) }
-        for easy in idleHandles { curl_easy_cleanup(easy) }
+        for idle in idleHandles { curl_easy_cleanup(idle.easy) }
         idleHandles.removeAll()
         multi?.close()
     }
@@ -88,14 +97,14 @@ final class CurlTransferPool: CurlMultiDelegate {
     /// What a transfer gets when libcurl cannot allocate an easy handle.
     static let noEasyHandle = HTTPClientError(kind: .notReached, code: Int32(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_easy_init failed")
 
-    private func makeHandle(on multi: CurlMulti) -> UnsafeMutableRawPointer? {
+    private func makeHandle(on multi: CurlMulti) -> IdleHandle? {
         guard let easy = multi.makeEasyHandle() else { return nil }
         gqlgate_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, gqlgate_curl_http_version_2tls)
         gqlgate_curl_easy_setopt_write_function(easy, curlWriteCallback)
         gqlgate_curl_easy_setopt_header_function(easy, curlHeaderCallback)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_NOPROXY, proxies.noProxy)
         if proxies.isSameForEveryURL { gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_PROXY, proxies.http) }
-        return easy
+        return IdleHandle(easy: easy, decodes: false)
     }
 
     private func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer) {
@@ -147,7 +156,7 @@ final class CurlTransferPool: CurlMultiDelegate {
         transfer.activeKey = nil
         transfer.parsedURL = nil
         transfer.headerLines = nil
-        idleHandles.append(easy)
+        idleHandles.append(IdleHandle(easy: easy, decodes: transfer.request.acceptsCompression))
         transfer.finish(result)
     }
 
@@ -156,6 +165,10 @@ final class CurlTransferPool: CurlMultiDelegate {
             return .failure(HTTPClientError.cancelled)
         }
         guard code == CURLE_OK else {
+            if code == CURLE_WRITE_ERROR, transfer.answerTooLarge {
+                return .failure(HTTPClientError(kind: .answerTooLarge, code: Int32(code.rawValue),
+                                                message: "the answer is larger than \(transfer.request.maxResponseBytes) bytes"))
+            }
             var sent = 0
             gqlgate_curl_easy_getinfo_long(easy, CURLINFO_REQUEST_SIZE, &sent)
             return .failure(HTTPClientError(curlCode: code, errorBuffer: transfer.errorBuffer, requestBytesSent: sent))
@@ -164,6 +177,13 @@ final class CurlTransferPool: CurlMultiDelegate {
         gqlgate_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         return .success(HTTPClientResponse(status: status, headers: transfer.responseHeaders.headers(), body: transfer.body.take()))
     }
+}
+
+/// An easy handle waiting for its next transfer, and whether it asks for
+/// compressed answers (`CURLOPT_ACCEPT_ENCODING`, set only when that changes).
+private struct IdleHandle {
+    let easy: UnsafeMutableRawPointer
+    let decodes: Bool
 }
 
 /// Loop-bound: made by `HTTPClient` on any thread, then used only on `loop`'s thread.
