@@ -41,7 +41,8 @@ let package = Package(
         // C the Swift code cannot call directly (varargs, unions, macros), one target per
         // library, each depended on only by the wrapper of that library.
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
-        .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
+        // GnuTLS (Debian's libmicrohttpd links it): the certificate each handshake gets, client certificate checks.
+        .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"], linkerSettings: [.linkedLibrary("gnutls")]),
         .target(name: "CLinuxShims"),
 
         // MARK: - Wrappers (the only Swift code that imports C)

@@ -1,4 +1,5 @@
 #include "CMicroHTTPDShims.h"
+#include "tls_daemon.h"
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -41,15 +42,14 @@ struct MHD_Daemon *gqlgate_mhd_start(const struct gqlgate_mhd_start_options *o, 
     if (o->connection_memory_limit > 0) {
         options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)o->connection_memory_limit, NULL };
     }
-    if (o->tls_certificate != NULL && o->tls_key != NULL) {
+    if (o->tls_store != NULL) {
         if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
             freeaddrinfo(found);
             snprintf(error, error_size, "this libmicrohttpd was built without TLS");
             return NULL;
         }
         flags |= MHD_USE_TLS;
-        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)o->tls_certificate };
-        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)o->tls_key };
+        n += gqlgate_tls_daemon_options(o->tls_store, options + n);
         options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)o->tls_priorities };
     }
     options[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
@@ -58,7 +58,7 @@ struct MHD_Daemon *gqlgate_mhd_start(const struct gqlgate_mhd_start_options *o, 
     freeaddrinfo(found);
     if (daemon == NULL) {
         snprintf(error, error_size, "cannot listen on %s:%u (address in use, or not an address of this host%s)", o->host, (unsigned)o->port,
-                 o->tls_certificate != NULL ? ", or a certificate and key that do not load or match" : "");
+                 o->tls_store != NULL ? ", or TLS that does not start" : "");
     }
     return daemon;
 }

@@ -2,7 +2,9 @@ import GQLGateConfig
 
 /// What a reload applies: the proposed configuration, except the settings
 /// that take effect only at start (the listen address, server threads and
-/// loops, the connection limit, the body and header limits, the connection timeouts), which keep their running values until a restart.
+/// loops, the connection limit, the body and header limits, the connection
+/// timeouts, TLS or client certificates turned on or off), which keep their
+/// running values until a restart. New `server.tls` file paths apply.
 public struct ConfigReload: Sendable, Equatable {
     /// The configuration to run with from now on.
     public let effective: GatewayConfig
@@ -28,7 +30,11 @@ public struct ConfigReload: Sendable, Equatable {
         keep("server.max_header_bytes", \.server.maxHeaderBytes)
         keep("server.idle_timeout", \.server.idleTimeout)
         keep("server.write_timeout", \.server.writeTimeout)
-        keep("server.tls", \.server.tls)
+        let tls = (running.server.tls, proposed.server.tls)
+        if tls.0.isEnabled != tls.1.isEnabled || tls.0.requiresClientCertificates != tls.1.requiresClientCertificates {
+            needsRestart.append("server.tls")
+            effective.server.tls = running.server.tls
+        }
         self.effective = effective
         self.needsRestart = needsRestart
     }

@@ -9,7 +9,8 @@ extension Gateway {
     /// pipeline, and the upstream schema is learned again. Live subscriptions
     /// keep their upstream connections unless an `upstream`, `auth`,
     /// `subscriptions` or `cache.vary_headers` key changed; then they get
-    /// `complete` and their connections close.
+    /// `complete` and their connections close. With TLS, the certificate, key
+    /// and client CA files are read again (`TLSFiles`).
     /// - Parameter proposed: a loaded and validated configuration.
     /// - Returns: what was applied, with the keys that wait for a restart.
     /// - Throws: `ConfigError` when the configuration that would run is invalid
@@ -30,6 +31,7 @@ extension Gateway {
         previous.schemaLearning?.stop()
         pipeline.schemaLearning?.start(logger: logger)
         if reload.effective.upstream != running.upstream { readiness.reset() }
+        if let tlsFiles { log(tlsFiles.reload(reload.effective.server.tls), trigger: "reload") }
         return reload
     }
 }

@@ -7,6 +7,7 @@ import GQLGateMetrics
 import GQLGatePipeline
 import GQLGateTransports
 import Logging
+import Synchronization
 
 /// A running gqlgate: the HTTP server, the gateway loops, the upstream client
 /// and the exchange pipeline, assembled from a `GatewayConfig`.
@@ -34,6 +35,10 @@ public final class Gateway: Sendable {
     let logger: Logger
     /// Logs a loop busy past `loopBusyThreshold`, with the request it works for.
     let watchdog: LoopWatchdog
+    /// The `server.tls` files, when TLS is on; watched from `start()` (see `Gateway+TLS`).
+    let tlsFiles: TLSFiles?
+    /// The task that looks for changed `server.tls` files once a second.
+    let tlsWatch = Mutex<Task<Void, Never>?>(nil)
 
     /// How long a loop may run work without waiting for events before it is
     /// logged: a healthy loop's work takes microseconds, and every document's
@@ -77,12 +82,13 @@ public final class Gateway: Sendable {
             operations: OperationsEndpoints(readiness: readiness, metrics: metrics),
             requestLog: requestLog,
             inFlight: inFlight, metrics: metrics, logger: logger)
+        tlsFiles = try TLSFiles(config.server.tls)
         server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.server.listen.host, port: config.server.listen.port, threads: config.server.httpThreadCount,
                 maxBodyBytes: config.server.maxBodyBytes, idleTimeoutSeconds: Int(config.server.idleTimeout.components.seconds),
                 writeTimeoutSeconds: Int(config.server.writeTimeout.components.seconds), connectionLimit: config.server.maxConnections,
-                connectionMemoryBytes: config.server.maxHeaderBytes, tls: try TLSCredentials(config.server.tls)),
+                connectionMemoryBytes: config.server.maxHeaderBytes, tls: tlsFiles?.store),
             delegate: endpoint)
     }
 
@@ -90,10 +96,12 @@ public final class Gateway: Sendable {
     public var config: GatewayConfig { pipelines.current.config }
 
     /// Binds the listen address and starts serving; with the cache tagging
-    /// entities, starts learning the upstream schema.
+    /// entities, starts learning the upstream schema; with TLS, starts
+    /// watching the certificate files.
     public func start() throws(HTTPServerError) {
         try server.start()
         pipelines.current.schemaLearning?.start(logger: logger)
+        watchTLSFiles()
     }
 
     /// The port the server listens on.

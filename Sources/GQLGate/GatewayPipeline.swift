@@ -54,11 +54,12 @@ final class GatewayPipeline: Sendable {
         passedOnHeaders.contains { name.equalsIgnoringASCIICase($0) }
     }
 
-    /// Who the client of `request` is, when a stage reads it: its key, else its address (server thread).
+    /// Who the client of `request` is, when a stage reads it: its key, else
+    /// its TLS client certificate's subject, else its address (server thread).
     func clientID(_ request: ServerRequest) -> String? {
         guard traffic.identifiesClients else { return nil }
         if clientAuth != nil, let key = ClientAuthenticator.presentedKey(in: request.headers) { return key }
-        return request.clientAddress()
+        return request.clientCertificateSubject ?? request.clientAddress()
     }
 
     /// The GraphQL endpoint's path.

@@ -52,7 +52,8 @@ final class GraphQLEndpoint: HTTPServerDelegate {
                     return .now(refuse(request, .originNotAllowed(request.headers["origin"])))
                 }
                 let response = webSockets.answer(request, pipeline: pipeline)
-                requestLog.record(status: response.status, requestID: nil, startedAt: GatewayClock.system.monotonicNanoseconds(), trace: nil)
+                requestLog.record(status: response.status, requestID: nil, startedAt: GatewayClock.system.monotonicNanoseconds(), trace: nil,
+                                  clientCertificate: request.clientCertificateSubject)
                 return .now(response)
             }
             if let csrf = pipeline.csrf, !csrf.allows(request.headers) {
@@ -93,6 +94,14 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         return refuse(request, .framingRefused(refusal))
     }
 
+    /// Every path needs a client certificate but the probes (`/healthz`,
+    /// `/readyz`), which orchestrators call without one and which tell nothing.
+    func refuseClientCertificate(_ request: ServerRequest) -> ServerResponse? {
+        guard !OperationsEndpoints.isProbe(request.path) else { return nil }
+        allowOrigin(request)
+        return refuse(request, .clientCertificateRequired)
+    }
+
     func droppedAnswerFields(_ request: ServerRequest, names: [String]) {
         logger.warning("answer header fields dropped", metadata: [
             "fields": .string(names.joined(separator: ", ")), "path": .string(request.path),
@@ -119,7 +128,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     /// cannot be decoded is recorded here.
     private func graphQL(_ request: ServerRequest, pipeline: GatewayPipeline) -> ServerAnswer<PendingRequest> {
         guard !inFlight.isClosed else { return .later(.shuttingDown) }
-        let trace = RequestTrace(startedAt: GatewayClock.system.monotonicNanoseconds())
+        let trace = RequestTrace(startedAt: GatewayClock.system.monotonicNanoseconds(), clientCertificate: request.clientCertificateSubject)
         let requestID = clientRequestID(request) ?? requestIDs.next()
         let sent: GraphQLRequest, transport: ClientTransport
         do {
@@ -127,7 +136,8 @@ final class GraphQLEndpoint: HTTPServerDelegate {
                 method: request.method, contentType: request.headers["content-type"], queryItems: request.queryItems, body: request.body)
         } catch {
             let response = errorResponse(error, requestID: requestID)
-            requestLog.record(status: response.status, requestID: requestID, startedAt: trace.startedAt, trace: nil)
+            requestLog.record(status: response.status, requestID: requestID, startedAt: trace.startedAt, trace: nil,
+                              clientCertificate: request.clientCertificateSubject)
             return .now(response)
         }
         let delivery = ResultDelivery.requested(byAccept: request.headers["accept"])
@@ -201,7 +211,8 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     func refuse(_ request: ServerRequest, _ error: GatewayError) -> ServerResponse {
         let requestID = clientRequestID(request) ?? requestIDs.next()
         let response = serverResponse(error.response(), requestID: requestID)
-        requestLog.record(status: response.status, requestID: requestID, startedAt: GatewayClock.system.monotonicNanoseconds(), trace: nil)
+        requestLog.record(status: response.status, requestID: requestID, startedAt: GatewayClock.system.monotonicNanoseconds(), trace: nil,
+                          clientCertificate: request.clientCertificateSubject)
         return response
     }
 

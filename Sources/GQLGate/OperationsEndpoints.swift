@@ -15,7 +15,14 @@ struct OperationsEndpoints: Sendable {
         case probe
     }
 
+    static let healthPath = "/healthz"
     static let readinessPath = "/readyz"
+
+    /// Whether `path` is a probe (`/healthz`, `/readyz`): what orchestrators
+    /// call, without client credentials, and which tells nothing of the API.
+    static func isProbe(_ path: String) -> Bool {
+        path == healthPath || path == readinessPath
+    }
 
     let readiness: Readiness
     let metrics: GatewayMetrics
@@ -41,7 +48,7 @@ struct OperationsEndpoints: Sendable {
                cacheServes: Bool = false) -> Route? {
         guard request.method == "GET" || request.method == "HEAD" else { return nil }
         switch request.path {
-        case "/healthz":
+        case Self.healthPath:
             return .answer(ServerResponse(healthy))
         case Self.readinessPath:
             let decision = readiness.decision()

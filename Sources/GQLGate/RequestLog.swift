@@ -7,7 +7,8 @@ import Logging
 
 /// Records every answered client request: `gqlgate_requests_total` and
 /// `gqlgate_request_duration_seconds`, and one access log line at `info`
-/// with the request id, operation kind and name, persisted document id, status, duration, and the
+/// with the request id, operation kind and name, persisted document id, status, duration, the
+/// client certificate's subject when the server asks for one, and the
 /// cache status, upstream attempts and upstream status where known (fields
 /// that are not known are left out). Headers, variables and bodies are never
 /// logged. The pipeline's first exchange (`RequestLogExchange`) records what
@@ -23,25 +24,30 @@ struct RequestLog: Sendable {
     let sink: Sink
 
     /// Records an answer with `status` to the request `requestID` received at
-    /// `startedAt` (monotonic nanoseconds), with what the pipeline noted in `trace`.
-    func record(status: Int, requestID: String?, startedAt: UInt64, trace: RequestTrace.Snapshot?) {
+    /// `startedAt` (monotonic nanoseconds), with what the pipeline noted in
+    /// `trace` or, for a request the pipeline did not see, the subject of its
+    /// client certificate.
+    func record(status: Int, requestID: String?, startedAt: UInt64, trace: RequestTrace.Snapshot?, clientCertificate: String? = nil) {
         let elapsed = GatewayClock.system.monotonicNanoseconds() &- startedAt
         metrics.requestFinished(kind: trace?.kind, status: status, duration: .nanoseconds(elapsed))
         switch sink {
         case .writer(let writer) where writer.isEnabled:
-            writer.write(Self.accessLine(status: status, requestID: requestID, elapsedNanoseconds: elapsed, trace: trace))
+            writer.write(Self.accessLine(
+                status: status, requestID: requestID, elapsedNanoseconds: elapsed, trace: trace, clientCertificate: clientCertificate))
         case .logger(let logger) where logger.logLevel <= .info:
             logger.info("\(AccessLine.message)", metadata: Self.accessLine(
-                status: status, requestID: requestID, elapsedNanoseconds: elapsed, trace: trace).metadata)
+                status: status, requestID: requestID, elapsedNanoseconds: elapsed, trace: trace, clientCertificate: clientCertificate).metadata)
         case .writer, .logger:
             break
         }
     }
 
     /// The access line's fields.
-    static func accessLine(status: Int, requestID: String?, elapsedNanoseconds: UInt64, trace: RequestTrace.Snapshot?) -> AccessLine {
+    static func accessLine(status: Int, requestID: String?, elapsedNanoseconds: UInt64, trace: RequestTrace.Snapshot?,
+                           clientCertificate: String? = nil) -> AccessLine {
         var line = AccessLine(status: status, durationMilliseconds: Double(elapsedNanoseconds / 1_000) / 1_000)
         line.requestID = requestID
+        line.clientCertificate = trace?.clientCertificate ?? clientCertificate
         if let trace {
             line.operation = trace.kind?.rawValue
             line.operationName = trace.operationName

@@ -3,21 +3,22 @@ extension GatewayConfig {
     /// change the answer.
     ///
     /// - Listening beyond loopback (anything but `127.0.0.0/8`, `::1` and `localhost`) needs
-    ///   `clients.api_keys_file` or `clients.allow_anonymous: true`.
+    ///   `clients.api_keys_file`, client certificates (`server.tls.client_ca_file`) or
+    ///   `clients.allow_anonymous: true`.
     /// - `retry.base_delay` is at most `retry.max_delay`.
     /// - `auth.oauth2` has `token_url`, `client_id` and `client_secret`, and is not combined with
     ///   `auth.bearer_token_file` (both would set `Authorization`).
     /// - `cache.backend: redis` has a redis:// `cache.redis_url`.
     /// - `persisted_documents.safelist` and `require_id` need `persisted_documents.manifests`.
-    /// - `server.tls.cert_file` and `key_file` go together; `client_ca_file` is not supported yet.
+    /// - `server.tls.cert_file` and `key_file` go together; `client_ca_file` needs them.
     /// - `cors.allow_origins: ["*"]` stands alone and not with `cors.allow_credentials`.
     /// - Throws: The first ``ConfigError`` found.
     public func validate() throws(ConfigError) {
-        if !server.listen.isLoopback, clients.apiKeysFile == nil, !clients.allowAnonymous {
+        if !server.listen.isLoopback, clients.apiKeysFile == nil, !server.tls.requiresClientCertificates, !clients.allowAnonymous {
             throw ConfigError(
                 keyPath: "server.listen",
                 message: "\(server.listen) is beyond loopback and clients are not authenticated: "
-                    + "set clients.api_keys_file, or set clients.allow_anonymous: true to let anyone in"
+                    + "set clients.api_keys_file or server.tls.client_ca_file, or set clients.allow_anonymous: true to let anyone in"
             )
         }
         if retry.baseDelay > retry.maxDelay {
@@ -59,10 +60,10 @@ extension GatewayConfig {
                 keyPath: server.tls.certFile.isEmpty ? "server.tls.cert_file" : "server.tls.key_file",
                 message: "required with server.tls.\(server.tls.certFile.isEmpty ? "key_file" : "cert_file"): set both or neither")
         }
-        if !server.tls.clientCAFile.isEmpty {
+        if !server.tls.clientCAFile.isEmpty, !server.tls.isEnabled {
             throw ConfigError(
                 keyPath: "server.tls.client_ca_file",
-                message: "client certificates are not supported yet: leave it empty (docs/browsers-and-tls.md)")
+                message: "needs server.tls.cert_file and key_file (client certificates come with TLS)")
         }
         if cors.allowCredentials, cors.allowOrigins.contains("*") {
             throw ConfigError(

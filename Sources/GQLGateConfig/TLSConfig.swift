@@ -4,8 +4,9 @@ public struct TLSConfig: Sendable, Equatable {
     public var certFile = ""
     /// `server.tls.key_file`: its private key, PEM. Set with `cert_file`.
     public var keyFile = ""
-    /// `server.tls.client_ca_file`: clients must present a certificate this CA signed. Not
-    /// supported yet: setting it is a configuration error.
+    /// `server.tls.client_ca_file`: the CA certificates (PEM) that sign client certificates;
+    /// set, every request must come over a connection whose client presented one they signed.
+    /// Default none: clients are not asked for a certificate.
     public var clientCAFile = ""
 
     /// The defaults.
@@ -13,6 +14,9 @@ public struct TLSConfig: Sendable, Equatable {
 
     /// Whether the listener speaks TLS.
     public var isEnabled: Bool { !certFile.isEmpty }
+
+    /// Whether clients must present a certificate `client_ca_file` signed.
+    public var requiresClientCertificates: Bool { isEnabled && !clientCAFile.isEmpty }
 }
 
 extension TLSConfig {

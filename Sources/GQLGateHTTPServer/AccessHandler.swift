@@ -43,6 +43,15 @@ private func begin(on connection: OpaquePointer, method: UnsafePointer<CChar>?, 
         request.closesConnection = true
         return queue(server.delegate.refuseFraming(request, .headerFieldsTooLarge), on: connection, for: request)
     }
+    if server.requiresClientCertificates {
+        if let subject = verifiedClientSubject(connection) {
+            request.storedClientCertificateSubject = subject
+        } else if let refusal = server.delegate.refuseClientCertificate(request) {
+            request.phase = .rejected
+            request.closesConnection = true
+            return queue(refusal, on: connection, for: request)
+        }
+    }
     switch framing.verdict(maxBodyBytes: server.configuration.maxBodyBytes) {
     case .accept(let closeAfterAnswer):
         request.closesConnection = closeAfterAnswer
@@ -56,6 +65,15 @@ private func begin(on connection: OpaquePointer, method: UnsafePointer<CChar>?, 
         request.closesConnection = true
         return queue(server.delegate.refuseFraming(request, refusal), on: connection, for: request)
     }
+}
+
+/// The subject of the client certificate the connection presented, when the
+/// client CAs signed it (checked once per connection).
+private func verifiedClientSubject(_ connection: OpaquePointer) -> String? {
+    var subject: UnsafePointer<CChar>?
+    var length = 0
+    guard gqlgate_tls_client_subject(connection, &subject, &length) == 1, let subject else { return nil }
+    return String(decoding: UnsafeRawBufferPointer(start: subject, count: length), as: UTF8.self)
 }
 
 /// Sends the delegate's answer at once, or suspends the connection and

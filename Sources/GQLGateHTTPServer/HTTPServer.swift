@@ -29,6 +29,12 @@ public protocol HTTPServerDelegate: AnyObject, Sendable {
     /// when its length is declared, else once the rest was read and dropped;
     /// the connection closes after it.
     func payloadTooLarge(_ request: ServerRequest) -> ServerResponse
+    /// The answer to a request on a TLS connection whose client presented no
+    /// certificate, or one the client CAs did not sign
+    /// (`TLSCredentialStore.requiresClientCertificates`): sent before the body
+    /// is read, then the connection closes; nil lets the request in (without
+    /// `clientCertificateSubject`). By default a plain-text 401.
+    func refuseClientCertificate(_ request: ServerRequest) -> ServerResponse?
     /// The answer to a request the server refuses before reading its body, with
     /// `refusal.status`: its body framing (RFC 9112 §6.3), or a header block that
     /// leaves too little memory for the answer's; then the connection closes.
@@ -51,6 +57,10 @@ extension HTTPServerDelegate {
     }
 
     public func droppedAnswerFields(_ request: ServerRequest, names: [String]) {}
+
+    public func refuseClientCertificate(_ request: ServerRequest) -> ServerResponse? {
+        ServerResponse(status: 401, headers: ["Content-Type": "text/plain"], body: Bytes("A client certificate signed by the server's client CA is required."))
+    }
 }
 
 /// How the embedded server listens.
@@ -86,12 +96,13 @@ public struct HTTPServerConfiguration: Sendable {
     /// answer fields past the room left are dropped (`droppedAnswerFields`).
     /// Bodies do not count: they pass through the pool in pieces.
     public var connectionMemoryBytes: Int
-    /// HTTPS and WSS with this certificate and key; nil: plain HTTP.
-    public var tls: TLSCredentials?
+    /// HTTPS and WSS with the certificate and key this store holds at each
+    /// handshake (and client certificates when it asks for them); nil: plain HTTP.
+    public var tls: TLSCredentialStore?
 
     public init(host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 1, maxBodyBytes: Int = 1 << 20,
                 idleTimeoutSeconds: Int = 120, writeTimeoutSeconds: Int = 30, connectionLimit: Int = 0,
-                connectionMemoryBytes: Int = 16 << 10, tls: TLSCredentials? = nil) {
+                connectionMemoryBytes: Int = 16 << 10, tls: TLSCredentialStore? = nil) {
         self.host = host
         self.port = port
         self.threads = threads
@@ -128,6 +139,8 @@ public final class HTTPServer: @unchecked Sendable {
     let requestHeaders: RecentHeaderFields?
     /// The connection memory pool, shared by a request's header block and its answer's.
     let connectionMemory: ConnectionMemory
+    /// Whether each request's connection must carry a client certificate the client CAs signed.
+    let requiresClientCertificates: Bool
 
     public init(configuration: HTTPServerConfiguration, delegate: any HTTPServerDelegate) {
         self.configuration = configuration
@@ -137,6 +150,7 @@ public final class HTTPServer: @unchecked Sendable {
         requestHeaders = configuration.threads <= 1 ? RecentHeaderFields(capacity: 32, longestKey: 512) : nil
         // 0: libmicrohttpd's default, 32 KiB.
         connectionMemory = ConnectionMemory(poolBytes: configuration.connectionMemoryBytes > 0 ? configuration.connectionMemoryBytes : 32 << 10)
+        requiresClientCertificates = configuration.tls?.requiresClientCertificates ?? false
     }
 
     deinit {
@@ -155,7 +169,6 @@ public final class HTTPServer: @unchecked Sendable {
         let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_ALLOW_UPGRADE.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()  // the server outlives its daemon (stop() in deinit)
         var error = [CChar](repeating: 0, count: 256)
-        let tls = configuration.tls
         let started: OpaquePointer? = configuration.host.withCString { host in
             var options = gqlgate_mhd_start_options(
                 flags: UInt32(flags), host: host, port: configuration.port,
@@ -165,18 +178,12 @@ public final class HTTPServer: @unchecked Sendable {
                 listen_backlog: 1024, connection_memory_limit: configuration.connectionMemoryBytes,
                 access_handler: accessHandler, access_handler_cls: context,
                 completed_handler: completedHandler, completed_handler_cls: context,
-                tls_certificate: nil, tls_key: nil, tls_priorities: nil)
-            guard let tls else { return gqlgate_mhd_start(&options, &error, error.count) }
-            // libmicrohttpd loads the PEM texts while it starts.
-            return tls.certificatePEM.withCString { certificate in
-                tls.keyPEM.withCString { key in
-                    TLSCredentials.priorities.withCString { priorities in
-                        options.tls_certificate = certificate
-                        options.tls_key = key
-                        options.tls_priorities = priorities
-                        return gqlgate_mhd_start(&options, &error, error.count)
-                    }
-                }
+                tls_store: configuration.tls?.store, tls_priorities: nil)
+            guard configuration.tls != nil else { return gqlgate_mhd_start(&options, &error, error.count) }
+            // Each handshake takes the store's certificate and key of the moment.
+            return TLSCredentials.priorities.withCString { priorities in
+                options.tls_priorities = priorities
+                return gqlgate_mhd_start(&options, &error, error.count)
             }
         }
         guard let started else {

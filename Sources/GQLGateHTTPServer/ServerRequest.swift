@@ -32,11 +32,16 @@ public final class ServerRequest: @unchecked Sendable {
     public var queryItems: [(name: String, value: String?)] { storedQueryItems }
     /// The request body.
     public var body: Bytes { storedBody }
+    /// The subject (RFC 4514, `CN=client,O=Example`) of the client certificate
+    /// the connection presented, checked against the client CAs; nil when
+    /// the server does not ask for client certificates.
+    public var clientCertificateSubject: String? { storedClientCertificateSubject }
     // The public fields read through accessors of this module: an access from
     // another module would be checked at run time, the attribute notwithstanding.
     @exclusivity(unchecked) var storedHeaders = HTTPHeaders()
     @exclusivity(unchecked) var storedQueryItems: [(name: String, value: String?)] = []
     @exclusivity(unchecked) var storedBody: Bytes = .empty
+    @exclusivity(unchecked) var storedClientCertificateSubject: String?
     let connection: OpaquePointer
     @exclusivity(unchecked) var phase = Phase.receiving
     @exclusivity(unchecked) var collected = ByteAccumulator()

@@ -1,14 +1,17 @@
 /// The certificate chain and private key the server answers HTTPS (and
-/// WSS) with, as PEM text; libmicrohttpd hands them to GnuTLS.
+/// WSS) with, as PEM text, and the CAs client certificates must be signed by.
 public struct TLSCredentials: Sendable, Equatable {
     /// The certificate, then any intermediates, PEM.
     public var certificatePEM: String
-    /// The certificate's private key, PEM.
+    /// The certificate's private key, PEM (unencrypted).
     public var keyPEM: String
+    /// The CA certificates that sign client certificates, PEM; nil: clients are not asked for one.
+    public var clientAuthorityPEM: String?
 
-    public init(certificatePEM: String, keyPEM: String) {
+    public init(certificatePEM: String, keyPEM: String, clientAuthorityPEM: String? = nil) {
         self.certificatePEM = certificatePEM
         self.keyPEM = keyPEM
+        self.clientAuthorityPEM = clientAuthorityPEM
     }
 
     /// GnuTLS priorities: TLS 1.3 and 1.2 only, GnuTLS's NORMAL ciphers, the server's order.

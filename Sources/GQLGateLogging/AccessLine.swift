@@ -6,6 +6,8 @@ import Logging
 public struct AccessLine: Sendable, Equatable {
     public var attempts: Int?
     public var cache: String?
+    /// The subject of the client's TLS certificate, when the server asks for one (`client_cert`).
+    public var clientCertificate: String?
     public var durationMilliseconds: Double
     public var operation: String?
     public var operationName: String?
@@ -34,6 +36,7 @@ public struct AccessLine: Sendable, Equatable {
         var fields: Logger.Metadata = ["status": .stringConvertible(status), "duration_ms": .stringConvertible(durationMilliseconds)]
         if let attempts { fields["attempts"] = .stringConvertible(attempts) }
         if let cache { fields["cache"] = .string(cache) }
+        if let clientCertificate { fields["client_cert"] = .string(clientCertificate) }
         if let operation { fields["operation"] = .string(operation) }
         if let operationName { fields["operation_name"] = .string(operationName) }
         if let persistedID { fields["persisted_id"] = .string(persistedID) }
@@ -50,6 +53,7 @@ public struct AccessLine: Sendable, Equatable {
     func orderedFields(_ visit: (String, String, Bool) -> Void) {
         if let attempts { visit("attempts", String(attempts), false) }
         if let cache { visit("cache", cache, true) }
+        if let clientCertificate { visit("client_cert", clientCertificate, true) }
         visit("duration_ms", durationMilliseconds.description, false)
         if let operation { visit("operation", operation, true) }
         if let operationName { visit("operation_name", operationName, true) }

@@ -15,4 +15,10 @@ extension GatewayError {
         let who = origin.map { "Origin \(JSONString.quoted($0)) is" } ?? "A request without Origin is"
         return GatewayError(status: 403, code: "ORIGIN_NOT_ALLOWED", message: "\(who) not allowed (cors.allow_origins).")
     }
+
+    /// 401 `UNAUTHENTICATED`: the TLS client presented no certificate, or one
+    /// the CAs of `server.tls.client_ca_file` did not sign (or expired, or not for TLS clients).
+    public static let clientCertificateRequired = GatewayError(
+        status: 401, code: "UNAUTHENTICATED",
+        message: "A valid client certificate is required: one signed by a CA of server.tls.client_ca_file, for TLS clients, not expired.")
 }

@@ -34,6 +34,8 @@ public final class RequestTrace: Sendable {
         public var shed: ShedReason?
         /// What the operation waited for on the way, when tracing sampled it (each becomes a span).
         public var waits: [Wait] = []
+        /// The subject of the client's TLS certificate, when the server asks for one.
+        public var clientCertificate: String?
 
         public init() {}
     }
@@ -66,12 +68,16 @@ public final class RequestTrace: Sendable {
     /// Waits shorter than this (a free place, a token already held) are not noted.
     public static let shortestWait: UInt64 = 50_000
 
-    private let state = Mutex(Snapshot())
+    private let state: Mutex<Snapshot>
     /// When the client request was received (monotonic nanoseconds, `GatewayClock`).
     public let startedAt: UInt64
 
-    public init(startedAt: UInt64 = 0) {
+    /// - Parameter clientCertificate: the subject of the client's TLS certificate, when the server asks for one.
+    public init(startedAt: UInt64 = 0, clientCertificate: String? = nil) {
         self.startedAt = startedAt
+        var facts = Snapshot()
+        facts.clientCertificate = clientCertificate
+        state = Mutex(facts)
     }
 
     /// The facts recorded so far.

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+#include "CMicroHTTPDTLS.h"
 
 /// Options for `gqlgate_mhd_start`; `host` must be a numeric address or a name.
 struct gqlgate_mhd_start_options {
@@ -24,9 +25,8 @@ struct gqlgate_mhd_start_options {
     void *access_handler_cls;
     MHD_RequestCompletedCallback completed_handler;
     void *completed_handler_cls;
-    /// PEM certificate chain and private key: HTTPS (and WSS) when both are set.
-    const char *tls_certificate;
-    const char *tls_key;
+    /// HTTPS (and WSS) with the certificate and key this store holds at each handshake; NULL: plain HTTP.
+    struct gqlgate_tls_store *tls_store;
     /// GnuTLS priority string for the TLS daemon.
     const char *tls_priorities;
 };
