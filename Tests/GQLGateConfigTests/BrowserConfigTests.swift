@@ -82,8 +82,13 @@ import Testing
         #expect(thrownError { () throws(ConfigError) in try keyOnly.validate() }?.hasPrefix("server.tls.cert_file: required") == true)
     }
 
-    @Test func clientCertificatesAreRefusedUntilSupported() throws {
+    @Test func clientCertificatesComeWithTLS() throws {
         let config = try load("server: {tls: {cert_file: a, key_file: b, client_ca_file: ca}}")
-        #expect(thrownError { () throws(ConfigError) in try config.validate() }?.hasPrefix("server.tls.client_ca_file: client certificates are not supported yet") == true)
+        try config.validate()
+        #expect(config.server.tls.requiresClientCertificates && config.server.tls.clientCAFile == "ca")
+        let withoutTLS = try load("server: {tls: {client_ca_file: ca}}")
+        #expect(!withoutTLS.server.tls.requiresClientCertificates)
+        #expect(thrownError { () throws(ConfigError) in try withoutTLS.validate() }
+            == "server.tls.client_ca_file: needs server.tls.cert_file and key_file (client certificates come with TLS)")
     }
 }

@@ -14,10 +14,13 @@ import Testing
     @Test func listeningBeyondLoopbackNeedsClientAuthOrAllowAnonymous() throws {
         #expect(try validationError("server: {listen: \"0.0.0.0:8080\"}")
             == "server.listen: 0.0.0.0:8080 is beyond loopback and clients are not authenticated: "
-            + "set clients.api_keys_file, or set clients.allow_anonymous: true to let anyone in")
+            + "set clients.api_keys_file or server.tls.client_ca_file, or set clients.allow_anonymous: true to let anyone in")
         #expect(try validationError("server: {listen: \"[::]:8080\"}")?.contains("clients.allow_anonymous") == true)
         #expect(try validationError("server: {listen: \"0.0.0.0:8080\"}\nclients: {allow_anonymous: true}") == nil)
         #expect(try validationError("server: {listen: \"0.0.0.0:8080\"}\nclients: {api_keys_file: /etc/keys}") == nil)
+        // Client certificates authenticate clients too.
+        #expect(try validationError("server: {listen: \"0.0.0.0:8443\", tls: {cert_file: c, key_file: k, client_ca_file: ca}}") == nil)
+        #expect(try validationError("server: {listen: \"0.0.0.0:8443\", tls: {cert_file: c, key_file: k}}")?.hasPrefix("server.listen") == true)
     }
 
     @Test(arguments: ["127.0.0.1:8080", "127.0.0.2:8080", "[::1]:8080", "localhost:8080"])

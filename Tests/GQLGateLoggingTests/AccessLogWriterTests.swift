@@ -7,6 +7,7 @@ import Testing
         var line = AccessLine(status: 200, durationMilliseconds: 1.234)
         line.attempts = 2
         line.cache = "MISS"
+        line.clientCertificate = "CN=alice,O=Example"
         line.operation = "query"
         line.operationName = "Books \"by\" author"
         line.persistedID = "sha256:ab"
@@ -32,7 +33,7 @@ import Testing
     @Test func jsonLineNamesEveryKnownField() {
         let writer = AccessLogWriter(settings: LogSettings(level: .info, format: .json), writer: LogLineWriter(fileDescriptor: -1))
         #expect(writer.render(fullLine(), format: .json, timestamp: "T") == #"""
-            {"ts":"T","level":"info","msg":"request","attempts":2,"cache":"MISS","duration_ms":1.234,"operation":"query","operation_name":"Books \"by\" author","persisted_id":"sha256:ab","request_id":"r-1","shed":"overloaded","status":200,"upstream_status":200}
+            {"ts":"T","level":"info","msg":"request","attempts":2,"cache":"MISS","client_cert":"CN=alice,O=Example","duration_ms":1.234,"operation":"query","operation_name":"Books \"by\" author","persisted_id":"sha256:ab","request_id":"r-1","shed":"overloaded","status":200,"upstream_status":200}
 
             """#)
     }

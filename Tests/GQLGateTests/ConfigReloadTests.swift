@@ -38,6 +38,29 @@ import Testing
         #expect(reload.effective.headers.forward == ["x-tenant"])
     }
 
+    @Test func newTLSFilesApplyButTurningTLSOrClientCertificatesOnOrOffWaitsForARestart() {
+        var running = GatewayConfig()
+        running.server.tls.certFile = "/tls/1/tls.crt"
+        running.server.tls.keyFile = "/tls/1/tls.key"
+        var moved = running
+        moved.server.tls.certFile = "/tls/2/tls.crt"
+        moved.server.tls.keyFile = "/tls/2/tls.key"
+        let applied = ConfigReload(running: running, proposed: moved)
+        #expect(applied.needsRestart.isEmpty && applied.effective.server.tls == moved.server.tls)
+
+        var clientCertificates = running
+        clientCertificates.server.tls.clientCAFile = "/tls/ca.crt"
+        var off = running
+        off.server.tls = TLSConfig()
+        for proposed in [clientCertificates, off] {
+            let reload = ConfigReload(running: running, proposed: proposed)
+            #expect(reload.needsRestart == ["server.tls"] && reload.effective.server.tls == running.server.tls)
+        }
+        var caMoved = clientCertificates
+        caMoved.server.tls.clientCAFile = "/tls/other-ca.crt"
+        #expect(ConfigReload(running: clientCertificates, proposed: caMoved).needsRestart.isEmpty)
+    }
+
     @Test func anUnchangedFileChangesNothing() {
         let reload = ConfigReload(running: GatewayConfig(), proposed: GatewayConfig())
         #expect(reload.effective == GatewayConfig())
