@@ -38,6 +38,10 @@ struct gqlgate_tls_store {
 struct tls_connection {
     struct gqlgate_tls_store *store;
     struct tls_keys *keys;
+    /// The keys of the selection before `keys` (a handshake that selected
+    /// twice, after a HelloRetryRequest say): GnuTLS drops its pointers to
+    /// them only after the callback returns, so they are released one selection later.
+    struct tls_keys *replaced_keys;
     /// 0: not checked yet, 1: verified, -1: refused.
     int verdict;
     char *subject;
@@ -235,9 +239,10 @@ static int select_certificate(gnutls_session_t session, const gnutls_datum_t *re
     if (keys == NULL) {
         return -1;
     }
-    if (state->keys != NULL) {
-        keys_release(state->keys);
+    if (state->replaced_keys != NULL) {
+        keys_release(state->replaced_keys);
     }
+    state->replaced_keys = state->keys;
     state->keys = keys;
     *chain = keys->chain;
     *chain_length = keys->chain_length;
@@ -270,6 +275,9 @@ static void connection_notify(void *cls, struct MHD_Connection *connection, void
     *socket_context = NULL;
     if (state->keys != NULL) {
         keys_release(state->keys);
+    }
+    if (state->replaced_keys != NULL) {
+        keys_release(state->replaced_keys);
     }
     free(state->subject);
     free(state);
