@@ -49,7 +49,7 @@ VENV ?= .venv
 PYTEST_ARGS ?=
 DEMO_ARGS ?=
 
-BUILD_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libwslay-dev libhiredis-dev libmimalloc-dev libbrotli-dev zlib1g-dev pkg-config
+BUILD_PACKAGES := libmicrohttpd-dev libgnutls28-dev libcurl4-openssl-dev libwslay-dev libhiredis-dev libmimalloc-dev libbrotli-dev zlib1g-dev pkg-config
 SYSTEM_PACKAGES := $(BUILD_PACKAGES) redis-server curl
 # catatonit: podman kube play builds its pause image around it (a recommendation of podman's,
 # which install-deps.sh leaves out).

@@ -17,6 +17,14 @@ import Testing
         return config
     }
 
+    /// `one.crt`, `one.key`, `two.crt`, `two.key`.
+    func writeBothPairs() {
+        directory.write("one.crt", TLSFixtures.oneCertificate)
+        directory.write("one.key", TLSFixtures.oneKey)
+        directory.write("two.crt", TLSFixtures.twoCertificate)
+        directory.write("two.key", TLSFixtures.twoKey)
+    }
+
     func files(_ config: TLSConfig) throws -> TLSFiles {
         try #require(try TLSFiles(config, clock: time.clock))
     }
@@ -66,10 +74,7 @@ import Testing
     }
 
     @Test func aLinkSwappedToOtherFilesIsAChange() throws {
-        directory.write("one.crt", TLSFixtures.oneCertificate)
-        directory.write("one.key", TLSFixtures.oneKey)
-        directory.write("two.crt", TLSFixtures.twoCertificate)
-        directory.write("two.key", TLSFixtures.twoKey)
+        writeBothPairs()
         directory.link("tls.crt", to: "one.crt")
         directory.link("tls.key", to: "one.key")
         let files = try files(config())
@@ -81,10 +86,7 @@ import Testing
     }
 
     @Test func aReloadReadsTheFilesANewConfigNames() throws {
-        directory.write("one.crt", TLSFixtures.oneCertificate)
-        directory.write("one.key", TLSFixtures.oneKey)
-        directory.write("two.crt", TLSFixtures.twoCertificate)
-        directory.write("two.key", TLSFixtures.twoKey)
+        writeBothPairs()
         let files = try files(config(cert: "one.crt", key: "one.key"))
         #expect(files.reload(config(cert: "two.crt", key: "two.key")) == .replaced(files.store.current))
         #expect(files.store.current?.subject == "CN=fixture-two")
