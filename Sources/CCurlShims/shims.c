@@ -44,6 +44,7 @@ CURLcode gqlgate_curl_msg_result(const CURLMsg *message) {
 }
 
 const long gqlgate_curl_http_version_2tls = CURL_HTTP_VERSION_2TLS;
+const CURLversion gqlgate_curl_version_now = CURLVERSION_NOW;
 const long gqlgate_curl_pipe_multiplex = CURLPIPE_MULTIPLEX;
 const int gqlgate_curl_socket_timeout = CURL_SOCKET_TIMEOUT;
 const int gqlgate_curl_poll_in = CURL_POLL_IN;

@@ -1,4 +1,5 @@
 import CCurl
+import CCurlShims
 import GQLGateCore
 @testable import GQLGateHTTPClient
 import Testing
@@ -31,6 +32,22 @@ import Testing
     @Test func headerListKeepsAnEmptyValueAsNameColonSpace() {
         let list = CurlHeaderList(first: "Expect:", headers: ["X-Empty": ""])
         #expect(lines(of: list) == ["Expect:", "X-Empty: "])
+    }
+
+    @Test func headerListPutsTheSecondLineAfterTheFirst() {
+        let list = CurlHeaderList(first: "Expect:", second: "Accept-Encoding: gzip", headers: ["X-A": "1"])
+        #expect(lines(of: list) == ["Expect:", "Accept-Encoding: gzip", "X-A: 1"])
+        let alone = CurlHeaderList(first: "Expect:", second: "Accept-Encoding: br", headers: HTTPHeaders())
+        #expect(lines(of: alone) == ["Expect:", "Accept-Encoding: br"])
+        #expect(alone.head.pointee.next?.pointee.next == nil)
+    }
+
+    @Test func theAcceptEncodingLineNamesWhatThisLibcurlDecodes() throws {
+        let line = try #require(CurlContentCodings.acceptEncodingLine)
+        let features = try #require(curl_version_info(gqlgate_curl_version_now)).pointee.features
+        #expect(line.hasPrefix("Accept-Encoding: "))
+        #expect(line.contains("gzip") == (features & CURL_VERSION_LIBZ != 0))
+        #expect(line.contains("br") == (features & CURL_VERSION_BROTLI != 0))
     }
 
     @Test func parsedURLKeepsItsTextAndParts() throws {

@@ -30,6 +30,7 @@ CURLMcode gqlgate_curl_multi_setopt_timer_function(CURLM *multi, gqlgate_curl_ti
 CURLcode gqlgate_curl_msg_result(const CURLMsg *message);
 
 extern const long gqlgate_curl_http_version_2tls;
+extern const CURLversion gqlgate_curl_version_now;
 extern const long gqlgate_curl_pipe_multiplex;
 extern const int gqlgate_curl_socket_timeout;
 extern const int gqlgate_curl_poll_in;

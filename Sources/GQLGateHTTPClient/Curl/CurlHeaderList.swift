@@ -10,19 +10,20 @@ struct CurlHeaderList: ~Copyable {
     let head: UnsafeMutablePointer<curl_slist>
     private let storage: UnsafeMutableRawPointer
 
-    /// The list `first` (a complete line, such as `Expect:`), then `name: value` for each field.
-    init(first: StaticString, headers: HTTPHeaders) {
-        (storage, head) = headers.withFields { Self.build(first: first, fields: $0) }
+    /// The list `first` and `second` (complete lines, such as `Expect:`), then `name: value` for each field.
+    init(first: StaticString, second: String? = nil, headers: HTTPHeaders) {
+        (storage, head) = headers.withFields { Self.build(first: first, second: second, fields: $0) }
     }
 
     deinit {
         storage.deallocate()
     }
 
-    private static func build(first: StaticString, fields: UnsafeBufferPointer<HTTPHeaders.Field>)
+    private static func build(first: StaticString, second: String?, fields: UnsafeBufferPointer<HTTPHeaders.Field>)
         -> (UnsafeMutableRawPointer, UnsafeMutablePointer<curl_slist>) {
-        let nodeCount = fields.count + 1
-        var textBytes = first.utf8CodeUnitCount + 1
+        let lead = second == nil ? 1 : 2
+        let nodeCount = fields.count + lead
+        var textBytes = first.utf8CodeUnitCount + 1 + (second.map { $0.utf8.count + 1 } ?? 0)
         for index in fields.indices {
             textBytes += fields[index].name.utf8.count + 2 + fields[index].value.utf8.count + 1
         }
@@ -31,7 +32,7 @@ struct CurlHeaderList: ~Copyable {
         let head = storage.bindMemory(to: curl_slist.self, capacity: nodeCount)
         let text = (storage + nodeBytes).bindMemory(to: CChar.self, capacity: textBytes)
 
-        // The first line, then one line a field; each node points at its line.
+        // The first line (and the second), then one line a field; each node points at its line.
         var cursor = text
         head.initialize(to: curl_slist(data: cursor, next: nodeCount > 1 ? head + 1 : nil))
         first.withUTF8Buffer { bytes in
@@ -40,8 +41,14 @@ struct CurlHeaderList: ~Copyable {
         }
         cursor.initialize(to: 0)
         cursor += 1
+        if let second {
+            (head + 1).initialize(to: curl_slist(data: cursor, next: nodeCount > 2 ? head + 2 : nil))
+            cursor = copy(second, to: cursor)
+            cursor.initialize(to: 0)
+            cursor += 1
+        }
         for index in fields.indices {
-            let node = index + 1
+            let node = index + lead
             (head + node).initialize(to: curl_slist(data: cursor, next: node + 1 < nodeCount ? head + node + 1 : nil))
             cursor = copy(fields[index].name, to: cursor)
             cursor.initialize(to: CChar(UInt8(ascii: ":")))

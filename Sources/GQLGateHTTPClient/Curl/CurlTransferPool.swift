@@ -52,7 +52,7 @@ final class CurlTransferPool: CurlMultiDelegate {
         transfer.easy = easy
         transfer.headerLines = headerLines
         if idle.decodes != transfer.request.acceptsCompression {
-            // "" (copied by curl): every coding this libcurl build decodes (zlib, brotli, zstd as linked); nil: none, bodies as sent.
+            // Set: libcurl decodes answers (the request's header list carries the Accept-Encoding line); nil: bodies as sent.
             if transfer.request.acceptsCompression {
                 gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_ACCEPT_ENCODING, "")
             } else {
@@ -124,7 +124,8 @@ final class CurlTransferPool: CurlMultiDelegate {
             gqlgate_curl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
             gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_POSTFIELDS, UnsafeRawPointer(request.body.baseAddress ?? emptyBody))
         }
-        let list = CurlHeaderList(first: "Expect:", headers: request.headers)
+        let list = CurlHeaderList(first: "Expect:", second: request.acceptsCompression ? CurlContentCodings.acceptEncodingLine : nil,
+                                  headers: request.headers)
         gqlgate_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, list.head)
         transfer.headerList = consume list
         gqlgate_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, request.timeout.milliseconds))
