@@ -58,7 +58,8 @@ extension Gateway {
             client: client,
             settings: HTTPTransport.Settings(
                 url: config.upstream.url ?? "", timeout: config.upstream.timeout, connectTimeout: config.upstream.connectTimeout,
-                forwardedHeaders: config.headers.forwardedNames, compression: config.upstream.compression,
+                forwardedHeaders: config.headers.forwardedNames,
+                compression: config.upstream.compression.asks(upstreamURL: config.upstream.url ?? ""),
                 maxResponseBytes: config.upstream.maxResponseBytes),
             observer: UpstreamAttemptMetrics(metrics: metrics, readiness: readiness, breaker: traffic.breaker))
         let subscriptions = context.transport(config: config, client: client, metrics: metrics, credentials: credentials)

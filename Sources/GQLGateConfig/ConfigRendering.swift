@@ -52,7 +52,7 @@ extension GatewayConfig {
                     .init("window", .duration(upstream.circuitBreaker.window)),
                     .init("open_for", .duration(upstream.circuitBreaker.openFor)),
                 ]),
-                .init("compression", .plain(String(upstream.compression))),
+                .init("compression", .plain(upstream.compression.rawValue)),
                 .init("max_response_bytes", .size(upstream.maxResponseBytes)),
             ]),
             .init("auth", [

@@ -29,8 +29,8 @@ public struct UpstreamConfig: Sendable, Equatable {
     /// `upstream.circuit_breaker`.
     public var circuitBreaker = CircuitBreakerConfig()
     /// `upstream.compression`: ask the upstream for compressed answers (every coding libcurl
-    /// decodes) and decode them. Default true.
-    public var compression = true
+    /// decodes) and decode them. Default `auto`: when the upstream is not on loopback.
+    public var compression = UpstreamCompression.auto
     /// `upstream.max_response_bytes`: the largest upstream answer body taken, counted decoded;
     /// past it 502 `UPSTREAM_RESPONSE_TOO_LARGE`. Default 64MiB.
     public var maxResponseBytes = 64 << 20
@@ -65,7 +65,7 @@ extension UpstreamConfig {
         maxConcurrency = try map["max_concurrency"]?.int(0...1_000_000) ?? maxConcurrency
         queueTimeout = try map["queue_timeout"]?.duration() ?? queueTimeout
         circuitBreaker = try map["circuit_breaker"].map(CircuitBreakerConfig.init(yaml:)) ?? circuitBreaker
-        compression = try map["compression"]?.bool() ?? compression
+        compression = try map["compression"]?.oneOf(UpstreamCompression.self) ?? compression
         maxResponseBytes = try map["max_response_bytes"]?.size(minimum: 1) ?? maxResponseBytes
     }
 }
