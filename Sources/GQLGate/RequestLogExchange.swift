@@ -15,19 +15,9 @@ struct RequestLogExchange: AnswerWatcher {
         guard let trace = operation.trace else { return try await rest(operation) }
         let requestID = operation.requestID
         let streams = operation.delivery.streams
-        do {
-            let results = try await rest(operation)
-            if streams {  // answered with a 200 head, then the results as they come
-                recordUnlessCancelled(status: 200, requestID: requestID, trace: trace)
-                return results
-            }
-            guard let first = try await results.first() else { throw GatewayError.noResult }
-            recordUnlessCancelled(status: first.status, requestID: requestID, trace: trace)
-            return .single(first)
-        } catch {
-            recordUnlessCancelled(status: GatewayError(answering: error).status, requestID: requestID, trace: trace)
-            throw error
-        }
+        let (answer, status) = await WatchedAnswer.awaiting(operation, streams: streams, rest)
+        recordUnlessCancelled(status: status, requestID: requestID, trace: trace)
+        return try answer.get()
     }
 
     private func recordUnlessCancelled(status: Int, requestID: String, trace: RequestTrace) {
@@ -37,10 +27,7 @@ struct RequestLogExchange: AnswerWatcher {
 
     func answeredAtOnce(_ operation: borrowing Operation, _ outcome: Result<GraphQLResponse, any Error>) {
         guard let trace = operation.trace else { return }
-        let status = switch outcome {
-        case .success(let answer): answer.status
-        case .failure(let error): GatewayError(answering: error).status
-        }
-        log.record(status: status, requestID: operation.requestID, startedAt: trace.startedAt, trace: trace.snapshot)
+        log.record(status: WatchedAnswer.status(of: outcome), requestID: operation.requestID, startedAt: trace.startedAt,
+                   trace: trace.snapshot)
     }
 }

@@ -25,22 +25,13 @@ struct TracingExchange: AnswerWatcher {
         }
         trace.spanStarted(context)
         let request = RequestFacts(operation)
-        do {
-            let results = try await requestLog.watch(operation, rest)
-            if request.streams {  // answered with a 200 head; the results follow, the span lasts as long as they do
-                guard let channel = results.channel else {
-                    finish(context, parent: parent, request, trace: trace, status: 200)
-                    return results
-                }
-                return ResultStream(SpanLifetime.watching(channel) { finish(context, parent: parent, request, trace: trace, status: 200) })
-            }
-            guard let first = try await results.first() else { throw GatewayError.noResult }
-            finish(context, parent: parent, request, trace: trace, status: first.status)
-            return .single(first)
-        } catch {
-            finish(context, parent: parent, request, trace: trace, status: GatewayError(answering: error).status)
-            throw error
+        let (answer, status) = await WatchedAnswer.awaiting(operation, streams: request.streams) { try await requestLog.watch($0, rest) }
+        // Streamed results get a 200 head at once; the span lasts as long as they do.
+        if request.streams, case .success(let results) = answer, let channel = results.channel {
+            return ResultStream(SpanLifetime.watching(channel) { finish(context, parent: parent, request, trace: trace, status: 200) })
         }
+        finish(context, parent: parent, request, trace: trace, status: status)
+        return try answer.get()
     }
 
     func answeredAtOnce(_ operation: borrowing Operation, _ outcome: Result<GraphQLResponse, any Error>) {
@@ -49,11 +40,7 @@ struct TracingExchange: AnswerWatcher {
         }
         trace.spanStarted(context)
         requestLog.answeredAtOnce(operation, outcome)
-        let status = switch outcome {
-        case .success(let answer): answer.status
-        case .failure(let error): GatewayError(answering: error).status
-        }
-        finish(context, parent: parent, RequestFacts(operation), trace: trace, status: status)
+        finish(context, parent: parent, RequestFacts(operation), trace: trace, status: WatchedAnswer.status(of: outcome))
     }
 
     private func start(_ operation: borrowing Operation) -> (SpanContext, UInt64)? {
