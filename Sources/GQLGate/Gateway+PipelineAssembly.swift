@@ -72,7 +72,7 @@ extension Gateway {
         }
         return GatewayPipeline(
             config: config, chain: chain, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
-            subscriptions: subscriptions, schemaLearning: schemaLearning, traffic: traffic)
+            subscriptions: subscriptions, schemaLearning: schemaLearning, traffic: traffic, tracer: tracer)
     }
 
     /// The pipeline introspection queries take: their own document stage,

@@ -3,6 +3,7 @@ import GQLGateCore
 import GQLGateExchanges
 import GQLGateHTTPServer
 import GQLGatePipeline
+import GQLGateTracing
 import GQLGateTransports
 import Synchronization
 
@@ -31,11 +32,14 @@ final class GatewayPipeline: Sendable {
     let csrf: CSRFRule?
     /// How answers are compressed, when `compression.enabled`.
     let compression: AnswerCompression?
+    /// Makes the spans of operations on client WebSockets, when `tracing.enabled` (the pipeline's stages make the others).
+    let tracer: Tracer?
     /// The client header fields whose values reach the upstream (lower case).
     private let passedOnHeaders: [String]
 
     init(config: GatewayConfig, chain: ExchangeChain, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
-         subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?, traffic: TrafficStages = TrafficStages()) {
+         subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?, traffic: TrafficStages = TrafficStages(),
+         tracer: Tracer? = nil) {
         self.config = config
         self.chain = chain
         self.clientAuth = clientAuth
@@ -43,6 +47,7 @@ final class GatewayPipeline: Sendable {
         self.subscriptions = subscriptions
         self.schemaLearning = schemaLearning
         self.traffic = traffic
+        self.tracer = tracer
         passedOnHeaders = config.headers.passedOnNames
         cors = CORSPolicy(config.cors)
         csrf = CSRFRule(config.csrf)

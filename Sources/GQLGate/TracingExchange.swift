@@ -11,6 +11,7 @@ import GQLGateTracing
 /// run. The span starts at the request's arrival and ends with its answer,
 /// however the pipeline gives it (a subscription's, when its results end).
 /// Upstream attempts read the span from the request's `RequestTrace` (`TracingTransport`).
+/// Operations on client WebSockets pass through: their session makes their spans (`WebSocketOperationSpan`).
 struct TracingExchange: AnswerWatcher {
     let tracer: Tracer
     /// The GraphQL path (`server.path`): the span's route.
@@ -20,7 +21,7 @@ struct TracingExchange: AnswerWatcher {
 
     func watch(_ operation: consuming Operation, _ rest: (consuming Operation) async throws -> ResultStream) async throws
         -> ResultStream {
-        guard let trace = operation.trace, let (context, parent) = start(operation) else {
+        guard let trace = operation.trace, operation.clientTransport != .webSocket, let (context, parent) = start(operation) else {
             return try await requestLog.watch(operation, rest)
         }
         trace.spanStarted(context)
@@ -35,7 +36,7 @@ struct TracingExchange: AnswerWatcher {
     }
 
     func answeredAtOnce(_ operation: borrowing Operation, _ outcome: Result<GraphQLResponse, any Error>) {
-        guard let trace = operation.trace, let (context, parent) = start(operation) else {
+        guard let trace = operation.trace, operation.clientTransport != .webSocket, let (context, parent) = start(operation) else {
             return requestLog.answeredAtOnce(operation, outcome)
         }
         trace.spanStarted(context)
@@ -59,23 +60,14 @@ struct TracingExchange: AnswerWatcher {
             SpanAttribute("http.response.status_code", status),
             SpanAttribute("gqlgate.request_id", request.requestID),
         ]
-        if let kind = facts.kind { attributes.append(SpanAttribute("graphql.operation.type", kind.rawValue)) }
-        if let name = facts.operationName { attributes.append(SpanAttribute("graphql.operation.name", name)) }
-        if let digest = facts.documentSHA256 { attributes.append(SpanAttribute("graphql.document.sha256", digest)) }
-        if let cache = facts.cache { attributes.append(SpanAttribute("gqlgate.cache.status", cache)) }
-        if let id = facts.persistedID { attributes.append(SpanAttribute("gqlgate.persisted_document.id", id)) }
-        if facts.attempts > 0 { attributes.append(SpanAttribute("gqlgate.upstream.attempts", facts.attempts)) }
-        if let shed = facts.shed { attributes.append(SpanAttribute("gqlgate.shed", shed.rawValue)) }
+        facts.addSpanAttributes(to: &attributes)
         if status >= 500 { attributes.append(SpanAttribute("error.type", String(status))) }
-        for wait in facts.waits {
-            tracer.finished(SpanRecord(
-                context: tracer.child(of: context), parentSpanID: context.spanID, name: wait.kind.rawValue, kind: .internal,
-                startUnixNano: tracer.unixNano(ofMonotonic: wait.start), endUnixNano: tracer.unixNano(ofMonotonic: wait.end)))
-        }
+        tracer.finishWaits(of: facts, under: context)
         tracer.finished(SpanRecord(
             context: context, parentSpanID: parent, name: request.method + " " + path, kind: .server,
             startUnixNano: tracer.unixNano(ofMonotonic: trace.startedAt), endUnixNano: tracer.nowUnixNano(),
-            attributes: attributes, status: status >= 500 ? .error : .unset))
+            attributes: attributes, events: facts.reconnectEvents(tracer), droppedEventsCount: facts.reconnectsLeftOut,
+            status: status >= 500 ? .error : .unset))
     }
 
     /// What the span tells of the client request, kept before the operation goes on.

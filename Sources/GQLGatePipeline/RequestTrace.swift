@@ -36,6 +36,12 @@ public final class RequestTrace: Sendable {
         public var waits: [Wait] = []
         /// The subject of the client's TLS certificate, when the server asks for one.
         public var clientCertificate: String?
+        /// The upstream WebSocket carrying the subscription was lost and is being
+        /// reconnected, when tracing sampled it (each becomes an event of its span);
+        /// the first `mostReconnects`.
+        public var reconnects: [UpstreamReconnect] = []
+        /// Reconnects past `mostReconnects`, counted only.
+        public var reconnectsLeftOut = 0
 
         public init() {}
     }
@@ -64,6 +70,9 @@ public final class RequestTrace: Sendable {
         /// An upstream token (an OAuth2 token being fetched).
         case token = "upstream token"
     }
+
+    /// The reconnects kept for one span (OpenTelemetry's default limit of events a span).
+    public static let mostReconnects = 128
 
     /// Waits shorter than this (a free place, a token already held) are not noted.
     public static let shortestWait: UInt64 = 50_000
@@ -134,6 +143,17 @@ public final class RequestTrace: Sendable {
         let end = clock.monotonicNanoseconds()
         guard end &- start >= Self.shortestWait else { return }
         state.withLock { $0.waits.append(Wait(kind: kind, start: start, end: end)) }
+    }
+
+    /// The upstream WebSocket carrying the subscription was lost; it is being reconnected.
+    public func upstreamReconnecting(_ reconnect: UpstreamReconnect) {
+        state.withLock {
+            if $0.reconnects.count < Self.mostReconnects {
+                $0.reconnects.append(reconnect)
+            } else {
+                $0.reconnectsLeftOut += 1
+            }
+        }
     }
 
     /// The upstream answered an attempt with `status`.

@@ -52,6 +52,7 @@ public struct OTLPTraceEncoder: Sendable {
                 for attribute in event.attributes { encoded.messageField(3) { write(attribute, into: &$0) } }
             }
         }
+        message.varintField(12, UInt64(span.droppedEventsCount))  // Span.dropped_events_count
         if span.status != .unset {
             message.messageField(15) { $0.varintField(3, UInt64(span.status.rawValue)) }  // Span.status.code
         }

@@ -37,10 +37,12 @@ public struct SpanRecord: Sendable, Equatable {
     public var endUnixNano: UInt64
     public var attributes: [SpanAttribute]
     public var events: [Event]
+    /// Events left out past a limit, counted only.
+    public var droppedEventsCount: Int
     public var status: Status
 
     public init(context: SpanContext, parentSpanID: UInt64, name: String, kind: Kind, startUnixNano: UInt64, endUnixNano: UInt64,
-                attributes: [SpanAttribute] = [], events: [Event] = [], status: Status = .unset) {
+                attributes: [SpanAttribute] = [], events: [Event] = [], droppedEventsCount: Int = 0, status: Status = .unset) {
         self.context = context
         self.parentSpanID = parentSpanID
         self.name = name
@@ -49,6 +51,7 @@ public struct SpanRecord: Sendable, Equatable {
         self.endUnixNano = endUnixNano
         self.attributes = attributes
         self.events = events
+        self.droppedEventsCount = droppedEventsCount
         self.status = status
     }
 

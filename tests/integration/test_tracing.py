@@ -204,3 +204,95 @@ def test_a_subscription_over_sse_is_one_span_that_ends_with_its_stream(gqlgate, 
     # The upstream sleeps 50 ms after each of the three results: a span that ended with the
     # stream's head would be shorter than the two sleeps between the first result and the last.
     assert spans[0].end_time_unix_nano - spans[0].start_time_unix_nano >= 100_000_000
+
+
+# ---------------------------------------------------------------------------
+# Operations on client WebSockets
+
+from test_subscriptions_ws import (  # noqa: E402 - the WebSocket tests' helpers and killable upstream
+    LEGACY_WS,
+    TICKS,
+    TRANSPORT_WS,
+    initialised,
+    own_upstream,
+    own_upstream_factory,
+    recv_type,
+    send,
+    subscribe,
+)
+
+SOCKET_SECRET = "socket-secret-key"
+
+
+def spans_of(receiver: OTLPReceiver, trace_id: str) -> list:
+    return [s for s in receiver.spans() if s.trace_id.hex() == trace_id]
+
+
+@pytest.mark.parametrize(
+    ("subprotocol", "parent_in", "ending"),
+    [(TRANSPORT_WS, "upgrade", "stopped"), (LEGACY_WS, "connection_init", "connection_closed")],
+)
+def test_a_subscription_over_a_websocket_is_one_span_for_its_lifetime_with_the_upstream_reconnects(
+    gqlgate, receiver, own_upstream, subprotocol, parent_in, ending
+):
+    trace_id = ("e" if parent_in == "upgrade" else "f") * 32
+    legacy = subprotocol == LEGACY_WS
+    gw = gqlgate(own_upstream.url, config=tracing_config(receiver.endpoint))
+    parent = {"traceparent": traceparent(trace_id=trace_id)}
+    payload = {"headers": {"Authorization": f"Bearer {SOCKET_SECRET}", **(parent if parent_in == "connection_init" else {})}}
+    ws = initialised(gw, subprotocol, payload=payload, headers=parent if parent_in == "upgrade" else None)
+    try:
+        subscribe(ws, "1", TICKS, legacy=legacy)
+        while recv_type(ws, "next", "data")["payload"]["data"]["ticks"] < 3:
+            pass
+        own_upstream.kill()
+        own_upstream.start()
+        wait_until(lambda: own_upstream.stats()["active"] == 1, timeout=10, what="the subscription made again upstream")
+        # The new upstream process counts from 0 again: a tick below 3 came through the new connection.
+        while recv_type(ws, "next", "data")["payload"]["data"]["ticks"] >= 3:
+            pass
+        assert spans_of(receiver, trace_id) == []  # the span lasts as long as the subscription
+        if ending == "stopped":
+            send(ws, {"type": "complete", "id": "1"})
+    finally:
+        ws.close()
+    wait_until(lambda: spans_of(receiver, trace_id), timeout=10, what="the subscription's span", alive=gw.proc)
+
+    [span] = spans_of(receiver, trace_id)
+    assert span.kind == trace_pb2.Span.SPAN_KIND_SERVER
+    assert span.parent_span_id.hex() == CLIENT_SPAN
+    assert span.name == "subscription"
+    facts = attributes(span)
+    assert facts["graphql.operation.type"] == "subscription"
+    assert facts["gqlgate.websocket.subprotocol"] == subprotocol
+    assert facts["gqlgate.websocket.end"] == ending
+    assert facts["client.address"] == "127.0.0.1"
+    reconnects = [e for e in span.events if e.name == "upstream.reconnect"]
+    assert reconnects, "no reconnect event"
+    details = [{a.key: a.value for a in e.attributes} for e in reconnects]
+    assert [d["gqlgate.upstream.reconnect.attempt"].int_value for d in details] == list(range(1, len(reconnects) + 1))
+    assert details[0]["gqlgate.upstream.reconnect.reason"].string_value == "closed"
+    assert all(span.start_time_unix_nano <= e.time_unix_nano <= span.end_time_unix_nano for e in reconnects)
+    exported = b"".join(request.SerializeToString() for request in receiver.requests)
+    assert SOCKET_SECRET.encode() not in exported
+
+
+def test_a_query_over_a_websocket_is_a_server_span_over_its_upstream_attempt(gqlgate, receiver):
+    gw = gqlgate(config=tracing_config(receiver.endpoint))
+    trace_id = "7" * 32
+    with initialised(gw, TRANSPORT_WS) as ws:
+        own = {"traceparent": traceparent(trace_id=trace_id)}
+        send(ws, {"type": "subscribe", "id": "q", "payload": {"query": "query Greeting { hello }", "extensions": own}})
+        assert recv_type(ws, "next")["payload"] == {"data": {"hello": "Hello, world!"}}
+        assert recv_type(ws, "complete")["id"] == "q"
+    wait_until(lambda: len(spans_of(receiver, trace_id)) == 2, timeout=10, what="two spans exported", alive=gw.proc)
+    spans = spans_of(receiver, trace_id)
+    server = next(s for s in spans if s.kind == trace_pb2.Span.SPAN_KIND_SERVER)
+    attempt = next(s for s in spans if s.kind == trace_pb2.Span.SPAN_KIND_CLIENT)
+    assert server.name == "query Greeting"
+    assert server.parent_span_id.hex() == CLIENT_SPAN
+    assert attempt.parent_span_id == server.span_id
+    assert attributes(server)["gqlgate.websocket.end"] == "completed"
+    assert attributes(attempt)["gqlgate.upstream.outcome"] == "answered"
+    # An operation on a WebSocket has no access line, as with tracing off.
+    assert trace_id not in gw.proc.stderr()

@@ -10,7 +10,8 @@ import Synchronization
 /// One client WebSocket: the I/O shell around the protocol state machine
 /// the client's subprotocol chose. Messages become machine events; the
 /// machine's operations run through the current pipeline's chain as tasks
-/// on this loop, their results fed back as events.
+/// on this loop, their results fed back as events. With tracing on, each
+/// sampled operation has a span from its start to its end (`WebSocketOperationSpan`).
 ///
 /// Loop-bound: every property is read and written on `loop`'s thread only;
 /// operation tasks prefer `loop` and still hop with `onLoop` before touching
@@ -27,7 +28,9 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
     private struct RunningOperation {
         let run: UInt64
         /// Cancels its task or its results' channel.
-        let stop: @Sendable () -> Void
+        var stop: @Sendable () -> Void
+        /// Its span, when tracing sampled it.
+        let span: WebSocketOperationSpan?
     }
 
     let loop: EventLoop
@@ -44,18 +47,24 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
     private var nextRun: UInt64 = 0
     private var timer: EventLoopTimerID?
     private var finished = false
+    /// The trace context and facts of the connection, for its operations' spans.
+    private var traceOrigin: WebSocketTraceOrigin
+    /// Set once the connection closes or shuts down: operations stopped from then on end with it.
+    private var closing = false
 
     /// - Parameters:
     ///   - clientID: who the client is, when the pipeline limits per client.
     ///   - clientAuth: checks the key of `connection_init` when the upgrade request carried no valid one.
     init(connection: WebSocketConnection, subprotocol: WebSocketSubprotocol, settings: ClientProtocolSettings,
-         upgradeHeaders: HTTPHeaders, clientID: String?, clientAuth: ClientAuthenticator?, context: Context) {
+         upgradeHeaders: HTTPHeaders, clientID: String?, clientAuth: ClientAuthenticator?, traceOrigin: WebSocketTraceOrigin,
+         context: Context) {
         loop = connection.loop
         self.connection = connection
         self.upgradeHeaders = upgradeHeaders
         self.clientAuth = clientAuth
         self.clientID = clientID
         self.context = context
+        self.traceOrigin = traceOrigin
         machine = makeClientProtocolStateMachine(for: subprotocol, settings: settings)
     }
 
@@ -70,6 +79,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
 
     /// Completes every operation and closes with 1001 (loop thread).
     func shutdown() {
+        closing = true
         handle(.shutdown)
     }
 
@@ -94,6 +104,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
         case .close(let close):
             connection.close(code: close.code, reason: close.reason)
         case .authenticate(let payload):
+            traceOrigin.initialised(payload: payload)
             let credentials = InitPayloadCredentials.headers(in: payload)
             if clientAuth?.authenticate(credentials) == false {
                 handle(.initRejected(message: ClientAuthenticator.webSocketRejection))
@@ -104,7 +115,9 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
         case .startOperation(let id, let request):
             start(id, request)
         case .stopOperation(let id):
-            operations.removeValue(forKey: id)?.stop()
+            guard let stopped = operations.removeValue(forKey: id) else { return }
+            stopped.stop()
+            stopped.span?.end(closing ? .connectionClosed : .stopped)
         case .wakeUp(let instant):
             if let timer { loop.cancel(timer) }
             timer = loop.schedule(after: max(.zero, instant - .now)) { [weak self] in
@@ -119,10 +132,13 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
     private func start(_ id: String, _ request: GraphQLRequest) {
         nextRun &+= 1
         let run = nextRun
+        let pipeline = context.pipelines.current
+        let requestID = context.requestIDs.next()
+        let span = pipeline.tracer.flatMap { WebSocketOperationSpan(tracer: $0, request: request, requestID: requestID, origin: traceOrigin) }
         let operation = Operation(
             request: request, clientTransport: .webSocket, delivery: .webSocket, headers: upgradeHeaders,
-            requestID: context.requestIDs.next(), clientID: clientID)
-        let chain = context.pipelines.current.chain
+            requestID: requestID, clientID: clientID, trace: span?.trace)
+        let chain = pipeline.chain
         let me = LoopBound(self, loop: loop)
         let task = Task(executorPreference: loop) {
             do {
@@ -142,7 +158,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
                 onSessionLoop(me) { $0.deliver(WebSocketResult.event(for: error, id: id), run: run) }
             }
         }
-        operations[id] = RunningOperation(run: run, stop: task.cancel)
+        operations[id] = RunningOperation(run: run, stop: task.cancel, span: span)
     }
 
     /// Takes the results of run `run` of operation `id` from `channel`,
@@ -157,7 +173,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
             channel.cancel()
             return
         }
-        operations[id] = RunningOperation(run: run, stop: channel.cancel)
+        operations[id]?.stop = channel.cancel
         let waiting = WaitingResults()
         let me = LoopBound(self, loop: loop)
         channel.consume { event in
@@ -193,9 +209,11 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
         case .failed(let failedID, _), .completed(let failedID): id = failedID
         default: return
         }
-        guard operations[id]?.run == run else { return }
-        if case .result = event {} else { operations[id] = nil }
+        guard let running = operations[id], running.run == run else { return }
+        if case .result = event { return handle(event) }
+        operations[id] = nil
         handle(event)
+        if case .failed(_, let errors) = event { running.span?.end(.error, errors: errors) } else { running.span?.end(.completed) }
     }
 
     // MARK: - WebSocketConnectionDelegate
@@ -205,10 +223,14 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
     }
 
     func webSocket(_ connection: WebSocketConnection, didCloseWith code: UInt16, reason: String) {
+        closing = true
         handle(.closed)
         guard !finished else { return }
         finished = true
-        for operation in operations.values { operation.stop() }
+        for operation in operations.values {
+            operation.stop()
+            operation.span?.end(.connectionClosed)
+        }
         operations.removeAll()
         if let timer { loop.cancel(timer) }
         timer = nil

@@ -52,6 +52,8 @@ final class WebSocketEndpoint: Sendable {
         let clientAuth = pipeline.clientAuth.flatMap { $0.authenticate(request.headers) ? nil : $0 }
         let headers = request.headers
         let clientID = pipeline.clientID(request)
+        let traceOrigin = WebSocketTraceOrigin(
+            upgradeHeaders: headers, path: pipeline.path, subprotocol: accepted.subprotocol ?? "", clientAddress: request.clientAddress())
         let loop = loops.next()
         let context = context
         let configuration = WebSocketConfiguration(
@@ -69,7 +71,7 @@ final class WebSocketEndpoint: Sendable {
                 }
                 let session = ClientWebSocketSession(
                     connection: connection, subprotocol: subprotocol, settings: settings, upgradeHeaders: headers,
-                    clientID: clientID, clientAuth: clientAuth, context: context)
+                    clientID: clientID, clientAuth: clientAuth, traceOrigin: traceOrigin, context: context)
                 guard context.sessions.admit(session) else {
                     connection.start()
                     connection.close(code: WebSocketClose.goingAway.code, reason: WebSocketClose.goingAway.reason)

@@ -33,6 +33,12 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     private var credentials: HTTPHeaders
     private var multiplexer: UpstreamMultiplexer<UInt64>
     private var listeners: [UInt64: Listener] = [:]
+    /// The listeners' request traces, for those tracing sampled: a reconnect is an event of their spans.
+    private var traces: [UInt64: RequestTrace] = [:]
+    /// Why the connection was last lost, and the close code the upstream sent.
+    private var lossCause: (reason: UpstreamReconnect.Reason, closeCode: Int?) = (.closed, nil)
+    /// Losses since the upstream last acknowledged a connection.
+    private var lossesInARow = 0
     private var socket: WebSocketConnection?
     /// Bumped whenever a connect attempt or socket is abandoned, so a late one is dropped.
     private var attempt: UInt64 = 0
@@ -59,14 +65,15 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
 
     // MARK: - Listeners (loop thread)
 
-    /// Starts delivering the subscription `key` to `listener`.
-    func add(_ id: UInt64, key: SubscriptionKey, request: GraphQLRequest, listener: Listener) {
+    /// Starts delivering the subscription `key` to `listener`; `trace`, when tracing sampled the subscription, is told of reconnects.
+    func add(_ id: UInt64, key: SubscriptionKey, request: GraphQLRequest, listener: Listener, trace: RequestTrace?) {
         assert(loop.inLoop)
         guard !stopped else {
             listener.finish(throwing: GraphQLErrorsFailure(errors: [UpstreamSession.shuttingDownError]))
             return
         }
         listeners[id] = listener
+        if let trace { traces[id] = trace }
         metrics.subscriptionStarted()
         perform(multiplexer.add(id, key: key, request: request, now: .now))
     }
@@ -75,6 +82,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     func remove(_ id: UInt64) {
         assert(loop.inLoop)
         guard listeners.removeValue(forKey: id) != nil else { return }
+        traces[id] = nil
         metrics.subscriptionEnded()
         perform(multiplexer.remove(id, now: .now))
     }
@@ -105,6 +113,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
                     logger.warning("upstream websocket send failed", metadata: ["error": "\(error)"])
                 }
             case .close(let close):
+                lossCause = (UpstreamReconnect.Reason(closing: close), nil)
                 attempt &+= 1
                 if let socket {
                     self.socket = nil
@@ -132,6 +141,8 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
                 metrics.upstreamSubscriptionEnded()
             case .connectionLost(let resubscribing):
                 logger.warning("upstream websocket lost; reconnecting", metadata: ["subscriptions": "\(resubscribing)"])
+                lossesInARow += 1
+                noteReconnect()
             }
         }
     }
@@ -156,8 +167,17 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     /// The upstream ended listener `id`'s subscription: `finish` ends its stream.
     private func end(_ id: UInt64, _ finish: (Listener) -> Void) {
         guard let listener = listeners.removeValue(forKey: id) else { return }
+        traces[id] = nil
         metrics.subscriptionEnded()
         finish(listener)
+    }
+
+    /// Tells the sampled listeners' traces that the connection is being made again.
+    private func noteReconnect() {
+        guard !traces.isEmpty else { return }
+        let reconnect = UpstreamReconnect(
+            at: GatewayClock.system.monotonicNanoseconds(), attempt: lossesInARow, reason: lossCause.reason, closeCode: lossCause.closeCode)
+        for trace in traces.values { trace.upstreamReconnecting(reconnect) }
     }
 
     // MARK: - The socket
@@ -196,6 +216,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
                     connection.credentials = credentials
                     guard current == connection.attempt, !connection.stopped else { return }
                     connection.logger.warning("upstream websocket connect failed", metadata: ["url": "\(url)", "error": "\(reason)"])
+                    connection.lossCause = (.connectFailed, nil)
                     connection.perform(connection.multiplexer.handle(.disconnected, now: .now))
                 }
                 return
@@ -221,6 +242,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     func webSocket(_ connection: WebSocketConnection, didReceive message: WebSocketMessage) {
         guard connection === socket, case .text(let text) = message else { return }
         perform(multiplexer.handle(.message(text), now: .now))
+        if lossesInARow > 0, multiplexer.isReady { lossesInARow = 0 }
     }
 
     func webSocket(_ connection: WebSocketConnection, didCloseWith code: UInt16, reason: String) {
@@ -231,6 +253,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
             connection.socket = nil
             if code == WebSocketClose.unauthorized.code || code == WebSocketClose.forbidden.code { connection.credentialsRefused = true }
             connection.logger.warning("upstream websocket closed", metadata: ["code": "\(code)", "reason": "\(reason)"])
+            connection.lossCause = (.closed, Int(code))
             connection.perform(connection.multiplexer.handle(.disconnected, now: .now))
         }
     }
@@ -247,3 +270,14 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
 
 @available(*, unavailable)
 extension UpstreamSubscriptionConnection: Sendable {}
+
+extension UpstreamReconnect.Reason {
+    /// Why the connection is lost when gqlgate closes it with `close`.
+    init(closing close: WebSocketClose) {
+        self = switch close {
+        case .ackTimeout: .ackTimeout
+        case .keepAliveTimeout: .keepAliveTimeout
+        default: close.code == WebSocketClose.badResponse("").code ? .badMessage : .closed
+        }
+    }
+}

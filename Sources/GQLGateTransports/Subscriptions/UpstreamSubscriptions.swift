@@ -63,8 +63,9 @@ public final class UpstreamSubscriptions: Transport {
         let id = nextListener.add(1, ordering: .relaxed).newValue
         let listener = ResultChannel(bufferLimit: settings.maxQueuedResults)
         let request = operation.request
+        let trace = operation.trace.flatMap { $0.isSampled ? $0 : nil }
         listener.setOnTermination { connection.loop.execute { connection.value.remove(id) } }
-        connection.loop.execute { connection.value.add(id, key: key, request: request, listener: listener) }
+        connection.loop.execute { connection.value.add(id, key: key, request: request, listener: listener, trace: trace) }
         return ResultStream(listener)
     }
 

@@ -1,0 +1,41 @@
+import GQLGatePipeline
+import GQLGateTracing
+
+/// What a server span takes from what the stages noted in its request's
+/// trace, the same for a request over HTTP (`TracingExchange`) and an
+/// operation on a client WebSocket (`WebSocketOperationSpan`).
+extension RequestTrace.Snapshot {
+    /// The operation, the document, the cache, the persisted id, the attempts and a refusal, those that were noted.
+    func addSpanAttributes(to attributes: inout [SpanAttribute]) {
+        if let kind { attributes.append(SpanAttribute("graphql.operation.type", kind.rawValue)) }
+        if let operationName { attributes.append(SpanAttribute("graphql.operation.name", operationName)) }
+        if let documentSHA256 { attributes.append(SpanAttribute("graphql.document.sha256", documentSHA256)) }
+        if let cache { attributes.append(SpanAttribute("gqlgate.cache.status", cache)) }
+        if let persistedID { attributes.append(SpanAttribute("gqlgate.persisted_document.id", persistedID)) }
+        if attempts > 0 { attributes.append(SpanAttribute("gqlgate.upstream.attempts", attempts)) }
+        if let shed { attributes.append(SpanAttribute("gqlgate.shed", shed.rawValue)) }
+    }
+
+    /// The upstream WebSocket's reconnects, as events `upstream.reconnect`.
+    func reconnectEvents(_ tracer: Tracer) -> [SpanRecord.Event] {
+        reconnects.map { reconnect in
+            var attributes = [
+                SpanAttribute("gqlgate.upstream.reconnect.attempt", reconnect.attempt),
+                SpanAttribute("gqlgate.upstream.reconnect.reason", reconnect.reason.rawValue),
+            ]
+            if let code = reconnect.closeCode { attributes.append(SpanAttribute("gqlgate.upstream.close_code", code)) }
+            return SpanRecord.Event(name: "upstream.reconnect", timeUnixNano: tracer.unixNano(ofMonotonic: reconnect.at), attributes: attributes)
+        }
+    }
+}
+
+extension Tracer {
+    /// Exports the waits noted (`upstream queue wait`, `upstream token`) as internal spans under `parent`.
+    func finishWaits(of facts: RequestTrace.Snapshot, under parent: SpanContext) {
+        for wait in facts.waits {
+            finished(SpanRecord(
+                context: child(of: parent), parentSpanID: parent.spanID, name: wait.kind.rawValue, kind: .internal,
+                startUnixNano: unixNano(ofMonotonic: wait.start), endUnixNano: unixNano(ofMonotonic: wait.end)))
+        }
+    }
+}

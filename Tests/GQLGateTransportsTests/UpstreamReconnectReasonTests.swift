@@ -1,0 +1,13 @@
+import GQLGatePipeline
+import GQLGateSubscriptions
+@testable import GQLGateTransports
+import Testing
+
+@Suite struct UpstreamReconnectReasonTests {
+    @Test func aCloseGqlgateSendsSaysWhyTheConnectionWasLost() {
+        #expect(UpstreamReconnect.Reason(closing: .ackTimeout) == .ackTimeout)
+        #expect(UpstreamReconnect.Reason(closing: .keepAliveTimeout) == .keepAliveTimeout)
+        #expect(UpstreamReconnect.Reason(closing: .badResponse("connection_error: {}")) == .badMessage)
+        #expect(UpstreamReconnect.Reason(closing: .normal) == .closed)
+    }
+}
