@@ -18,6 +18,16 @@ struct TracingExchange: AnswerWatcher {
     let path: String
     /// The request log it runs, with the span's ids set for the access line.
     let requestLog: RequestLogExchange
+    /// The spans' names: `POST /graphql`, `GET /graphql`.
+    private let postName: String, getName: String
+
+    init(tracer: Tracer, path: String, requestLog: RequestLogExchange) {
+        self.tracer = tracer
+        self.path = path
+        self.requestLog = requestLog
+        postName = "POST " + path
+        getName = "GET " + path
+    }
 
     func watch(_ operation: consuming Operation, _ rest: (consuming Operation) async throws -> ResultStream) async throws
         -> ResultStream {
@@ -53,18 +63,18 @@ struct TracingExchange: AnswerWatcher {
 
     private func finish(_ context: SpanContext, parent: UInt64, _ request: RequestFacts, trace: RequestTrace, status: Int) {
         let facts = trace.snapshot
-        var attributes: [SpanAttribute] = [
-            SpanAttribute("http.request.method", request.method),
-            SpanAttribute("http.route", path),
-            SpanAttribute("url.path", path),
-            SpanAttribute("http.response.status_code", status),
-            SpanAttribute("gqlgate.request_id", request.requestID),
-        ]
+        var attributes: [SpanAttribute] = []
+        attributes.reserveCapacity(14)  // the five below and those noted
+        attributes.append(SpanAttribute("http.request.method", request.isGet ? "GET" : "POST"))
+        attributes.append(SpanAttribute("http.route", path))
+        attributes.append(SpanAttribute("url.path", path))
+        attributes.append(SpanAttribute("http.response.status_code", status))
+        attributes.append(SpanAttribute("gqlgate.request_id", request.requestID))
         facts.addSpanAttributes(to: &attributes)
         if status >= 500 { attributes.append(SpanAttribute("error.type", String(status))) }
         tracer.finishWaits(of: facts, under: context)
         tracer.finished(SpanRecord(
-            context: context, parentSpanID: parent, name: request.method + " " + path, kind: .server,
+            context: context, parentSpanID: parent, name: request.isGet ? getName : postName, kind: .server,
             startUnixNano: tracer.unixNano(ofMonotonic: trace.startedAt), endUnixNano: tracer.nowUnixNano(),
             attributes: attributes, events: facts.reconnectEvents(tracer), droppedEventsCount: facts.reconnectsLeftOut,
             status: status >= 500 ? .error : .unset))
@@ -72,12 +82,12 @@ struct TracingExchange: AnswerWatcher {
 
     /// What the span tells of the client request, kept before the operation goes on.
     private struct RequestFacts {
-        let method: String
+        let isGet: Bool
         let requestID: String
         let streams: Bool
 
         init(_ operation: borrowing Operation) {
-            method = operation.clientTransport == .httpGet ? "GET" : "POST"
+            isGet = operation.clientTransport == .httpGet
             requestID = operation.requestID
             streams = operation.delivery.streams
         }

@@ -18,7 +18,7 @@ struct TracingTransport: Transport {
     func send(_ operation: Operation) async throws -> ResultStream {
         guard let parent = operation.trace?.span else { return try await inner.send(operation) }
         let context = tracer.child(of: parent)
-        let attempt = (operation.trace?.snapshot.attempts ?? 0) + 1
+        let attempt = (operation.trace?.attempts ?? 0) + 1
         var operation = operation
         operation.upstreamHeaders.replaceOrAdd(name: "traceparent", value: context.traceparent)
         if let state = context.traceState { operation.upstreamHeaders.replaceOrAdd(name: "tracestate", value: state) }
@@ -35,7 +35,9 @@ struct TracingTransport: Transport {
     }
 
     private func finish(_ context: SpanContext, parent: SpanContext, attempt: Int, start: UInt64, status: Int?, failure: (any Error)?) {
-        var attributes = peer.attributes
+        var attributes: [SpanAttribute] = []
+        attributes.reserveCapacity(peer.attributes.count + 6)
+        attributes.append(contentsOf: peer.attributes)
         attributes.append(SpanAttribute("gqlgate.upstream.attempt", attempt))
         if attempt > 1 { attributes.append(SpanAttribute("http.request.resend_count", attempt - 1)) }
         let outcome: String

@@ -127,6 +127,11 @@ public final class RequestTrace: Sendable {
         state.withLock { $0.persistedID = id }
     }
 
+    /// Upstream attempts made so far.
+    public var attempts: Int {
+        state.withLock { $0.attempts }
+    }
+
     /// An upstream attempt begins.
     public func upstreamAttemptStarted() {
         state.withLock { $0.attempts += 1 }

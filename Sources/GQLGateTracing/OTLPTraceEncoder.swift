@@ -19,7 +19,7 @@ public struct OTLPTraceEncoder: Sendable {
 
     /// The request carrying `spans`.
     public func encode(_ spans: some Sequence<SpanRecord>) -> [UInt8] {
-        var request = ProtobufWriter()
+        var request = ProtobufWriter(capacity: 256 + 384 * spans.underestimatedCount)  // a span with its attributes: 200 to 400 bytes
         request.messageField(1) { resourceSpans in  // ExportTraceServiceRequest.resource_spans
             resourceSpans.messageField(1) { resource in  // ResourceSpans.resource
                 for attribute in self.resource { resource.messageField(1) { Self.write(attribute, into: &$0) } }
@@ -36,10 +36,10 @@ public struct OTLPTraceEncoder: Sendable {
     }
 
     private static func write(_ span: SpanRecord, into message: inout ProtobufWriter) {
-        message.bytesField(1, bigEndianBytes(span.context.traceID.high) + bigEndianBytes(span.context.traceID.low))
-        message.bytesField(2, bigEndianBytes(span.context.spanID))
+        message.bigEndianField(1, span.context.traceID.high, span.context.traceID.low)
+        message.bigEndianField(2, span.context.spanID)
         if let state = span.context.traceState { message.stringField(3, state) }
-        if span.parentSpanID != 0 { message.bytesField(4, bigEndianBytes(span.parentSpanID)) }
+        if span.parentSpanID != 0 { message.bigEndianField(4, span.parentSpanID) }
         message.stringField(5, span.name)
         message.varintField(6, UInt64(span.kind.rawValue))
         message.fixed64Field(7, span.startUnixNano)
@@ -63,15 +63,11 @@ public struct OTLPTraceEncoder: Sendable {
         message.stringField(1, attribute.key)
         message.messageField(2) { value in
             switch attribute.value {
-            case .string(let text): value.bytesField(1, text.utf8)
+            case .string(let text): value.oneofStringField(1, text)
             case .bool(let flag): value.oneofVarintField(2, flag ? 1 : 0)
             case .int(let number): value.oneofVarintField(3, UInt64(bitPattern: number))
             case .double(let number): value.doubleField(4, number)
             }
         }
-    }
-
-    private static func bigEndianBytes(_ word: UInt64) -> [UInt8] {
-        withUnsafeBytes(of: word.bigEndian) { Array($0) }
     }
 }

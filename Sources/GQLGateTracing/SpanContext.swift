@@ -29,7 +29,15 @@ public struct SpanContext: Sendable, Equatable {
 
     /// The `traceparent` value for this context.
     public var traceparent: String {
-        "00-" + traceID.hex + "-" + Self.hex(spanID) + (sampled ? "-01" : "-00")
+        String(unsafeUninitializedCapacity: 55) { buffer in
+            buffer[0] = 0x30; buffer[1] = 0x30; buffer[2] = 0x2D  // "00-"
+            Self.put(traceID.high, into: buffer, at: 3)
+            Self.put(traceID.low, into: buffer, at: 19)
+            buffer[35] = 0x2D
+            Self.put(spanID, into: buffer, at: 36)
+            buffer[52] = 0x2D; buffer[53] = 0x30; buffer[54] = sampled ? 0x31 : 0x30  // "-01" or "-00"
+            return 55
+        }
     }
 
     /// The span id as 16 lower-case hex digits.
@@ -70,12 +78,16 @@ public struct SpanContext: Sendable, Equatable {
 
     static func hex(_ word: UInt64) -> String {
         String(unsafeUninitializedCapacity: 16) { buffer in
-            let digits: StaticString = "0123456789abcdef"
-            for index in 0..<16 {
-                let nibble = Int((word >> UInt64(60 - 4 * index)) & 0xF)
-                buffer[index] = digits.utf8Start[nibble]
-            }
+            put(word, into: buffer, at: 0)
             return 16
+        }
+    }
+
+    /// Writes `word` as 16 lower-case hex digits at `start`.
+    static func put(_ word: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        let digits: StaticString = "0123456789abcdef"
+        for index in 0..<16 {
+            buffer[start + index] = digits.utf8Start[Int((word >> UInt64(60 - 4 * index)) & 0xF)]
         }
     }
 }
@@ -91,5 +103,11 @@ public struct TraceID: Sendable, Hashable {
     }
 
     /// 32 lower-case hex digits.
-    public var hex: String { SpanContext.hex(high) + SpanContext.hex(low) }
+    public var hex: String {
+        String(unsafeUninitializedCapacity: 32) { buffer in
+            SpanContext.put(high, into: buffer, at: 0)
+            SpanContext.put(low, into: buffer, at: 16)
+            return 32
+        }
+    }
 }
