@@ -23,7 +23,8 @@ extension Gateway {
         let tracer = tracer(config.tracing, export: spanExport)
         let logExchange = RequestLogExchange(log: requestLog)
         if let tracer {  // the request log runs inside the tracing stage: one watcher either way
-            builder.fill(.requestLog, with: TracingExchange(tracer: tracer, path: config.server.path, requestLog: logExchange))
+            builder.fill(.requestLog, with: TracingExchange(
+                tracer: tracer, path: config.server.path, requestLog: logExchange, identifiesClientKeys: config.clients.apiKeysFile != nil))
         } else {
             builder.fill(.requestLog, with: logExchange)
         }

@@ -1,11 +1,13 @@
 import GQLGateCore
+import GQLGateExchanges
 import GQLGatePipeline
 import GQLGateTracing
 
 /// Makes each sampled client request's server span (OpenTelemetry HTTP
 /// server conventions plus the GraphQL operation, the document's SHA-256, the
 /// cache status and the persisted document id; never variables, bodies or
-/// header values but the trace context). Only while `tracing.enabled` is
+/// header values but the trace context; a client key only as its id,
+/// `ClientKeyID`). Only while `tracing.enabled` is
 /// set, it takes the request log's slot and runs the request log inside it:
 /// the head keeps one watcher, which the chain calls directly on a resumed
 /// run. The span starts at the request's arrival and ends with its answer,
@@ -18,13 +20,16 @@ struct TracingExchange: AnswerWatcher {
     let path: String
     /// The request log it runs, with the span's ids set for the access line.
     let requestLog: RequestLogExchange
+    /// Whether clients present keys (`clients.api_keys_file`): the span then names the request's key by its id.
+    let identifiesClientKeys: Bool
     /// The spans' names: `POST /graphql`, `GET /graphql`.
     private let postName: String, getName: String
 
-    init(tracer: Tracer, path: String, requestLog: RequestLogExchange) {
+    init(tracer: Tracer, path: String, requestLog: RequestLogExchange, identifiesClientKeys: Bool) {
         self.tracer = tracer
         self.path = path
         self.requestLog = requestLog
+        self.identifiesClientKeys = identifiesClientKeys
         postName = "POST " + path
         getName = "GET " + path
     }
@@ -35,7 +40,7 @@ struct TracingExchange: AnswerWatcher {
             return try await requestLog.watch(operation, rest)
         }
         trace.spanStarted(context)
-        let request = RequestFacts(operation)
+        let request = RequestFacts(operation, identifiesClientKeys: identifiesClientKeys)
         let (answer, status) = await WatchedAnswer.awaiting(operation, streams: request.streams) { try await requestLog.watch($0, rest) }
         // Streamed results get a 200 head at once; the span lasts as long as they do.
         if request.streams, case .success(let results) = answer, let channel = results.channel {
@@ -51,7 +56,8 @@ struct TracingExchange: AnswerWatcher {
         }
         trace.spanStarted(context)
         requestLog.answeredAtOnce(operation, outcome)
-        finish(context, parent: parent, RequestFacts(operation), trace: trace, status: WatchedAnswer.status(of: outcome))
+        finish(context, parent: parent, RequestFacts(operation, identifiesClientKeys: identifiesClientKeys), trace: trace,
+               status: WatchedAnswer.status(of: outcome))
     }
 
     private func start(_ operation: borrowing Operation) -> (SpanContext, UInt64)? {
@@ -70,6 +76,7 @@ struct TracingExchange: AnswerWatcher {
         attributes.append(SpanAttribute("url.path", path))
         attributes.append(SpanAttribute("http.response.status_code", status))
         attributes.append(SpanAttribute("gqlgate.request_id", request.requestID))
+        if let keyID = request.clientKeyID { attributes.append(SpanAttribute("gqlgate.client.key_id", keyID)) }
         facts.addSpanAttributes(to: &attributes)
         if status >= 500 { attributes.append(SpanAttribute("error.type", String(status))) }
         tracer.finishWaits(of: facts, under: context)
@@ -85,11 +92,14 @@ struct TracingExchange: AnswerWatcher {
         let isGet: Bool
         let requestID: String
         let streams: Bool
+        /// The id of the client key the request was let in with.
+        let clientKeyID: String?
 
-        init(_ operation: borrowing Operation) {
+        init(_ operation: borrowing Operation, identifiesClientKeys: Bool) {
             isGet = operation.clientTransport == .httpGet
             requestID = operation.requestID
             streams = operation.delivery.streams
+            clientKeyID = identifiesClientKeys ? ClientAuthenticator.presentedKey(in: operation.headers).map(ClientKeyID.of) : nil
         }
     }
 }

@@ -73,7 +73,7 @@ private struct TracedPipeline {
         self.tracer = tracer
         chain = ExchangeChain(
             exchanges: [
-                TracingExchange(tracer: tracer, path: "/graphql", requestLog: unloggedRequests), DocumentExchange(cache: DocumentCache()), RequestTraceExchange(),
+                TracingExchange(tracer: tracer, path: "/graphql", requestLog: unloggedRequests, identifiesClientKeys: false), DocumentExchange(cache: DocumentCache()), RequestTraceExchange(),
                 cache,
                 RetryExchange(policy: RetryPolicy(baseDelay: .milliseconds(1)), budget: RetryBudget(ratio: 1), sleep: { _ in }),
             ] + (limit.map { [UpstreamConcurrencyExchange(limit: $0)] } ?? []),

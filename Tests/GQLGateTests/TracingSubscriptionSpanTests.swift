@@ -39,7 +39,7 @@ private final class Received: Sendable {
 
     private func chain(_ tracer: Tracer, _ upstream: ChannelUpstream) -> ExchangeChain {
         ExchangeChain(
-            exchanges: [TracingExchange(tracer: tracer, path: "/graphql", requestLog: unloggedRequests), DocumentExchange(cache: DocumentCache()), RequestTraceExchange()],
+            exchanges: [TracingExchange(tracer: tracer, path: "/graphql", requestLog: unloggedRequests, identifiesClientKeys: false), DocumentExchange(cache: DocumentCache()), RequestTraceExchange()],
             transport: upstream)
     }
 

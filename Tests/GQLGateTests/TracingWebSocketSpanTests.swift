@@ -39,7 +39,7 @@ private struct TracedSocket {
     var chain: ExchangeChain {
         ExchangeChain(
             exchanges: [
-                TracingExchange(tracer: tracer, path: "/graphql", requestLog: unloggedRequests), DocumentExchange(cache: DocumentCache()),
+                TracingExchange(tracer: tracer, path: "/graphql", requestLog: unloggedRequests, identifiesClientKeys: false), DocumentExchange(cache: DocumentCache()),
                 RequestTraceExchange(),
             ],
             transport: SplitTransport(

@@ -296,3 +296,27 @@ def test_a_query_over_a_websocket_is_a_server_span_over_its_upstream_attempt(gql
     assert attributes(attempt)["gqlgate.upstream.outcome"] == "answered"
     # An operation on a WebSocket has no access line, as with tracing off.
     assert trace_id not in gw.proc.stderr()
+
+
+def test_a_client_key_is_named_by_its_id_never_sent(gqlgate, receiver, tmp_path):
+    key, other = "tenant-a-" + uuid.uuid4().hex, "tenant-b-" + uuid.uuid4().hex
+    keys = tmp_path / "client-keys"
+    keys.write_text(f"{key}\n{other}\n")
+    gw = gqlgate(config=tracing_config(receiver.endpoint, f"clients: {{api_keys_file: {keys}}}\n"))
+    http_trace, socket_trace = "8" * 32, "9" * 32
+
+    r = post_graphql(gw.url, "{ hello }", headers={"X-Api-Key": key, "traceparent": traceparent(trace_id=http_trace)})
+    assert r.status == 200, str(r)
+    # Over a WebSocket the key may come in connection_init, as a browser sends it.
+    with initialised(gw, TRANSPORT_WS, payload={"X-Api-Key": other}) as ws:
+        send(ws, {"type": "subscribe", "id": "q", "payload": {
+            "query": "{ hello }", "extensions": {"traceparent": traceparent(trace_id=socket_trace)}}})
+        assert recv_type(ws, "next")["payload"] == {"data": {"hello": "Hello, world!"}}
+        assert recv_type(ws, "complete")["id"] == "q"
+
+    for trace_id, sent in ((http_trace, key), (socket_trace, other)):
+        wait_until(lambda: len(spans_of(receiver, trace_id)) == 2, timeout=10, what="two spans exported", alive=gw.proc)
+        server = next(s for s in spans_of(receiver, trace_id) if s.kind == trace_pb2.Span.SPAN_KIND_SERVER)
+        assert attributes(server)["gqlgate.client.key_id"] == hashlib.sha256(sent.encode()).hexdigest()[:16]
+    exported = b"".join(request.SerializeToString() for request in receiver.requests)
+    assert key.encode() not in exported and other.encode() not in exported

@@ -110,6 +110,9 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
                 handle(.initRejected(message: ClientAuthenticator.webSocketRejection))
             } else {
                 if clientAuth != nil, clientID != nil { clientID = ClientAuthenticator.presentedKey(in: credentials) ?? clientID }
+                if clientAuth != nil, context.pipelines.current.tracer != nil, let key = ClientAuthenticator.presentedKey(in: credentials) {
+                    traceOrigin.authenticated(key: key)
+                }
                 handle(.initAccepted(ackPayload: nil))
             }
         case .startOperation(let id, let request):

@@ -52,8 +52,12 @@ final class WebSocketEndpoint: Sendable {
         let clientAuth = pipeline.clientAuth.flatMap { $0.authenticate(request.headers) ? nil : $0 }
         let headers = request.headers
         let clientID = pipeline.clientID(request)
-        let traceOrigin = WebSocketTraceOrigin(
+        var origin = WebSocketTraceOrigin(
             upgradeHeaders: headers, path: pipeline.path, subprotocol: accepted.subprotocol ?? "", clientAddress: request.clientAddress())
+        if pipeline.tracer != nil, pipeline.clientAuth != nil, clientAuth == nil, let key = ClientAuthenticator.presentedKey(in: headers) {
+            origin.authenticated(key: key)  // let in by the upgrade request's key
+        }
+        let traceOrigin = origin
         let loop = loops.next()
         let context = context
         let configuration = WebSocketConfiguration(

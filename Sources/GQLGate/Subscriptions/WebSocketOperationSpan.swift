@@ -1,4 +1,5 @@
 import GQLGateCore
+import GQLGateExchanges
 import GQLGatePipeline
 import GQLGateTracing
 
@@ -10,7 +11,7 @@ struct WebSocketTraceOrigin: Sendable {
     private(set) var traceparent: String?
     private(set) var tracestate: String?
     /// The connection's attributes, the same for each of its operations.
-    let attributes: [SpanAttribute]
+    private(set) var attributes: [SpanAttribute]
 
     init(upgradeHeaders: HTTPHeaders, path: String, subprotocol: String, clientAddress: String?) {
         traceparent = upgradeHeaders["traceparent"]
@@ -34,6 +35,12 @@ struct WebSocketTraceOrigin: Sendable {
         guard let traceparent = fields["traceparent"] else { return }
         self.traceparent = traceparent
         tracestate = fields["tracestate"]
+    }
+
+    /// The client key the connection was let in with (in the upgrade request or `connection_init`), named by its id.
+    mutating func authenticated(key: String) {
+        attributes.removeAll { $0.key == "gqlgate.client.key_id" }
+        attributes.append(SpanAttribute("gqlgate.client.key_id", ClientKeyID.of(key)))
     }
 
     /// The trace context for `request`: its `extensions.traceparent`, else the connection's.
