@@ -47,7 +47,7 @@ struct RequestLog: Sendable {
                            clientCertificate: String? = nil) -> AccessLine {
         var line = AccessLine(status: status, durationMilliseconds: Double(elapsedNanoseconds / 1_000) / 1_000)
         line.requestID = requestID
-        line.clientCertificate = trace?.clientCertificate ?? clientCertificate
+        line.clientCertificate = clientCertificate
         if let trace {
             line.operation = trace.kind?.rawValue
             line.operationName = trace.operationName

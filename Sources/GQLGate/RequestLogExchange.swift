@@ -16,19 +16,20 @@ struct RequestLogExchange: AnswerWatcher {
         guard let trace = operation.trace, operation.clientTransport != .webSocket else { return try await rest(operation) }
         let requestID = operation.requestID
         let streams = operation.delivery.streams
-        let (answer, status) = await WatchedAnswer.awaiting(operation, streams: streams, rest)
-        recordUnlessCancelled(status: status, requestID: requestID, trace: trace)
-        return try answer.get()
+        return try await WatchedAnswer.awaiting(operation, streams: streams, rest) { status in
+            recordUnlessCancelled(status: status, requestID: requestID, trace: trace)
+        }
     }
 
     private func recordUnlessCancelled(status: Int, requestID: String, trace: RequestTrace) {
         guard !Task.isCancelled else { return }
-        log.record(status: status, requestID: requestID, startedAt: trace.startedAt, trace: trace.snapshot)
+        log.record(status: status, requestID: requestID, startedAt: trace.startedAt, trace: trace.snapshot,
+                   clientCertificate: trace.clientCertificate)
     }
 
     func answeredAtOnce(_ operation: borrowing Operation, _ outcome: Result<GraphQLResponse, any Error>) {
         guard let trace = operation.trace, operation.clientTransport != .webSocket else { return }
         log.record(status: WatchedAnswer.status(of: outcome), requestID: operation.requestID, startedAt: trace.startedAt,
-                   trace: trace.snapshot)
+                   trace: trace.snapshot, clientCertificate: trace.clientCertificate)
     }
 }

@@ -41,13 +41,22 @@ struct TracingExchange: AnswerWatcher {
         }
         trace.spanStarted(context)
         let request = RequestFacts(operation, identifiesClientKeys: identifiesClientKeys)
-        let (answer, status) = await WatchedAnswer.awaiting(operation, streams: request.streams) { try await requestLog.watch($0, rest) }
+        var status = 0
+        let results: ResultStream
+        do {
+            results = try await WatchedAnswer.awaiting(operation, streams: request.streams, { try await requestLog.watch($0, rest) }) {
+                status = $0
+            }
+        } catch {
+            finish(context, parent: parent, request, trace: trace, status: status)
+            throw error
+        }
         // Streamed results get a 200 head at once; the span lasts as long as they do.
-        if request.streams, case .success(let results) = answer, let channel = results.channel {
+        if request.streams, let channel = results.channel {
             return ResultStream(SpanLifetime.watching(channel) { finish(context, parent: parent, request, trace: trace, status: 200) })
         }
         finish(context, parent: parent, request, trace: trace, status: status)
-        return try answer.get()
+        return results
     }
 
     func answeredAtOnce(_ operation: borrowing Operation, _ outcome: Result<GraphQLResponse, any Error>) {

@@ -12,20 +12,26 @@ enum WatchedAnswer {
         }
     }
 
-    /// Runs `rest` with `operation` and reads the status the client gets:
-    /// streamed results as they are with 200 (their head goes out before
-    /// them), else the first result alone with its status, or the error with
-    /// the status it is answered with.
+    /// Runs `rest` with `operation` and tells `answered` the status the client
+    /// gets, once, before returning or throwing: streamed results are returned
+    /// as they are with 200 (their head goes out before them), else the first
+    /// result alone with its status; an error is thrown on after its status.
+    @inline(__always)
     static func awaiting(_ operation: consuming Operation, streams: Bool,
-                         _ rest: (consuming Operation) async throws -> ResultStream) async
-        -> (answer: Result<ResultStream, any Error>, status: Int) {
+                         _ rest: (consuming Operation) async throws -> ResultStream,
+                         answered: (Int) -> Void) async throws -> ResultStream {
         do {
             let results = try await rest(operation)
-            if streams { return (.success(results), 200) }
+            if streams {
+                answered(200)
+                return results
+            }
             guard let first = try await results.first() else { throw GatewayError.noResult }
-            return (.success(.single(first)), first.status)
+            answered(first.status)
+            return .single(first)
         } catch {
-            return (.failure(error), GatewayError(answering: error).status)
+            answered(GatewayError(answering: error).status)
+            throw error
         }
     }
 }

@@ -34,8 +34,6 @@ public final class RequestTrace: Sendable {
         public var shed: ShedReason?
         /// What the operation waited for on the way, when tracing sampled it (each becomes a span).
         public var waits: [Wait] = []
-        /// The subject of the client's TLS certificate, when the server asks for one.
-        public var clientCertificate: String?
         /// The upstream WebSocket carrying the subscription was lost and is being
         /// reconnected, when tracing sampled it (each becomes an event of its span);
         /// the first `mostReconnects`.
@@ -80,13 +78,14 @@ public final class RequestTrace: Sendable {
     private let state: Mutex<Snapshot>
     /// When the client request was received (monotonic nanoseconds, `GatewayClock`).
     public let startedAt: UInt64
+    /// The subject of the client's TLS certificate, when the server asks for one.
+    public let clientCertificate: String?
 
     /// - Parameter clientCertificate: the subject of the client's TLS certificate, when the server asks for one.
     public init(startedAt: UInt64 = 0, clientCertificate: String? = nil) {
         self.startedAt = startedAt
-        var facts = Snapshot()
-        facts.clientCertificate = clientCertificate
-        state = Mutex(facts)
+        self.clientCertificate = clientCertificate
+        state = Mutex(Snapshot())
     }
 
     /// The facts recorded so far.
