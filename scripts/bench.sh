@@ -20,6 +20,9 @@
 #   Cz nginx `proxy_cache` with `gzip on` in front of the same 20 KiB answer
 #   Pt P listening with TLS (a self-signed ECDSA P-256 certificate made by openssl here)
 #   Gt G listening with TLS (`server.tls`, the same certificate)
+#   Go, Gx, Gh  G with tracing on at sample_ratio 1.0, exporting to U's /v1/traces (an OTLP
+#      receiver that takes every export), to a port nothing listens on, and to R
+#   R  a receiver that reads each export and never answers (slow-upstream.py, 10 minutes)
 #
 # Workloads (WORKLOADS selects them), interleaved round by round:
 #   proxied  POST /graphql to P, B, G: a proxied query
@@ -31,6 +34,8 @@
 #   compression  the same POST to Gz without Accept-Encoding, with `br` and with `gzip`
 #            (every answer a cache hit), and with `gzip` to Cz: bytes per answer and CPU per hit
 #   tls      the proxied POST to Pt and Gt over HTTPS (kept-alive connections)
+#   tracing  the proxied POST to Go, Gx and Gh: what a receiver that is down or hangs does to
+#            the requests (latency, throughput; spans dropped, from /metrics)
 # Per run: wrk's requests, latency and errors, the server's instructions per request
 # (perf stat, when the CPU exposes counters), its CPU time per request (/proc), and for
 # burst the requests S received.
@@ -39,7 +44,7 @@
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G rows are skipped if missing
 #   GQLGATE_ARGS  extra arguments for every `gqlgate run` (default none)
 #   WORKLOADS     comma-separated workloads to run
-#                 (default proxied,auth,health,cache,burst,compression,tls)
+#                 (default proxied,auth,health,cache,burst,compression,tls,tracing)
 #   DURATION      wrk duration per run (default 10s)
 #   CONNECTIONS   wrk connections (default 50)
 #   BURST_CONNECTIONS  wrk connections of the burst workload (default 200)
@@ -77,7 +82,7 @@ DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-50}
 BURST_CONNECTIONS=${BURST_CONNECTIONS:-200}
 SLOW_MS=${SLOW_MS:-50}
-WORKLOADS=${WORKLOADS:-proxied,auth,health,cache,burst,compression,tls}
+WORKLOADS=${WORKLOADS:-proxied,auth,health,cache,burst,compression,tls,tracing}
 THREADS=${THREADS:-1}
 ROUNDS=${ROUNDS:-3}
 WARMUP=${WARMUP:-2s}
@@ -99,8 +104,8 @@ wants() { [[ ,$WORKLOADS, == *,"$1",* ]]; } # workload: selected by WORKLOADS?
 [[ $SLOW_MS =~ ^[0-9]+$ && $SLOW_MS -gt 0 ]] || die "SLOW_MS must be a positive integer"
 for w in ${WORKLOADS//,/ }; do
     case $w in
-        proxied | auth | health | cache | burst | compression | tls) ;;
-        *) die "WORKLOADS: unknown workload $w (known: proxied, auth, health, cache, burst, compression, tls)" ;;
+        proxied | auth | health | cache | burst | compression | tls | tracing) ;;
+        *) die "WORKLOADS: unknown workload $w (known: proxied, auth, health, cache, burst, compression, tls, tracing)" ;;
     esac
 done
 [[ $THREADS =~ ^[0-9]+$ && $THREADS -gt 0 ]] || die "THREADS must be a positive integer"
@@ -284,6 +289,9 @@ label() {
         Cz/*) echo "nginx proxy_cache + gzip, 20 KiB (Cz)" ;;
         Pt/*) echo "nginx proxy_pass, TLS (Pt)" ;;
         Gt/*) echo "gqlgate, TLS (Gt)" ;;
+        Go/*) echo "gqlgate tracing, receiver up (Go)" ;;
+        Gx/*) echo "gqlgate tracing, receiver down (Gx)" ;;
+        Gh/*) echo "gqlgate tracing, receiver hangs (Gh)" ;;
     esac
 }
 
@@ -320,7 +328,7 @@ fi
 # ------------------------------------------------------------------ servers
 
 read -r U_PORT P_PORT B_PORT C_PORT M_PORT S_PORT G_PORT GB_PORT GA_PORT GC_PORT GD_PORT GZ_PORT PT_PORT GT_PORT \
-    < <(free_ports 14)
+    GO_PORT GX_PORT GH_PORT R_PORT DOWN_PORT < <(free_ports 19)
 
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_GRAPHQL_AUTH=http://127.0.0.1:$U_PORT/graphql-auth
@@ -342,6 +350,10 @@ CZ_GRAPHQL=http://127.0.0.1:$C_PORT/graphql-big
 GZ_GRAPHQL=http://127.0.0.1:$GZ_PORT/graphql
 PT_GRAPHQL=https://127.0.0.1:$PT_PORT/graphql
 GT_GRAPHQL=https://127.0.0.1:$GT_PORT/graphql
+GO_GRAPHQL=http://127.0.0.1:$GO_PORT/graphql
+GX_GRAPHQL=http://127.0.0.1:$GX_PORT/graphql
+GH_GRAPHQL=http://127.0.0.1:$GH_PORT/graphql
+R_COUNT=http://127.0.0.1:$R_PORT/count
 
 write_big_answer "$TMP"
 render_conf "$BENCH_DIR/upstream.conf.in" "$TMP/upstream.conf" "$U_PORT"
@@ -418,6 +430,15 @@ if wants burst; then
     log "S: slow upstream answering after $SLOW_MS ms on 127.0.0.1:$S_PORT (pid $S_PID)"
 fi
 
+# R: takes each export's request and never answers (an answer after 10 minutes).
+if wants tracing; then
+    python3 "$BENCH_DIR/slow-upstream.py" "$R_PORT" 600000 >"$TMP/hanging-receiver.log" 2>&1 &
+    R_PID=$!
+    SERVER_PIDS+=("$R_PID")
+    wait_http "hanging receiver (R)" "$R_PID" "$R_COUNT"
+    log "R: a receiver that never answers on 127.0.0.1:$R_PORT (pid $R_PID)"
+fi
+
 G_SKIP=
 G_VERSION=
 if [[ ! -e $GQLGATE_BIN ]]; then
@@ -438,6 +459,8 @@ G_SKIP=${G_SKIP//"$GQLGATE_BIN"/"$G_SHOWN"}
 G_CONFIG=$G_PROXIED_CONFIG
 GB_CONFIG='{dedupe: {enabled: false}, retry: {max_attempts: 1}}'
 GT_CONFIG='{dedupe: {enabled: false}, server: {tls: {cert_file: @TMP@/tls-cert.pem, key_file: @TMP@/tls-key.pem}}}'
+# tracing_config receiver-url: G's configuration with every request's spans exported there.
+tracing_config() { echo "{dedupe: {enabled: false}, tracing: {enabled: true, sample_ratio: 1.0, endpoint: '$1'}}"; }
 GA_CONFIG='{dedupe: {enabled: false}, auth: {headers: {X-Api-Key: bench-key}, bearer_token_file: @TMP@/bench-token}}'
 printf 'bench-token\n' >"$TMP/bench-token"
 
@@ -490,6 +513,14 @@ if [[ -z $G_SKIP ]]; then
         start_gqlgate Gt "$GT_PORT" "$U_GRAPHQL" "$GT_CONFIG"
         GT_PID=$LAST_PID
     fi
+    if wants tracing; then
+        start_gqlgate Go "$GO_PORT" "$U_GRAPHQL" "$(tracing_config "http://127.0.0.1:$U_PORT/v1/traces")"
+        GO_PID=$LAST_PID
+        start_gqlgate Gx "$GX_PORT" "$U_GRAPHQL" "$(tracing_config "http://127.0.0.1:$DOWN_PORT/v1/traces")"
+        GX_PID=$LAST_PID
+        start_gqlgate Gh "$GH_PORT" "$U_GRAPHQL" "$(tracing_config "http://127.0.0.1:$R_PORT/v1/traces")"
+        GH_PID=$LAST_PID
+    fi
     if wants burst; then
         start_gqlgate Gd "$GD_PORT" "$S_GRAPHQL" ""
         GD_PID=$LAST_PID
@@ -523,6 +554,11 @@ if [[ -z $G_SKIP ]]; then
     wants burst && check_answer "Gd" POST "$GD_GRAPHQL" '"hello"'
     wants compression && check_cache_hit "Gz" "$GZ_GRAPHQL" X-Cache
     wants tls && check_answer "Gt" POST "$GT_GRAPHQL" '"hello"'
+    if wants tracing; then
+        check_answer "Go" POST "$GO_GRAPHQL" '"hello"'
+        check_answer "Gx" POST "$GX_GRAPHQL" '"hello"'
+        check_answer "Gh" POST "$GH_GRAPHQL" '"hello"'
+    fi
 fi
 
 # ------------------------------------------------------------------ runs
@@ -558,6 +594,11 @@ fi
 if wants tls; then
     targets+=("tls Pt graphql $PT_GRAPHQL $CONNECTIONS - $PT_PID")
     [[ -z $G_SKIP ]] && targets+=("tls Gt graphql $GT_GRAPHQL $CONNECTIONS - $GT_PID")
+fi
+if wants tracing && [[ -z $G_SKIP ]]; then
+    targets+=("tracing Go graphql $GO_GRAPHQL $CONNECTIONS - $GO_PID")
+    targets+=("tracing Gx graphql $GX_GRAPHQL $CONNECTIONS - $GX_PID")
+    targets+=("tracing Gh graphql $GH_GRAPHQL $CONNECTIONS - $GH_PID")
 fi
 if wants burst && [[ -z $G_SKIP ]]; then
     targets+=("burst Gd graphql $GD_GRAPHQL $BURST_CONNECTIONS $S_COUNT $GD_PID")
@@ -599,6 +640,15 @@ if [[ -z $G_SKIP ]]; then
         UPSTREAM_SHARES+=("$name: $upstream upstream requests for $requests requests ($share), $retries retries")
         log "${UPSTREAM_SHARES[-1]}"
     done
+    if wants tracing; then
+        for g in "Go $GO_PORT" "Gx $GX_PORT" "Gh $GH_PORT"; do
+            read -r name port <<<"$g"
+            requests=$(metric_sum "http://127.0.0.1:$port/metrics" gqlgate_requests_total)
+            dropped=$(metric_sum "http://127.0.0.1:$port/metrics" gqlgate_spans_dropped_total)
+            UPSTREAM_SHARES+=("$name: $dropped spans dropped for $requests requests (two spans a request)")
+            log "${UPSTREAM_SHARES[-1]}"
+        done
+    fi
 fi
 
 # ------------------------------------------------------------------ report

@@ -7,9 +7,9 @@ import GQLGateTracing
 import Synchronization
 
 /// Sends finished spans to `tracing.endpoint` as OTLP over HTTP (protobuf),
-/// off the request path: every second, the queued spans go out in batches
-/// of at most `batchSize`, one export at a time, through gqlgate's HTTP
-/// client. A span that finds the queue full, or whose export fails, is
+/// off the request path: as soon as `batchSize` spans are queued, and every
+/// second for fewer, the queued spans go out in batches of at most
+/// `batchSize`, one export at a time, through gqlgate's HTTP client. A span that finds the queue full, or whose export fails, is
 /// dropped and counted in `gqlgate_spans_dropped_total`. Made at the first
 /// configuration with tracing on; a reload changes where spans go.
 final class SpanExport: Sendable {
@@ -25,6 +25,9 @@ final class SpanExport: Sendable {
     static let exportTimeout = Duration.seconds(10)
 
     let queue: SpanQueue
+    /// Wakes the export loop: a batch is ready, or a second passed.
+    private let wakeUps: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
     private let client: HTTPClient
     private let destination: Mutex<Destination>
     private let loop: Mutex<Task<Void, Never>?> = Mutex(nil)
@@ -32,7 +35,11 @@ final class SpanExport: Sendable {
     init(client: HTTPClient, metrics: GatewayMetrics, destination: Destination) {
         self.client = client
         self.destination = Mutex(destination)
-        queue = SpanQueue(capacity: 8 * Self.batchSize) { metrics.spansDropped($0) }
+        let (wakeUps, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (self.wakeUps, self.wake) = (wakeUps, wake)
+        queue = SpanQueue(capacity: 8 * Self.batchSize, batchSize: Self.batchSize, batchReady: { wake.yield() }) {
+            metrics.spansDropped($0)
+        }
     }
 
     /// Starts the export loop (once).
@@ -40,8 +47,14 @@ final class SpanExport: Sendable {
         loop.withLock { task in
             guard task == nil else { return }
             task = Task { [self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: Self.interval)
+                let ticks = Task { [wake] in
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: Self.interval)
+                        wake.yield()
+                    }
+                }
+                defer { ticks.cancel() }
+                for await _ in wakeUps {
                     await exportQueued()
                 }
             }

@@ -2,28 +2,41 @@ import Synchronization
 
 /// Finished spans waiting for export: bounded, so that a slow or absent
 /// receiver costs memory up to `capacity` spans and never holds a request.
-/// A span that finds the queue full is dropped and counted.
+/// A span that finds the queue full is dropped and counted; the span that
+/// makes a batch tells the exporter, which need not wait for its timer.
 public final class SpanQueue: Sendable {
     private let spans: Mutex<[SpanRecord]>
     /// The most spans held.
     public let capacity: Int
+    /// The spans that make a batch: the one that brings the queue to it calls `batchReady`.
+    public let batchSize: Int
+    private let batchReady: @Sendable () -> Void
     private let dropped: @Sendable (Int) -> Void
 
-    /// - Parameter dropped: told how many spans were dropped (queue full, or an export that failed).
-    public init(capacity: Int = 4096, dropped: @escaping @Sendable (Int) -> Void = { _ in }) {
+    /// - Parameters:
+    ///   - batchReady: told when the queue holds `batchSize` spans (on the thread that queued the last).
+    ///   - dropped: told how many spans were dropped (queue full, or an export that failed).
+    public init(capacity: Int = 4096, batchSize: Int = 512, batchReady: @escaping @Sendable () -> Void = {},
+                dropped: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.capacity = capacity
+        self.batchSize = batchSize
+        self.batchReady = batchReady
         self.dropped = dropped
         spans = Mutex([])
     }
 
     /// Queues `span`, or drops it when the queue is full.
     public func push(_ span: sending SpanRecord) {
-        let taken = spans.withLock { queued in
-            guard queued.count < capacity else { return false }
+        let held = spans.withLock { queued in
+            guard queued.count < capacity else { return 0 }
             queued.append(span)
-            return true
+            return queued.count
         }
-        if !taken { dropped(1) }
+        if held == 0 {
+            dropped(1)
+        } else if held == batchSize {
+            batchReady()
+        }
     }
 
     /// Takes up to `limit` spans, oldest first.

@@ -10,7 +10,7 @@ import Testing
 
     @Test func aFullQueueDropsAndCountsWhatDoesNotFit() {
         let dropped = Mutex(0)
-        let queue = SpanQueue(capacity: 3) { count in dropped.withLock { $0 += count } }
+        let queue = SpanQueue(capacity: 3, dropped: { count in dropped.withLock { $0 += count } })
         for id in 1...5 { queue.push(span(UInt64(id))) }
         #expect(queue.count == 3)
         #expect(dropped.withLock { $0 } == 2)
@@ -18,5 +18,19 @@ import Testing
         #expect(queue.take(upTo: 10).map(\.context.spanID) == [3])
         queue.lost(4)
         #expect(dropped.withLock { $0 } == 6)
+    }
+
+    @Test func theSpanThatMakesABatchTellsTheExporterOnce() {
+        let ready = Mutex(0)
+        let queue = SpanQueue(capacity: 10, batchSize: 4, batchReady: { ready.withLock { $0 += 1 } })
+        for id in 1...3 { queue.push(span(UInt64(id))) }
+        #expect(ready.withLock { $0 } == 0)
+        queue.push(span(4))
+        #expect(ready.withLock { $0 } == 1)
+        for id in 5...7 { queue.push(span(UInt64(id))) }
+        #expect(ready.withLock { $0 } == 1)
+        #expect(queue.take(upTo: 4).count == 4)  // 3 left: the next one makes a batch again
+        queue.push(span(8))
+        #expect(ready.withLock { $0 } == 2)
     }
 }

@@ -34,6 +34,9 @@ ROWS = [
     ("compression", "Gzg", "20 KiB hit", "gqlgate cache, gzip (Gzg)"),
     ("tls", "Pt", "proxied, TLS", "nginx proxy_pass, TLS (Pt)"),
     ("tls", "Gt", "proxied, TLS", "gqlgate, TLS (Gt)"),
+    ("tracing", "Go", "proxied, traced", "gqlgate tracing, receiver up (Go)"),
+    ("tracing", "Gx", "proxied, traced", "gqlgate tracing, receiver down (Gx)"),
+    ("tracing", "Gh", "proxied, traced", "gqlgate tracing, receiver hangs (Gh)"),
 ]
 
 
@@ -72,6 +75,10 @@ RATIOS = [
     Ratio("tls", "Gt", "Pt", "proxied, TLS: gqlgate / nginx proxy_pass"),
     Ratio("tls", "Gt", "G", "proxied: gqlgate TLS / plain", baseline_workload="proxied"),
     Ratio("tls", "Pt", "P", "proxied: nginx TLS / plain", baseline_workload="proxied"),
+    # Exporting never blocks a request: a receiver that is down or hangs changes nothing.
+    Ratio("tracing", "Gx", "Go", "traced: receiver down / up"),
+    Ratio("tracing", "Gh", "Go", "traced: receiver hangs / up"),
+    Ratio("tracing", "Go", "G", "proxied: traced (ratio 1.0) / not", baseline_workload="proxied"),
 ]
 
 P99_TARGET_MS = 5.0
@@ -336,7 +343,7 @@ def main() -> int:
                 vals.append(va / vb)
         return statistics.median(vals) if vals else None
 
-    ratio_headers = ["ratio", f"{event}/req", "target", "verdict", "cpu/req", "req/s"]
+    ratio_headers = ["ratio", f"{event}/req", "target", "verdict", "cpu/req", "req/s", "p99"]
     # The instruction targets count instructions; other events (PERF_EVENT=cycles, ...) are shown, not judged.
     judged = event.split(":")[0] == "instructions"
     ratio_rows: list[list[str]] = []
@@ -351,6 +358,7 @@ def main() -> int:
         ev = per_round_ratio(wl, a, b, "events_per_req", wl_b) if event_ok else None
         cpu = per_round_ratio(wl, a, b, "cpu_us_per_req", wl_b)
         rps = per_round_ratio(wl, a, b, "rps", wl_b)
+        p99 = per_round_ratio(wl, a, b, "p99_us", wl_b)
         targets: list[str] = []
         outcomes: list[str] = []
         if ratio.max_events is not None:
@@ -382,7 +390,8 @@ def main() -> int:
             outcomes.append(verdict)
             verdicts.append((f"{label}: req/s >= {ratio.min_rps}x", f_ratio(rps), verdict))
         ratio_rows.append(
-            [label, f_ratio(ev), "; ".join(targets) or "-", "; ".join(outcomes) or "reference", f_ratio(cpu), f_ratio(rps)]
+            [label, f_ratio(ev), "; ".join(targets) or "-", "; ".join(outcomes) or "reference", f_ratio(cpu), f_ratio(rps),
+             f_ratio(p99)]
         )
 
     # Burst: upstream requests per client request, median over rounds.
@@ -455,7 +464,7 @@ def main() -> int:
     out = sys.stdout
     out.write("\n" + text_table(headers, rows, right) + "\n\n")
     if ratio_rows:
-        out.write(text_table(ratio_headers, ratio_rows, {1, 4, 5}) + "\n\n")
+        out.write(text_table(ratio_headers, ratio_rows, {1, 4, 5, 6}) + "\n\n")
     if burst_rows:
         out.write(text_table(burst_headers, burst_rows, {1, 2, 3, 4}) + "\n\n")
     out.write("targets:\n")
@@ -471,7 +480,7 @@ def main() -> int:
         md += [f"- **{k}**: {v}" for k, v in setup]
         md += ["", "## Results (median over rounds)", "", md_table(headers, rows, right), ""]
         if ratio_rows:
-            md += ["## Ratios (median of per-round ratios)", "", md_table(ratio_headers, ratio_rows, {1, 4, 5}), ""]
+            md += ["## Ratios (median of per-round ratios)", "", md_table(ratio_headers, ratio_rows, {1, 4, 5, 6}), ""]
         if burst_rows:
             md += ["## Burst (median over rounds)", "", md_table(burst_headers, burst_rows, {1, 2, 3, 4}), ""]
         md += ["## Targets", "", md_table(["target", "measured", "verdict"], [list(v) for v in verdicts], {1}), ""]
