@@ -9,9 +9,12 @@ import Synchronization
 /// Sends finished spans to `tracing.endpoint` as OTLP over HTTP (protobuf),
 /// off the request path: as soon as `batchSize` spans are queued, and every
 /// second for fewer, the queued spans go out in batches of at most
-/// `batchSize`, one export at a time, through gqlgate's HTTP client. A span that finds the queue full, or whose export fails, is
-/// dropped and counted in `gqlgate_spans_dropped_total`. Made at the first
-/// configuration with tracing on; a reload changes where spans go.
+/// `batchSize`, one export at a time, through gqlgate's HTTP client. A span
+/// that finds the queue full, or whose export fails, is dropped and counted
+/// in `gqlgate_spans_dropped_total`. After a failed export the rest waits a
+/// second: a receiver that is down is tried once a second, not once a batch.
+/// Made at the first configuration with tracing on; a reload changes where
+/// spans go.
 final class SpanExport: Sendable {
     /// Where and how spans are sent (the settings of the configuration in use).
     struct Destination: Sendable, Equatable {
@@ -23,6 +26,8 @@ final class SpanExport: Sendable {
     static let batchSize = 512
     static let interval = Duration.seconds(1)
     static let exportTimeout = Duration.seconds(10)
+    /// How long full batches wait after a failed export (ticks come every `interval`).
+    static let retryDelayNanoseconds: UInt64 = 1_000_000_000
 
     let queue: SpanQueue
     /// Wakes the export loop: a batch is ready, or a second passed.
@@ -54,8 +59,11 @@ final class SpanExport: Sendable {
                     }
                 }
                 defer { ticks.cancel() }
-                for await _ in wakeUps {
-                    await exportQueued()
+                var retryAt: UInt64 = 0
+                for await _ in wakeUps where GatewayClock.system.monotonicNanoseconds() >= retryAt {
+                    if !(await exportQueued()) {
+                        retryAt = GatewayClock.system.monotonicNanoseconds() + Self.retryDelayNanoseconds
+                    }
                 }
             }
         }
@@ -79,12 +87,17 @@ final class SpanExport: Sendable {
         _ = done.wait(timeout: .now() + .nanoseconds(Int(deadline > now ? deadline - now : 0)))
     }
 
-    /// Exports everything queued, batch after batch.
-    func exportQueued() async {
+    /// Exports everything queued, batch after batch, until an export fails
+    /// (its spans are counted as dropped, the rest stays queued); false then.
+    @discardableResult
+    func exportQueued() async -> Bool {
         while true {
             let batch = queue.take(upTo: Self.batchSize)
-            guard !batch.isEmpty else { return }
-            if !(await export(batch)) { queue.lost(batch.count) }
+            guard !batch.isEmpty else { return true }
+            guard await export(batch) else {
+                queue.lost(batch.count)
+                return false
+            }
         }
     }
 
