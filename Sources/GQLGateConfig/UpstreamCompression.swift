@@ -20,16 +20,8 @@ public enum UpstreamCompression: String, Sendable, Equatable, CaseIterable {
 
     /// True when `url`'s host is `localhost`, in `127.0.0.0/8` or `::1`.
     static func isLoopback(url: String) -> Bool {
-        var rest = Substring(url)
-        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
-        rest = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-        let host: Substring
-        if rest.first == "[", let close = rest.firstIndex(of: "]") {
-            host = rest[rest.index(after: rest.startIndex)..<close]
-        } else {
-            host = rest.prefix { $0 != ":" }
-        }
-        return ListenAddress(host: String(host), port: 0).isLoopback
+        guard var host = ConfigURL.endpoint(of: url)?.host else { return false }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return ListenAddress(host: host, port: 0).isLoopback
     }
 }
