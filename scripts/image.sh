@@ -9,7 +9,8 @@
 #   scripts/image.sh source [TAG...]  default target: `make dist` in the builder stage on
 #                                     SWIFT_IMAGE (needs a registry to pull it from)
 #
-# With podman and no debian:bookworm-slim at hand, scripts/base-image.sh makes one first.
+# With podman and no runnable debian:bookworm-slim at hand, scripts/base-image.sh makes the base
+# (localhost/gqlgate-base:bookworm-RECIPE) first.
 # Environment: BASE_IMAGE, SWIFT_IMAGE (build arguments), IMAGE_BUILD_FLAGS (more build flags).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -36,13 +37,17 @@ else
     exit 1
 fi
 
+# With podman, a debian:bookworm-slim in its storage that every user can run (pulled) is the
+# base; without one, scripts/base-image.sh makes one (or finds the one made by the same recipe).
+registry_base=docker.io/library/debian:bookworm-slim
+if [ "${engine[0]}" != docker ] && [ -z "${BASE_IMAGE:-}" ] && command -v debootstrap >/dev/null 2>&1 \
+    && ! { scripts/podman.sh image exists "$registry_base" \
+        && scripts/podman.sh run --rm --network none --user 65532 "$registry_base" true >/dev/null 2>&1; }; then
+    BASE_IMAGE=$(scripts/base-image.sh)
+fi
 build_args=()
 [ -n "${BASE_IMAGE:-}" ] && build_args+=(--build-arg "BASE_IMAGE=$BASE_IMAGE")
 [ -n "${SWIFT_IMAGE:-}" ] && build_args+=(--build-arg "SWIFT_IMAGE=$SWIFT_IMAGE")
-if [ "${engine[0]}" != docker ] && [ -z "${BASE_IMAGE:-}" ] && command -v debootstrap >/dev/null 2>&1 \
-    && ! scripts/podman.sh image exists docker.io/library/debian:bookworm-slim; then
-    scripts/base-image.sh
-fi
 
 if [ "$from" = host ]; then
     binary=dist/gqlgate

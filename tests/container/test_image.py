@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import subprocess
 import threading
 import typing
 import uuid
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import Container, DemoAPI, Podman
+from conftest import DIST_BINARY, REPO_ROOT, Container, DemoAPI, Podman
 from harness import curl, free_port, post_graphql, wait_for_http, wait_until
 
 HERO = "query Hero($episode: Episode) { hero(episode: $episode) { id name } }"
@@ -71,6 +72,41 @@ def test_image_metadata(podman: Podman, gqlgate_image: str, dist_binary: Path) -
     version = podman.run("run", "--rm", "--network", "none", gqlgate_image, "--version").stdout.strip()
     assert version and version == config["Labels"]["org.opencontainers.image.version"]
     assert config["Labels"]["org.opencontainers.image.title"] == "gqlgate"
+
+
+# Modes of a Debian root as debootstrap leaves them (and as debian:bookworm-slim has them).
+DEBIAN_ROOT_MODES = {"/": "755", "/usr": "755", "/etc": "755", "/usr/local/bin": "755", "/tmp": "1777", "/root": "700"}
+
+
+def modes(podman: Podman, image: str) -> dict[str, str]:
+    """The modes of DEBIAN_ROOT_MODES's paths in an image, read by user 65532."""
+    out = podman.run(
+        "run", "--rm", "--network", "none", "--user", "65532:65532", "--entrypoint", "stat",
+        image, "-c", "%n %a", *DEBIAN_ROOT_MODES,
+    ).stdout  # fmt: skip
+    return dict(line.split(" ", 1) for line in out.splitlines())
+
+
+def test_user_65532_reaches_the_root_and_runs_gqlgate(podman: Podman, gqlgate_image: str) -> None:
+    """The image made here from a base of scripts/base-image.sh (no registry to pull one from):
+    its root has Debian's modes, so user 65532 runs gqlgate. A base imported with the modes of
+    a private temporary folder (/ 0700) gave `gqlgate: executable file not found`."""
+    base = podman.run(
+        "image", "inspect", "--format", '{{index .Config.Labels "org.opencontainers.image.base.name"}}', gqlgate_image
+    ).stdout.strip()
+    made_here = subprocess.run(
+        [str(REPO_ROOT / "scripts" / "base-image.sh"), "--name"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    if not podman.run("image", "exists", "docker.io/library/debian:bookworm-slim", check=False).returncode == 0:
+        assert base == made_here, f"the image was built on {base!r}, not on the base made here ({made_here})"
+    assert modes(podman, base) == DEBIAN_ROOT_MODES
+    assert modes(podman, gqlgate_image) == DEBIAN_ROOT_MODES
+    as_user = ("run", "--rm", "--network", "none", "--user", "65532:65532")
+    assert podman.run(*as_user, "--entrypoint", "id", gqlgate_image, "-u").stdout.strip() == "65532"
+    version = podman.run(*as_user, gqlgate_image, "--version").stdout.strip()
+    assert version == subprocess.run([str(DIST_BINARY), "--version"], capture_output=True, text=True).stdout.strip()
+    executable = podman.run(*as_user, "--entrypoint", "test", gqlgate_image, "-x", "/usr/local/bin/gqlgate", check=False)
+    assert executable.returncode == 0, executable
 
 
 def test_default_config_checks_and_listens_on_the_container_port(podman: Podman, gqlgate_image: str) -> None:
