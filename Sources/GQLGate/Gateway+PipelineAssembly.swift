@@ -95,7 +95,7 @@ extension Gateway {
         return Tracer(sampler: Sampler(ratio: tracing.sampleRatio), queue: export.queue)
     }
 
-    private static func clientAuthenticator(_ clients: ClientsConfig) throws(ConfigError) -> ClientAuthenticator? {
+    static func clientAuthenticator(_ clients: ClientsConfig) throws(ConfigError) -> ClientAuthenticator? {
         guard let path = clients.apiKeysFile else { return nil }
         do {
             return try ClientAuthenticator(apiKeysFile: path)

@@ -23,19 +23,10 @@ struct PersistedDocumentStages: Sendable {
         let rules = SafelistExchange.Rules(
             safelist: settings.safelist, logUnknown: settings.logUnknown, introspection: config.limits.introspection)
         apqRegisters = !settings.safelist
-        guard !settings.manifests.isEmpty else {
+        guard let library = try Self.library(settings, cache: cache, logger: logger) else {
             byID = nil
             safelist = rules.introspection ? nil : SafelistExchange(library: nil, rules: rules)
             return
-        }
-        let library: PersistedDocumentLibrary
-        do {
-            library = try PersistedDocumentLibrary(paths: settings.manifests, cache: cache) { failure in
-                logger.error("A persisted documents manifest changed but cannot be used; the documents read last stay",
-                             metadata: ["problem": "\(failure)"])
-            }
-        } catch {
-            throw ConfigError(keyPath: "persisted_documents.manifests", message: error.description)
         }
         let budget = LineBudget(lines: 10, window: .seconds(10))
         let observer = PersistedDocumentsObserver(
@@ -48,5 +39,20 @@ struct PersistedDocumentStages: Sendable {
             })
         byID = PersistedDocumentExchange(library: library, requireID: settings.requireID, observer: observer)
         safelist = SafelistExchange(library: library, rules: rules, observer: observer)
+    }
+
+    /// Every manifest of `settings`, read into `cache`; a file that cannot be used is a config
+    /// error naming it and the entry. Nil when there is none.
+    static func library(_ settings: PersistedDocumentsConfig, cache: DocumentCache,
+                        logger: Logger) throws(ConfigError) -> PersistedDocumentLibrary? {
+        guard !settings.manifests.isEmpty else { return nil }
+        do {
+            return try PersistedDocumentLibrary(paths: settings.manifests, cache: cache) { failure in
+                logger.error("A persisted documents manifest changed but cannot be used; the documents read last stay",
+                             metadata: ["problem": "\(failure)"])
+            }
+        } catch {
+            throw ConfigError(keyPath: "persisted_documents.manifests", message: error.description)
+        }
     }
 }

@@ -30,6 +30,11 @@ struct GatewayProcess {
             throw CommandFailure(message: "gqlgate: \(error)", exitCode: 1)
         }
         warnAboutInactiveKeys(config, logger: logger)
+        if let problem = ConfigFiles.bearerTokenProblem(config.auth) {
+            logger.warning("bearer token file not ready", metadata: [
+                "error": "\(problem)", "detail": "upstream requests fail with UPSTREAM_AUTH_FAILED until it holds a token; it is read again once a second",
+            ])
+        }
         logger.info("listening", metadata: [
             "address": "\(config.server.tls.isEnabled ? "https" : "http")://\(config.server.listen.host):\(gateway.port)\(config.server.path)", "version": "\(GQLGateVersion.current)",
         ])
