@@ -37,7 +37,7 @@ struct CachingStages: Sendable {
             let exchange = CacheExchange(
                 cache: cache,
                 settings: CacheExchange.Settings(
-                    varyHeaders: settings.varyHeaders, ttl: ttl, invalidateOnMutation: settings.invalidateOnMutation, schema: schema))
+                    keyHeaders: config.keyHeaders, ttl: ttl, invalidateOnMutation: settings.invalidateOnMutation, schema: schema))
             cacheExchange = exchange
             self.cache = cache
             self.schema = schema
@@ -47,7 +47,7 @@ struct CachingStages: Sendable {
             schema = nil
         }
         dedupe = config.dedupe.enabled
-            ? DedupeExchange(varyHeaders: config.cache.varyHeaders, calls: SharedCalls(executor: LoopHooks.currentExecutor)) : nil
+            ? DedupeExchange(keyHeaders: config.keyHeaders, calls: SharedCalls(executor: LoopHooks.currentExecutor)) : nil
     }
 
     /// The store `cache.backend` names, reporting to `metrics`.

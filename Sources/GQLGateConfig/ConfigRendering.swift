@@ -73,6 +73,7 @@ extension GatewayConfig {
             .init("headers", [
                 .init("forward", .strings(headers.forward)),
                 .init("forward_client_authorization", .plain(String(headers.forwardClientAuthorization))),
+                .init("unkeyed", .strings(headers.unkeyed)),
             ]),
             .init("clients", [
                 .init("api_keys_file", .optional(clients.apiKeysFile)),

@@ -8,7 +8,8 @@ import GQLGatePipeline
 /// one), stripped of them again, and stored when cacheable
 /// (`X-Cache: MISS`) or not (`X-Cache: BYPASS`: errors, no `data`, a status
 /// other than 200, upstream `no-store`/`no-cache`, `private` with an empty
-/// scope, a TTL of zero, or a client's `Cache-Control: no-cache`). The TTL
+/// scope, `Set-Cookie`, a `Vary` of `*` or of a field left out of the key
+/// (`KeyHeaders`), a TTL of zero, or a client's `Cache-Control: no-cache`). The TTL
 /// is `CacheTTLPolicy`'s. Expired answers are served within
 /// `stale_while_revalidate` (one refresh runs in the background) and, within
 /// `stale_if_error`, instead of an upstream failure (a 5xx answer or no answer).
@@ -22,8 +23,8 @@ import GQLGatePipeline
 public struct CacheExchange: AnswersAtOnce {
     /// What the exchange does besides storing.
     public struct Settings: Sendable {
-        /// `cache.vary_headers`: the scope.
-        public var varyHeaders: [String]
+        /// The client fields in the key: the scope (`cache.vary_headers`) and the forwarded ones.
+        public var keyHeaders: KeyHeaders
         /// `cache.default_ttl` and `cache.types`.
         public var ttl: CacheTTLPolicy
         /// `cache.invalidate_on_mutation`.
@@ -34,9 +35,9 @@ public struct CacheExchange: AnswersAtOnce {
         /// clients select tag entities.
         public var schema: EntitySchemaSource?
 
-        public init(varyHeaders: [String] = ["authorization"], ttl: CacheTTLPolicy = CacheTTLPolicy(), invalidateOnMutation: Bool = true,
+        public init(keyHeaders: KeyHeaders = KeyHeaders(), ttl: CacheTTLPolicy = CacheTTLPolicy(), invalidateOnMutation: Bool = true,
                     schema: EntitySchemaSource? = nil) {
-            self.varyHeaders = varyHeaders
+            self.keyHeaders = keyHeaders
             self.ttl = ttl
             self.invalidateOnMutation = invalidateOnMutation
             self.schema = schema
@@ -83,9 +84,9 @@ public struct CacheExchange: AnswersAtOnce {
     }
 
     /// The key a query's answer is stored under: its document, operation
-    /// name, variables and scope (`cache.vary_headers`).
+    /// name, variables, scope (`cache.vary_headers`) and forwarded fields.
     private func requestKey(for operation: borrowing Operation) -> RequestKey {
-        RequestKey(operation: operation, varyHeaders: settings.varyHeaders)
+        RequestKey(operation: operation, headers: settings.keyHeaders)
     }
 
     // MARK: - Queries
@@ -118,6 +119,8 @@ public struct CacheExchange: AnswersAtOnce {
 
     private func served(_ answer: CachedAnswer, age: Duration) -> GraphQLResponse {
         var headers = answer.headers
+        // Never stored since this version; an answer a shared store kept from an earlier one may carry it.
+        if memory == nil { headers.remove(name: "Set-Cookie") }
         headers.reserveCapacity(headers.count + 3)  // Age here; X-Cache and X-Request-Id later
         headers.add(name: "Age", value: String(max(0, age.components.seconds)))  // stored without one
         var response = GraphQLResponse(status: answer.status, headers: headers, body: answer.body, source: .cache)
@@ -151,7 +154,8 @@ public struct CacheExchange: AnswersAtOnce {
         let directives = CacheControlDirectives(response.headers)
         let ttl = settings.ttl.ttl(types: inspection.types, directives: directives)
         guard mayStore, response.status == 200, inspection.hasData, !inspection.hasErrors, !directives.noStore,
-              !directives.noCache, !(directives.isPrivate && key.hasEmptyScope), ttl > .zero
+              !directives.noCache, !(directives.isPrivate && key.hasEmptyScope), ttl > .zero,
+              settings.keyHeaders.answerIsShareable(response.headers)
         else { return (response, .bypass) }
         var headers = response.headers
         headers.remove(name: "X-Request-Id")

@@ -1,35 +1,59 @@
 import GQLGatePipeline
+import Synchronization
 
-/// Identical queries in flight at the same time, in the same scope, share one
-/// upstream request: the first goes on, the others wait for its answer, and
-/// each gets the same status, headers and body (with its own
-/// `X-Request-Id`). Identical means the same `RequestKey`: normalised
-/// document, operation name, canonical variables and the values of the vary
-/// headers. Mutations and subscriptions are forwarded untouched. A caller
-/// that is cancelled leaves without disturbing the others; the shared request
-/// is cancelled only when no caller waits for it any more (`SharedCalls`).
-/// Place after the response cache, before the transport.
+/// Identical queries in flight at the same time share one upstream request:
+/// the first goes on, the others wait for its answer, and each gets the same
+/// status, headers and body (with its own `X-Request-Id`). Identical means
+/// the same `RequestKey`: normalised document, operation name, canonical
+/// variables, the scope and every client field the upstream is sent
+/// (`KeyHeaders`). An answer that is one client's (`Set-Cookie`, or a `Vary`
+/// on a field left out of the key) is not shared: each waiting caller sends
+/// its own request. Mutations and subscriptions are forwarded untouched. A
+/// caller that is cancelled leaves without disturbing the others; the shared
+/// request is cancelled only when no caller waits for it any more
+/// (`SharedCalls`). Place after the response cache, before the transport.
 public struct DedupeExchange: Exchange {
-    private let varyHeaders: [String]
-    private let calls: SharedCalls<RequestKey, GraphQLResponse>
+    /// An answer, and which caller's request it was sent for.
+    public struct SharedAnswer: Sendable {
+        let response: GraphQLResponse
+        let caller: UInt64
+    }
+
+    private let keyHeaders: KeyHeaders
+    private let calls: SharedCalls<RequestKey, SharedAnswer>
+    private let callers = CallerNumbers()
 
     /// - Parameters:
-    ///   - varyHeaders: the header names that make the scope (`cache.vary_headers`).
+    ///   - keyHeaders: the client fields in the key.
     ///   - calls: where requests in flight are tracked (shared by every loop).
-    public init(varyHeaders: [String] = ["authorization"], calls: SharedCalls<RequestKey, GraphQLResponse> = SharedCalls()) {
-        self.varyHeaders = varyHeaders
+    public init(keyHeaders: KeyHeaders = KeyHeaders(), calls: SharedCalls<RequestKey, SharedAnswer> = SharedCalls()) {
+        self.keyHeaders = keyHeaders
         self.calls = calls
     }
 
     public func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
         guard operation.kind == .query else { return try await next(operation) }
-        let key = RequestKey(operation: operation, varyHeaders: varyHeaders)
-        let response = try await calls.value(for: key) {
+        let key = RequestKey(operation: operation, headers: keyHeaders)
+        let caller = callers.next()
+        let shared = try await calls.value(for: key) {
             guard let response = try await next(operation).first() else {
                 throw GatewayError.noResult
             }
-            return response
+            return SharedAnswer(response: response, caller: caller)
         }
-        return .single(response)
+        if shared.caller != caller, !keyHeaders.answerIsShareable(shared.response.headers) {
+            return try await next(operation)
+        }
+        return .single(shared.response)
+    }
+}
+
+/// Numbers the callers of one `DedupeExchange`, to tell the one whose request
+/// an answer was sent for.
+final class CallerNumbers: Sendable {
+    private let last = Atomic<UInt64>(0)
+
+    func next() -> UInt64 {
+        last.add(1, ordering: .relaxed).newValue
     }
 }

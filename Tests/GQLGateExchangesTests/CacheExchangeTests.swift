@@ -124,7 +124,7 @@ private struct Fixture {
         _ = try await fixture.serve(query, upstream)
         fixture.clock.advance(by: .seconds(32))
         #expect(try await fixture.serve(query, upstream) == "200 HIT Age: 32 \(heroStripped)")
-        let key = RequestKey(operation: query, varyHeaders: ["authorization"])
+        let key = RequestKey(operation: query, headers: KeyHeaders(scope: ["authorization"]))
         #expect(await eventually {
             if case .fresh = fixture.cache.lookup(key, now: CacheClock.monotonic(fixture.clock.clock).now()) { return true }
             return false
@@ -192,7 +192,7 @@ private struct Fixture {
     @Test func variableOrderDoesNotMatter() throws {
         let a = try analysed("query Q($a: Int, $b: Int) { f(a: $a, b: $b) }", variables: .object([("a", .integer(1)), ("b", .integer(2))]))
         let b = try analysed("query Q($a: Int, $b: Int) { f(a: $a, b: $b) }", variables: .object([("b", .integer(2)), ("a", .integer(1))]))
-        #expect(RequestKey(operation: a, varyHeaders: ["authorization"]) == RequestKey(operation: b, varyHeaders: ["authorization"]))
+        #expect(RequestKey(operation: a, headers: KeyHeaders(scope: ["authorization"])) == RequestKey(operation: b, headers: KeyHeaders(scope: ["authorization"])))
     }
 
     @Test func scopeVariablesAndOperationNameMatter() throws {
@@ -202,7 +202,7 @@ private struct Fixture {
             analysed("query A { f } query B { g }", operationName: "A", variables: .object([("x", .integer(1))])),
             analysed("query A { f } query B { g }", operationName: "A", headers: ["Authorization": "Bearer a"]),
             analysed("query A { f } query B { g }", operationName: "A", headers: ["Authorization": "Bearer b"]),
-        ].map { RequestKey(operation: $0, varyHeaders: ["authorization"]) }
+        ].map { RequestKey(operation: $0, headers: KeyHeaders(scope: ["authorization"])) }
         #expect(Set(keys).count == 5)
         #expect(keys[0].hasEmptyScope && !keys[3].hasEmptyScope)
     }
@@ -210,9 +210,30 @@ private struct Fixture {
     @Test func onlyTheVaryHeadersMakeTheScope() throws {
         let a = try analysed("{ f }", headers: ["Authorization": "Bearer a", "Accept-Language": "de"])
         let b = try analysed("{ f }", headers: ["Authorization": "Bearer a", "Accept-Language": "fr"])
-        #expect(RequestKey(operation: a, varyHeaders: ["authorization"]) == RequestKey(operation: b, varyHeaders: ["authorization"]))
-        #expect(RequestKey(operation: a, varyHeaders: ["authorization", "accept-language"])
-            != RequestKey(operation: b, varyHeaders: ["authorization", "accept-language"]))
+        #expect(RequestKey(operation: a, headers: KeyHeaders(scope: ["authorization"])) == RequestKey(operation: b, headers: KeyHeaders(scope: ["authorization"])))
+        #expect(RequestKey(operation: a, headers: KeyHeaders(scope: ["authorization", "accept-language"]))
+            != RequestKey(operation: b, headers: KeyHeaders(scope: ["authorization", "accept-language"])))
+    }
+
+    @Test func everyForwardedFieldButTheUnkeyedOnesAndAcceptAreInTheKey() throws {
+        let headers = KeyHeaders(scope: ["authorization"], forwarded: ["accept-language", "cookie", "traceparent"], unkeyed: ["traceparent"])
+        func key(_ fields: HTTPHeaders) throws -> RequestKey {
+            RequestKey(operation: try analysed("{ f }", headers: fields), headers: headers)
+        }
+        #expect(try key(["Accept-Language": "de"]) != key(["Accept-Language": "en"]))
+        #expect(try key(["Cookie": "session=alice"]) != key(["Cookie": "session=bob"]))
+        #expect(try key(["Accept": "application/json"]) != key(["Accept": "application/graphql-response+json"]))
+        #expect(try key(["Traceparent": "00-a-b-01"]) == key(["Traceparent": "00-c-d-01"]))
+        // Forwarded fields are no scope: a `private` answer still needs a vary header.
+        #expect(try key(["Cookie": "session=alice"]).hasEmptyScope)
+    }
+
+    @Test func answersThatAreOneClientsAreNotShareable() {
+        let headers = KeyHeaders(scope: ["authorization"], forwarded: ["traceparent"], unkeyed: ["traceparent"])
+        #expect(headers.answerIsShareable(["Content-Type": "application/json", "Vary": "Accept-Encoding, Accept-Language"]))
+        #expect(!headers.answerIsShareable(["Set-Cookie": "session=victim; HttpOnly"]))
+        #expect(!headers.answerIsShareable(["Vary": "*"]))
+        #expect(!headers.answerIsShareable(["Vary": "Origin , TraceParent"]))
     }
 
     /// The hex that names an answer in Redis: the SHA-256 of the parts (a tag,
@@ -220,7 +241,7 @@ private struct Fixture {
     @Test func theDescriptionIsTheSHA256OfTheParts() {
         let sent = Operation(request: GraphQLRequest(query: "{ a }", operationName: "A"), clientTransport: .httpPost, headers: [:], requestID: "r")
         // printf '\x02{ a }\x00A\x00\x00' | sha256sum
-        #expect(RequestKey(operation: sent, varyHeaders: ["authorization"]).description
+        #expect(RequestKey(operation: sent, headers: KeyHeaders(scope: ["authorization"])).description
             == "ad186d659b5075bc72f2bf32fccc878c708d92f0b49a1fa802c5448317812932")
     }
 }

@@ -7,6 +7,13 @@ import Testing
 /// An upstream that holds every call until `open()`, and counts calls and
 /// the calls cancelled while held.
 final class GatedUpstream: Sendable {
+    /// Fields every answer carries besides `X-Request-Id` and `X-Upstream`.
+    private let answerFields: [HTTPHeaders.Field]
+
+    init(answerFields: [HTTPHeaders.Field] = []) {
+        self.answerFields = answerFields
+    }
+
     private struct State {
         var calls = 0
         var cancelled = 0
@@ -52,8 +59,9 @@ final class GatedUpstream: Sendable {
             }
             guard opened else { throw CancellationError() }
             let count = self.calls
-            return .single(GraphQLResponse(status: 200, headers: ["X-Request-Id": operation.requestID, "X-Upstream": "\(count)"],
-                                           body: Bytes(#"{"data":{"hello":"world"}}"#), source: .upstream))
+            let headers = HTTPHeaders([.init(name: "X-Request-Id", value: operation.requestID), .init(name: "X-Upstream", value: "\(count)")]
+                + self.answerFields)
+            return .single(GraphQLResponse(status: 200, headers: headers, body: Bytes(#"{"data":{"hello":"world"}}"#), source: .upstream))
         }
     }
 }
@@ -69,7 +77,7 @@ final class GatedUpstream: Sendable {
     }
 
     @Test func identicalQueriesInFlightShareOneUpstreamRequest() async throws {
-        let calls = SharedCalls<RequestKey, GraphQLResponse>()
+        let calls = SharedCalls<RequestKey, DedupeExchange.SharedAnswer>()
         let exchange = DedupeExchange(calls: calls)
         let upstream = GatedUpstream()
         let tasks = (1...5).map { ask(exchange, upstream, variables: .object([("a", .integer(1)), ("b", .integer(2))]), requestID: "r\($0)") }
@@ -83,7 +91,7 @@ final class GatedUpstream: Sendable {
     }
 
     @Test func variableOrderDoesNotMatterButScopeDoes() async throws {
-        let calls = SharedCalls<RequestKey, GraphQLResponse>()
+        let calls = SharedCalls<RequestKey, DedupeExchange.SharedAnswer>()
         let exchange = DedupeExchange(calls: calls)
         let upstream = GatedUpstream()
         let tasks = [
@@ -98,7 +106,7 @@ final class GatedUpstream: Sendable {
     }
 
     @Test func aCancelledLeaderDoesNotStrandOrCancelTheFollowers() async throws {
-        let calls = SharedCalls<RequestKey, GraphQLResponse>()
+        let calls = SharedCalls<RequestKey, DedupeExchange.SharedAnswer>()
         let exchange = DedupeExchange(calls: calls)
         let upstream = GatedUpstream()
         let leader = ask(exchange, upstream, requestID: "leader")
@@ -115,7 +123,7 @@ final class GatedUpstream: Sendable {
     }
 
     @Test func aCancelledFollowerJustLeaves() async throws {
-        let calls = SharedCalls<RequestKey, GraphQLResponse>()
+        let calls = SharedCalls<RequestKey, DedupeExchange.SharedAnswer>()
         let exchange = DedupeExchange(calls: calls)
         let upstream = GatedUpstream()
         let leader = ask(exchange, upstream, requestID: "leader")
@@ -130,7 +138,7 @@ final class GatedUpstream: Sendable {
     }
 
     @Test func theSharedRequestIsCancelledWhenEveryoneLeft() async throws {
-        let calls = SharedCalls<RequestKey, GraphQLResponse>()
+        let calls = SharedCalls<RequestKey, DedupeExchange.SharedAnswer>()
         let exchange = DedupeExchange(calls: calls)
         let upstream = GatedUpstream()
         let first = ask(exchange, upstream, requestID: "a")
@@ -147,8 +155,38 @@ final class GatedUpstream: Sendable {
         #expect(try await third.value == #"200 upstream call 2 {"data":{"hello":"world"}}"#)
     }
 
+    @Test func forwardedFieldsAndAcceptMakeRequestsDifferent() async throws {
+        let calls = SharedCalls<RequestKey, DedupeExchange.SharedAnswer>()
+        let exchange = DedupeExchange(keyHeaders: KeyHeaders(forwarded: ["cookie", "accept-language"]), calls: calls)
+        let upstream = GatedUpstream()
+        let tasks = [
+            ask(exchange, upstream, headers: ["Cookie": "session=alice"], requestID: "a"),
+            ask(exchange, upstream, headers: ["Cookie": "session=bob"], requestID: "b"),
+            ask(exchange, upstream, headers: ["Accept-Language": "de"], requestID: "c"),
+            ask(exchange, upstream, headers: ["Accept-Language": "en"], requestID: "d"),
+            ask(exchange, upstream, headers: ["Accept": "application/json"], requestID: "e"),
+        ]
+        #expect(await eventually { calls.waiting == 5 })
+        upstream.open()
+        for task in tasks { _ = try await task.value }
+        #expect(upstream.calls == 5)
+    }
+
+    @Test func anAnswerThatSetsACookieIsNotSharedEachCallerSendsItsOwn() async throws {
+        let calls = SharedCalls<RequestKey, DedupeExchange.SharedAnswer>()
+        let exchange = DedupeExchange(calls: calls)
+        let upstream = GatedUpstream(answerFields: [.init(name: "Set-Cookie", value: "session=new; HttpOnly")])
+        let tasks = (1...3).map { ask(exchange, upstream, requestID: "r\($0)") }
+        #expect(await eventually { calls.waiting == 3 })
+        upstream.open()
+        var answers: Set<String> = []
+        for task in tasks { answers.insert(try await task.value) }
+        #expect(upstream.calls == 3)
+        #expect(answers.count == 3)  // each its own upstream call
+    }
+
     @Test func mutationsAreNeverShared() async throws {
-        let calls = SharedCalls<RequestKey, GraphQLResponse>()
+        let calls = SharedCalls<RequestKey, DedupeExchange.SharedAnswer>()
         let exchange = DedupeExchange(calls: calls)
         let upstream = GatedUpstream()
         let tasks = (1...2).map { ask(exchange, upstream, query: "mutation { addBook }", requestID: "m\($0)") }

@@ -4,7 +4,7 @@ import GQLGatePipeline
 import Testing
 
 private func key(_ query: String) throws -> RequestKey {
-    RequestKey(operation: try analysed(query), varyHeaders: ["authorization"])
+    RequestKey(operation: try analysed(query), headers: KeyHeaders(scope: ["authorization"]))
 }
 
 private func answer(_ body: String, tags: CacheTags = CacheTags(), ttl: Duration = .seconds(10)) -> CachedAnswer {

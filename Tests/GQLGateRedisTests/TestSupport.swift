@@ -140,7 +140,7 @@ func eventually(timeout: Duration = .seconds(10), _ condition: () async -> Bool)
 func requestKey(_ query: String, authorization: String? = nil) -> RequestKey {
     let headers: HTTPHeaders = authorization.map { ["Authorization": $0] } ?? [:]
     return RequestKey(operation: Operation(request: GraphQLRequest(query: query), clientTransport: .httpPost, headers: headers, requestID: "r"),
-                      varyHeaders: ["authorization"])
+                      headers: KeyHeaders(scope: ["authorization"]))
 }
 
 /// An answer as `CacheExchange` stores it.

@@ -4,8 +4,11 @@ import GQLGatePipeline
 
 /// What makes two queries the same for the response cache and dedupe: the
 /// normalised document (its canonical digest), the operation name, the
-/// variables in canonical form (object keys sorted) and the scope (the values
-/// of the vary headers), so entries of different scopes never meet. Held as
+/// variables in canonical form (object keys sorted), the scope (the values
+/// of the vary headers), so entries of different scopes never meet, and the
+/// values of every other client field the upstream is sent (`KeyHeaders`,
+/// and `Accept` on a single answer), so requests the upstream may answer
+/// differently never share an answer. Held as
 /// those parts' bytes, each followed by a NUL, with their hash taken once: a
 /// key is compared by its exact bytes, and hashed by one word. Its SHA-256,
 /// which names it in Redis (`description`), is computed only when asked for.
@@ -17,8 +20,8 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
 
     /// The key of `operation` (after `DocumentExchange`; without an analysed
     /// document the query text stands in for the normalised one).
-    /// - Parameter varyHeaders: the header names that scope the cache (`cache.vary_headers`).
-    public init(operation: borrowing Operation, varyHeaders: [String]) {
+    /// - Parameter headers: the client fields that are part of the key.
+    public init(operation: borrowing Operation, headers: KeyHeaders) {
         let name = operation.request.operationName ?? ""
         var variables = operation.request.variables?.serialized(sortedKeys: true) ?? ""
         if variables == "{}" { variables = "" }
@@ -35,14 +38,26 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
         Self.append(name, to: &parts)
         Self.append(variables, to: &parts)
         var scoped = false
-        for name in varyHeaders {
+        for name in headers.scope {
             for field in operation.headers where field.name.equalsIgnoringASCIICase(name) {
-                Self.append(name.lowercased(), to: &parts)
+                Self.append(name, to: &parts)
                 Self.append(field.value, to: &parts)
                 scoped = true
             }
         }
         hasEmptyScope = !scoped
+        for name in headers.forwarded {
+            for field in operation.headers where field.name.equalsIgnoringASCIICase(name) {
+                Self.append(name, to: &parts)
+                Self.append(field.value, to: &parts)
+            }
+        }
+        // The upstream is sent the client's Accept for a single answer (a streamed delivery's is
+        // the gateway's own): it may choose the answer's media type and status by it.
+        if operation.delivery == .single, let accept = operation.headers["accept"] {
+            Self.append("accept", to: &parts)
+            Self.append(accept, to: &parts)
+        }
         var hasher = Hasher()
         parts.withUnsafeBytes { hasher.combine(bytes: $0) }
         hash = hasher.finalize()
