@@ -18,7 +18,7 @@ extension Gateway {
         let persisted = try PersistedDocumentStages(config: config, cache: documents, metrics: metrics, logger: context.logger)
         let caching = try CachingStages(config: config, apqRegisters: persisted.apqRegisters, metrics: metrics,
                                         loops: context.loops, logger: context.logger)
-        let traffic = TrafficStages(config: config, metrics: metrics, previous: context.previous)
+        let traffic = TrafficStages(config: config, client: client, metrics: metrics, previous: context.previous)
         var builder = PipelineBuilder()
         let tracer = tracer(config.tracing, export: spanExport)
         let logExchange = RequestLogExchange(log: requestLog)
@@ -62,7 +62,7 @@ extension Gateway {
                 forwardedHeaders: config.headers.forwardedNames,
                 compression: config.upstream.compression.asks(upstreamURL: config.upstream.url ?? ""),
                 maxResponseBytes: config.upstream.maxResponseBytes),
-            observer: UpstreamAttemptMetrics(metrics: metrics, readiness: readiness, breaker: traffic.breaker))
+            observer: UpstreamAttemptMetrics(metrics: metrics, readiness: readiness))
         let subscriptions = context.transport(config: config, client: client, metrics: metrics, credentials: credentials)
         subscriptions.connectGate.set(traffic.connectWait)
         let http: any Transport = tracer.map { TracingTransport(inner: transport, tracer: $0, peer: UpstreamPeer(url: config.upstream.url ?? "")) }

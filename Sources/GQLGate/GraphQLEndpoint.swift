@@ -65,8 +65,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             if request.method == "GET" || request.method == "POST" { return graphQL(request, pipeline: pipeline) }
             return .now(refuse(request, .methodNotAllowed("Method \(request.method) is not supported; use GET or POST.", allow: "GET, POST")))
         }
-        switch operations.route(request, metricsEnabled: pipeline.config.metrics.enabled, circuit: pipeline.traffic.breaker?.state,
-                                cacheServes: pipeline.cache != nil) {
+        switch operations.route(request, metricsEnabled: pipeline.config.metrics.enabled) {
         case .answer(let response): return .now(response)
         case .probe: return .later(.readiness(pipeline.readinessProbe))
         case nil: return .now(refuse(request, .notFound(request.path)))

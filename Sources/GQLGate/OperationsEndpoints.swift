@@ -41,21 +41,17 @@ struct OperationsEndpoints: Sendable {
     }
 
     /// The route for `request`, or nil when it is not an operator endpoint (or
-    /// `/metrics` while metrics are off). While the circuit breaker is not
-    /// closed, `/readyz` says so in its body and stays ready when the cache
-    /// can answer (`cacheServes`).
-    func route(_ request: ServerRequest, metricsEnabled: Bool, circuit: CircuitBreaker.State? = nil,
-               cacheServes: Bool = false) -> Route? {
+    /// `/metrics` while metrics are off). `/readyz` says whether this gateway
+    /// can serve (its upstream answers, it is not draining); the circuit
+    /// breaker does not change it: clients' queries that fail are no evidence
+    /// against the gateway, and its own probe closes the breaker.
+    func route(_ request: ServerRequest, metricsEnabled: Bool) -> Route? {
         guard request.method == "GET" || request.method == "HEAD" else { return nil }
         switch request.path {
         case Self.healthPath:
             return .answer(ServerResponse(healthy))
         case Self.readinessPath:
-            let decision = readiness.decision()
-            if let circuit, circuit != .closed, decision != .draining {
-                return .answer(circuitAnswer(circuit, cacheServes: cacheServes))
-            }
-            return answer(decision).map(Route.answer) ?? .probe
+            return answer(readiness.decision()).map(Route.answer) ?? .probe
         case "/metrics" where metricsEnabled:
             return .answer(ServerResponse(status: 200, headers: Self.metricsHeaders, body: Bytes(metrics.render())))
         default:
@@ -66,14 +62,6 @@ struct OperationsEndpoints: Sendable {
     /// The `/readyz` answer after probing the upstream.
     func probeAnswer(_ probe: ReadinessProbe) async -> ServerResponse {
         answer(await readiness.decisionAfterProbe(probe)) ?? ServerResponse(notReady)
-    }
-
-    private func circuitAnswer(_ circuit: CircuitBreaker.State, cacheServes: Bool) -> ServerResponse {
-        let state = circuit == .open ? "open" : "half_open"
-        let body = cacheServes
-            ? "{\"status\":\"ready\",\"circuit\":\"\(state)\",\"reason\":\"the upstream is failing; the cache answers\"}"
-            : "{\"status\":\"not ready\",\"circuit\":\"\(state)\",\"reason\":\"the upstream is failing\"}"
-        return ServerResponse(status: cacheServes ? 200 : 503, headers: Self.json, body: Bytes(body))
     }
 
     private func answer(_ decision: ReadinessState.Decision) -> ServerResponse? {

@@ -1,5 +1,6 @@
 import GQLGateConfig
 import GQLGateExchanges
+import GQLGateHTTPClient
 import GQLGateMetrics
 import GQLGatePipeline
 
@@ -16,7 +17,7 @@ struct TrafficStages: Sendable {
     /// The breaker `circuitBreaker` asks (for `/readyz` and subscription reconnects).
     let breaker: CircuitBreaker?
     let concurrency: UpstreamConcurrencyExchange?
-    /// Whether operations need `Operation.clientID` (rate limits by client).
+    /// Whether operations need `Operation.clientID` (rate limits by client, the circuit breaker).
     let identifiesClients: Bool
 
     /// The wait an upstream WebSocket takes before connecting: the breaker's open time left.
@@ -30,11 +31,13 @@ struct TrafficStages: Sendable {
         (rateLimit, circuitBreaker, breaker, concurrency, identifiesClients) = (nil, nil, nil, nil, false)
     }
 
-    /// - Parameter previous: the pipeline being replaced, whose stages are kept where their settings stay.
-    init(config: GatewayConfig, metrics: GatewayMetrics, previous: GatewayPipeline?) {
+    /// - Parameters:
+    ///   - client: what the circuit breaker's probe is sent with.
+    ///   - previous: the pipeline being replaced, whose stages are kept where their settings stay.
+    init(config: GatewayConfig, client: HTTPClient, metrics: GatewayMetrics, previous: GatewayPipeline?) {
         let old = previous?.config
         let limit = config.clients.rateLimit
-        identifiesClients = limit.isEnabled && limit.by == .key
+        identifiesClients = limit.isEnabled && limit.by == .key || config.upstream.circuitBreaker.enabled
         if !limit.isEnabled {
             rateLimit = nil
         } else if let kept = previous?.traffic.rateLimit, old?.clients.rateLimit == limit {
@@ -54,14 +57,22 @@ struct TrafficStages: Sendable {
         if !breakerConfig.enabled {
             (breaker, circuitBreaker) = (nil, nil)
             metrics.circuitState(CircuitBreaker.State.closed.rawValue)
-        } else if let kept = previous?.traffic, let exchange = kept.circuitBreaker, old?.upstream.circuitBreaker == breakerConfig {
+        } else if let kept = previous?.traffic, let exchange = kept.circuitBreaker, old?.upstream.circuitBreaker == breakerConfig,
+                  old?.upstream.url == config.upstream.url {
             (breaker, circuitBreaker) = (kept.breaker, exchange)
         } else {
             let settings = CircuitBreaker.Settings(
                 errorRatio: breakerConfig.errorRatio, minRequests: breakerConfig.minRequests, window: breakerConfig.window,
                 openFor: breakerConfig.openFor)
             metrics.circuitState(CircuitBreaker.State.closed.rawValue)
-            let made = CircuitBreaker(settings: settings, onChange: { metrics.circuitState($0.rawValue) })
+            let probe = ReadinessProbe(upstream: config.upstream)
+            let made = CircuitBreaker(
+                settings: settings,
+                probe: {
+                    guard let answer = try? await client.execute(probe.request) else { return false }
+                    return CircuitBreaker.failed(.success(answer.status)) == false
+                },
+                executor: LoopHooks.currentExecutor, onChange: { metrics.circuitState($0.rawValue) })
             breaker = made
             circuitBreaker = CircuitBreakerStage(breaker: made, onShed: { metrics.loadShed(.circuitOpen) })
         }

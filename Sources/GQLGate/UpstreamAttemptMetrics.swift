@@ -6,13 +6,10 @@ import GQLGatePipeline
 import GQLGateTransports
 
 /// What the gateway learns from each upstream attempt: counted by outcome
-/// with its duration, taken as readiness evidence, and told to the circuit
-/// breaker.
+/// with its duration, and taken as readiness evidence.
 struct UpstreamAttemptMetrics: UpstreamAttemptObserver {
     let metrics: GatewayMetrics
     let readiness: Readiness
-    /// `upstream.circuit_breaker`, when on.
-    var breaker: CircuitBreaker?
 
     func attemptStarted() {
         metrics.upstreamAttemptStarted()
@@ -20,7 +17,6 @@ struct UpstreamAttemptMetrics: UpstreamAttemptObserver {
 
     func attemptEnded(_ outcome: Result<Int, any Error>, startedAt: UInt64) {
         metrics.upstreamAttemptEnded()
-        breaker?.record(outcome)
         let finished = GatewayClock.system.monotonicNanoseconds()
         let duration = Duration.nanoseconds(finished &- startedAt)
         switch outcome {

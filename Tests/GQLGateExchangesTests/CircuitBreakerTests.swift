@@ -4,23 +4,48 @@ import GQLGatePipeline
 import Synchronization
 import Testing
 
+/// The breaker's own probe: answers as told, counting the times it was sent.
+final class ScriptedProbe: Sendable {
+    private let state = Mutex((answers: true, sent: 0))
+
+    var sent: Int { state.withLock { $0.sent } }
+
+    func answer(_ answers: Bool) {
+        state.withLock { $0.answers = answers }
+    }
+
+    var probe: @Sendable () async -> Bool {
+        {
+            self.state.withLock { state in
+                state.sent += 1
+                return state.answers
+            }
+        }
+    }
+}
+
 @Suite struct CircuitBreakerTests {
     let manual = ManualClock()
     let changes = Recorded<CircuitBreaker.State>()
+    let probe = ScriptedProbe()
 
     private func breaker(ratio: Double = 0.5, minRequests: Int = 4, window: Duration = .seconds(10),
                          openFor: Duration = .seconds(5)) -> CircuitBreaker {
         CircuitBreaker(settings: .init(errorRatio: ratio, minRequests: minRequests, window: window, openFor: openFor),
-                       clock: manual.clock, onChange: { [changes] state in changes.add(state) })
+                       clock: manual.clock, probe: probe.probe, onChange: { [changes] state in changes.add(state) })
     }
 
-    private func attempt(_ breaker: CircuitBreaker, failed: Bool) {
+    /// An attempt of one of four clients in turn, so that no one client makes most of the failures.
+    private func attempt(_ breaker: CircuitBreaker, failed: Bool, client: String? = nil) {
         guard case .admitted = breaker.admit() else {
             Issue.record("refused")
             return
         }
-        breaker.record(failed: failed)
+        clientTurn.add()
+        breaker.record(failed: failed, client: client ?? "client-\(clientTurn.value % 4)")
     }
+
+    private let clientTurn = Counter()
 
     @Test func staysClosedBelowMinRequestsHoweverManyFail() {
         let breaker = breaker()
@@ -39,6 +64,16 @@ import Testing
         #expect(at.state == .open)
     }
 
+    @Test func oneClientCannotBeMostOfTheFailuresThatOpenIt() {
+        let breaker = breaker(minRequests: 4)
+        for _ in 0..<12 { attempt(breaker, failed: true, client: "attacker") }
+        #expect(breaker.state == .closed)
+        for _ in 0..<11 { attempt(breaker, failed: true, client: "another") }
+        #expect(breaker.state == .closed)  // 12 of 23 are the attacker's
+        attempt(breaker, failed: true, client: "a third")
+        #expect(breaker.state == .open)  // 12 of 24: half, not most
+    }
+
     @Test func failuresOlderThanTheWindowDoNotCount() {
         let breaker = breaker(window: .seconds(10))
         for _ in 0..<3 { attempt(breaker, failed: true) }
@@ -47,7 +82,7 @@ import Testing
         #expect(breaker.state == .closed)
     }
 
-    @Test func openRefusesWithTheOpenTimeLeftThenLetsOneProbeThrough() {
+    @Test func openRefusesWithTheOpenTimeLeftThenProbesItselfAndClientsWait() async {
         let breaker = breaker(openFor: .seconds(5))
         for _ in 0..<4 { attempt(breaker, failed: true) }
         manual.advance(by: .seconds(2))
@@ -56,11 +91,11 @@ import Testing
         #expect(breaker.admit() == .refused(retryAfter: .nanoseconds(1)))
         manual.advance(by: .nanoseconds(1))
         #expect(breaker.state == .halfOpen)
-        #expect(breaker.admit() == .admitted(probe: true))
+        // The first client after the open time starts the breaker's own probe; it is not let through.
         #expect(breaker.admit() == .refused(retryAfter: .seconds(1)))
-        breaker.record(failed: false)
-        #expect(breaker.state == .closed)
-        #expect(breaker.admit() == .admitted(probe: false))
+        #expect(await eventually { breaker.state == .closed })
+        #expect(probe.sent == 1)
+        #expect(breaker.admit() == .admitted)
         #expect(changes.all == [.open, .halfOpen, .closed])
     }
 
@@ -74,31 +109,28 @@ import Testing
         #expect(breaker.openTimeLeft == nil)
     }
 
-    @Test func aFailedProbeOpensItAgainForTheWholeOpenTime() {
+    @Test func aFailedProbeOpensItAgainForTheWholeOpenTime() async {
         let breaker = breaker(openFor: .seconds(5))
         for _ in 0..<4 { attempt(breaker, failed: true) }
         manual.advance(by: .seconds(5))
-        #expect(breaker.admit() == .admitted(probe: true))
-        breaker.record(failed: true)
-        #expect(breaker.state == .open)
+        probe.answer(false)
+        #expect(breaker.admit() == .refused(retryAfter: .seconds(1)))
+        #expect(await eventually { breaker.state == .open })
         #expect(breaker.admit() == .refused(retryAfter: .seconds(5)))
         #expect(changes.all == [.open, .halfOpen, .open])
+        manual.advance(by: .seconds(5))
+        probe.answer(true)
+        _ = breaker.admit()
+        #expect(await eventually { breaker.state == .closed })
+        #expect(probe.sent == 2)
     }
 
-    @Test func aProbeThatEndsWithoutAnOutcomeLetsTheNextOneProbe() {
+    @Test func afterClosingTheOldFailuresAreForgotten() async {
         let breaker = breaker()
         for _ in 0..<4 { attempt(breaker, failed: true) }
         manual.advance(by: .seconds(5))
-        #expect(breaker.admit() == .admitted(probe: true))
-        breaker.record(failed: nil)
-        #expect(breaker.admit() == .admitted(probe: true))
-    }
-
-    @Test func afterClosingTheOldFailuresAreForgotten() {
-        let breaker = breaker()
-        for _ in 0..<4 { attempt(breaker, failed: true) }
-        manual.advance(by: .seconds(5))
-        attempt(breaker, failed: false)
+        _ = breaker.admit()
+        #expect(await eventually { breaker.state == .closed })
         for _ in 0..<3 { attempt(breaker, failed: true) }
         #expect(breaker.state == .closed)
     }
@@ -108,44 +140,55 @@ import Testing
     let manual = ManualClock()
 
     @Test func badGatewaysConnectionFailuresAndTimeoutsAreFailuresOtherAnswersAndCancellationsAreNot() {
-        let breaker = CircuitBreaker(settings: .init(errorRatio: 0.4, minRequests: 2, openFor: .seconds(5)), clock: manual.clock)
-        for status in [500, 429, 404] { breaker.record(.success(status)) }
-        breaker.record(.failure(CancellationError()))
-        breaker.record(.failure(GatewayError.upstreamTimeout("deadline")))
-        #expect(breaker.state == .closed)
-        breaker.record(.success(503))
-        #expect(breaker.state == .closed)  // 1 of 4
-        breaker.record(.failure(UpstreamFailure(kind: .timedOut, message: "slow")))
-        #expect(breaker.state == .open)  // 2 of 5
+        for status in [500, 429, 404, 200] { #expect(CircuitBreaker.failed(.success(status)) == false) }
+        for status in [502, 503, 504] { #expect(CircuitBreaker.failed(.success(status)) == true) }
+        #expect(CircuitBreaker.failed(.failure(CancellationError())) == nil)
+        #expect(CircuitBreaker.failed(.failure(GatewayError.upstreamTimeout("deadline"))) == nil)
+        #expect(CircuitBreaker.failed(.failure(UpstreamFailure(kind: .timedOut, message: "slow"))) == true)
+        #expect(CircuitBreaker.failed(.failure(UpstreamFailure(kind: .notReached, message: "refused"))) == true)
+        #expect(CircuitBreaker.failed(.failure(UpstreamFailure(kind: .answerTooLarge, message: "larger than 10 bytes"))) == false)
     }
 
-    @Test func anAnswerTooLargeCountsAsAnswered() {
-        let breaker = CircuitBreaker(settings: .init(errorRatio: 0.5, minRequests: 2, openFor: .seconds(5)), clock: manual.clock)
-        for _ in 0..<2 { breaker.record(.failure(UpstreamFailure(kind: .answerTooLarge, message: "larger than 10 bytes"))) }
-        breaker.record(.success(503))
-        #expect(breaker.state == .closed)  // 1 of 3
-        breaker.record(.success(502))
-        #expect(breaker.state == .open)  // 2 of 4
-    }
-
-    @Test func whileOpenQueriesAndMutationsAreRefusedWithTheOpenTimeLeft() throws {
-        let breaker = CircuitBreaker(settings: .init(errorRatio: 1, minRequests: 1, openFor: .seconds(5)), clock: manual.clock)
+    @Test func whileOpenQueriesAndMutationsAreRefusedWithTheOpenTimeLeft() async throws {
+        let breaker = CircuitBreaker(settings: .init(errorRatio: 1, minRequests: 2, openFor: .seconds(5)), clock: manual.clock,
+                                     probe: { true })
         let shed = Counter()
         let stage = CircuitBreakerStage(breaker: breaker, onShed: { shed.add() })
-        var query = try analysedOperation(.query)
-        try stage.prepare(&query)
-        breaker.record(.success(502))
+        let failing: ExchangeNext = { _ in .single(GraphQLResponse(status: 502, headers: [:], body: Bytes("bad gateway"), source: .upstream)) }
+        for client in ["one", "two"] {
+            var query = try analysedOperation(.query)
+            query.clientID = client
+            #expect(try await stage.handle(query, next: failing).first()?.status == 502)
+        }
         manual.advance(by: .seconds(2))
-        #expect(throws: GatewayError.upstreamCircuitOpen(retryAfter: .seconds(3))) { try stage.prepare(&query) }
-        var mutation = try analysedOperation(.mutation)
-        #expect(throws: GatewayError.self) { try stage.prepare(&mutation) }
+        await #expect(throws: GatewayError.upstreamCircuitOpen(retryAfter: .seconds(3))) {
+            _ = try await stage.handle(try analysedOperation(.query), next: failing)
+        }
+        await #expect(throws: GatewayError.self) { _ = try await stage.handle(try analysedOperation(.mutation), next: failing) }
         #expect(shed.value == 2)
     }
 
-    @Test func subscriptionsPassAnOpenBreaker() throws {
-        let breaker = CircuitBreaker(settings: .init(errorRatio: 1, minRequests: 1), clock: manual.clock)
-        breaker.record(failed: true)
-        var subscription = try analysedOperation(.subscription)
-        try CircuitBreakerStage(breaker: breaker).prepare(&subscription)
+    @Test func theStageTellsTheBreakerWhoseAttemptFailed() async throws {
+        let breaker = CircuitBreaker(settings: .init(errorRatio: 0.5, minRequests: 2, openFor: .seconds(5)), clock: manual.clock,
+                                     probe: { true })
+        let stage = CircuitBreakerStage(breaker: breaker)
+        let timingOut: ExchangeNext = { _ in throw UpstreamFailure(kind: .timedOut, message: "slow") }
+        for _ in 0..<5 {
+            var mine = try analysedOperation(.query)
+            mine.clientID = "one"
+            await #expect(throws: UpstreamFailure.self) { _ = try await stage.handle(mine, next: timingOut) }
+        }
+        #expect(breaker.state == .closed)
+        var theirs = try analysedOperation(.query)
+        theirs.clientID = "two"
+        for _ in 0..<5 { await #expect(throws: UpstreamFailure.self) { _ = try await stage.handle(theirs, next: timingOut) } }
+        #expect(breaker.state == .open)
+    }
+
+    @Test func subscriptionsPassAnOpenBreaker() async throws {
+        let breaker = CircuitBreaker(settings: .init(errorRatio: 1, minRequests: 1), clock: manual.clock, probe: { true })
+        breaker.record(failed: true, client: nil)
+        let passed: ExchangeNext = { _ in .single(GraphQLResponse(status: 200, headers: [:], body: Bytes("{}"), source: .upstream)) }
+        #expect(try await CircuitBreakerStage(breaker: breaker).handle(try analysedOperation(.subscription), next: passed).first()?.status == 200)
     }
 }

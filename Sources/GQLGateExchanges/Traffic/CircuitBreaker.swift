@@ -3,12 +3,15 @@ import GQLGatePipeline
 import Synchronization
 
 /// `upstream.circuit_breaker`: counts upstream attempts and their failures
-/// over a rolling window (ten buckets of a tenth of it each); opens when at
-/// least `minRequests` attempts in the window failed in at least
-/// `errorRatio`; while open, refuses every attempt for `openFor`; then lets
-/// one probe through (half-open), whose outcome closes it or opens it again.
-/// `CircuitBreakerStage` asks it before each attempt; the transport's
-/// attempt observer tells it each attempt's outcome (`record(_:)`).
+/// over a rolling window (ten buckets of a tenth of it each), by client;
+/// opens when at least `minRequests` attempts in the window failed in at
+/// least `errorRatio`, and no one client made more than half of those
+/// failures (one client's queries that fail, or that are slow, cannot shut
+/// the upstream off for everyone); while open, refuses every attempt for
+/// `openFor`; then sends a probe of its own (`{ __typename }`, never a
+/// client's request), refusing clients meanwhile (half-open), whose outcome
+/// closes it or opens it again. `CircuitBreakerStage` asks it before each
+/// attempt and tells it the attempt's outcome.
 public final class CircuitBreaker: Sendable {
     /// The breaker's state, with `gqlgate_circuit_state`'s numbers.
     public enum State: Int, Sendable, Equatable {
@@ -19,8 +22,8 @@ public final class CircuitBreaker: Sendable {
 
     /// Whether an attempt may go to the upstream.
     public enum Admission: Sendable, Equatable {
-        /// It may; `probe`: it is the half-open breaker's one probe.
-        case admitted(probe: Bool)
+        /// It may.
+        case admitted
         /// It may not, for `retryAfter`.
         case refused(retryAfter: Duration)
     }
@@ -40,12 +43,17 @@ public final class CircuitBreaker: Sendable {
     }
 
     static let bucketCount = 10
+    /// Clients whose failures are told apart in one bucket; the failures of
+    /// more are counted, each as a client of its own.
+    static let clientsPerBucket = 256
 
     private struct Counts {
         var state = State.closed
         /// Attempts and failures per bucket, bucket `i` covering its `bucketWidth`s numbered `i` modulo `bucketCount`.
         var attempts = [Int](repeating: 0, count: CircuitBreaker.bucketCount)
         var failures = [Int](repeating: 0, count: CircuitBreaker.bucketCount)
+        /// Failures per client, per bucket.
+        var clientFailures = [[String: Int]](repeating: [:], count: CircuitBreaker.bucketCount)
         /// The number (time / bucketWidth) of the newest bucket.
         var newestBucket: UInt64 = 0
         /// Until when the open breaker refuses (monotonic nanoseconds).
@@ -57,13 +65,23 @@ public final class CircuitBreaker: Sendable {
     private let bucketWidth: UInt64
     private let counts = Mutex(Counts())
     private let clock: GatewayClock
+    private let probe: @Sendable () async -> Bool
+    private let executor: @Sendable () -> (any TaskExecutor)?
     private let onChange: @Sendable (State) -> Void
 
-    /// - Parameter onChange: told every new state (metrics), outside the breaker's lock.
-    public init(settings: Settings, clock: GatewayClock = .system, onChange: @escaping @Sendable (State) -> Void = { _ in }) {
+    /// - Parameters:
+    ///   - probe: asks the upstream something of gqlgate's own; true when it answered
+    ///     (with a status other than 502, 503 and 504).
+    ///   - executor: where the probe runs (a gateway loop); nil: the global pool.
+    ///   - onChange: told every new state (metrics), outside the breaker's lock.
+    public init(settings: Settings, clock: GatewayClock = .system, probe: @escaping @Sendable () async -> Bool,
+                executor: @escaping @Sendable () -> (any TaskExecutor)? = { nil },
+                onChange: @escaping @Sendable (State) -> Void = { _ in }) {
         self.settings = settings
         bucketWidth = max(1, settings.window.nanoseconds / UInt64(Self.bucketCount))
         self.clock = clock
+        self.probe = probe
+        self.executor = executor
         self.onChange = onChange
     }
 
@@ -79,66 +97,88 @@ public final class CircuitBreaker: Sendable {
         return counts.withLock { $0.state == .open && now < $0.openUntil ? .nanoseconds(Int64($0.openUntil - now)) : nil }
     }
 
-    /// Whether an attempt may go now.
+    /// Whether an attempt may go now. The first ask after the open time
+    /// starts the breaker's own probe.
     public func admit() -> Admission {
         let now = clock.monotonicNanoseconds()
-        let (admission, changed) = counts.withLock { counts -> (Admission, State?) in
+        let (admission, changed, startsProbe) = counts.withLock { counts -> (Admission, State?, Bool) in
             switch counts.state {
             case .closed:
-                return (.admitted(probe: false), nil)
+                return (.admitted, nil, false)
             case .open where now < counts.openUntil:
-                return (.refused(retryAfter: .nanoseconds(Int64(counts.openUntil - now))), nil)
+                return (.refused(retryAfter: .nanoseconds(Int64(counts.openUntil - now))), nil, false)
             case .open, .halfOpen:
-                guard !counts.probing else { return (.refused(retryAfter: .seconds(1)), nil) }
+                guard !counts.probing else { return (.refused(retryAfter: .seconds(1)), nil, false) }
                 counts.probing = true
                 let changed: State? = counts.state == .open ? .halfOpen : nil
                 counts.state = .halfOpen
-                return (.admitted(probe: true), changed)
+                return (.refused(retryAfter: .seconds(1)), changed, true)
             }
         }
         if let changed { onChange(changed) }
+        if startsProbe {
+            Task(executorPreference: executor()) { self.probeEnded(answered: await self.probe()) }
+        }
         return admission
+    }
+
+    /// The probe's outcome: the upstream answered, so the breaker closes; else it opens again.
+    private func probeEnded(answered: Bool) {
+        let now = clock.monotonicNanoseconds()
+        let changed = counts.withLock { counts -> State in
+            counts.probing = false
+            return answered ? close(&counts) : open(&counts, now: now)
+        }
+        onChange(changed)
     }
 
     /// The upstream answers that count as failures.
     static let failingStatuses: Set<Int> = [502, 503, 504]
 
-    /// An attempt ended with the upstream's status, or with the error that
-    /// ended it: 502, 503, 504 and `UpstreamFailure`s (connection errors,
-    /// timeouts) are failures, other statuses and an answer too large to
-    /// take (the upstream did answer) successes, other errors (cancellation,
-    /// a deadline passed before sending) tell nothing.
-    public func record(_ outcome: Result<Int, any Error>) {
+    /// Whether an attempt that ended with the upstream's status, or with the
+    /// error that ended it, failed: 502, 503, 504 and `UpstreamFailure`s
+    /// (connection errors, timeouts) did, other statuses and an answer too
+    /// large to take (the upstream did answer) did not; nil for other errors
+    /// (cancellation, a deadline passed before sending), which tell nothing.
+    public static func failed(_ outcome: Result<Int, any Error>) -> Bool? {
         switch outcome {
-        case .success(let status): record(failed: Self.failingStatuses.contains(status))
-        case .failure(let failure as UpstreamFailure): record(failed: failure.kind != .answerTooLarge)
-        case .failure: record(failed: nil)
+        case .success(let status): failingStatuses.contains(status)
+        case .failure(let failure as UpstreamFailure): failure.kind != .answerTooLarge
+        case .failure: nil
         }
     }
 
-    /// An admitted attempt ended: `failed` when the upstream failed it; nil
-    /// when it ended without telling. While half-open, the first outcome
-    /// told is taken as the probe's.
-    public func record(failed: Bool?) {
+    /// An admitted attempt of `client` (a key or an address; nil: unknown)
+    /// ended: `failed` when the upstream failed it. Counted while closed.
+    public func record(failed: Bool, client: String?) {
         let now = clock.monotonicNanoseconds()
         let changed = counts.withLock { counts -> State? in
-            if counts.state == .halfOpen, counts.probing {
-                counts.probing = false
-                guard let failed else { return nil }
-                return failed ? open(&counts, now: now) : close(&counts)
-            }
-            guard counts.state == .closed, let failed else { return nil }
+            guard counts.state == .closed else { return nil }
             advance(&counts, to: now / bucketWidth)
             let bucket = Int((now / bucketWidth) % UInt64(Self.bucketCount))
             counts.attempts[bucket] += 1
             guard failed else { return nil }
             counts.failures[bucket] += 1
+            let name = client ?? ""
+            if counts.clientFailures[bucket][name] != nil || counts.clientFailures[bucket].count < Self.clientsPerBucket {
+                counts.clientFailures[bucket][name, default: 0] += 1
+            }
             let attempts = counts.attempts.reduce(0, +)
-            guard attempts >= settings.minRequests,
-                  Double(counts.failures.reduce(0, +)) >= settings.errorRatio * Double(attempts) else { return nil }
+            let failures = counts.failures.reduce(0, +)
+            guard attempts >= settings.minRequests, Double(failures) >= settings.errorRatio * Double(attempts),
+                  2 * mostFailuresOfOneClient(counts) <= failures else { return nil }
             return open(&counts, now: now)
         }
         if let changed { onChange(changed) }
+    }
+
+    /// The failures in the window of the client that made the most.
+    private func mostFailuresOfOneClient(_ counts: Counts) -> Int {
+        var total: [String: Int] = [:]
+        for bucket in counts.clientFailures {
+            for (client, failures) in bucket { total[client, default: 0] += failures }
+        }
+        return total.values.max() ?? 0
     }
 
     private func open(_ counts: inout Counts, now: UInt64) -> State {
@@ -152,6 +192,7 @@ public final class CircuitBreaker: Sendable {
         for index in 0..<Self.bucketCount {
             counts.attempts[index] = 0
             counts.failures[index] = 0
+            counts.clientFailures[index] = [:]
         }
         return .closed
     }
@@ -164,6 +205,7 @@ public final class CircuitBreaker: Sendable {
             let index = Int((counts.newestBucket + step) % UInt64(Self.bucketCount))
             counts.attempts[index] = 0
             counts.failures[index] = 0
+            counts.clientFailures[index] = [:]
         }
         counts.newestBucket = bucket
     }

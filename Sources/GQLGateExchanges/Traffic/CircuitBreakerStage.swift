@@ -1,13 +1,13 @@
 import GQLGatePipeline
 
 /// `upstream.circuit_breaker`: asks the `CircuitBreaker` before each upstream
-/// attempt of a query or mutation. While the breaker is open, attempts fail
-/// fast with 503 `UPSTREAM_CIRCUIT_OPEN` and `Retry-After` (the open time
-/// left), without reaching the upstream. Placed after retries, so that each
-/// attempt asks; the transport's attempt observer tells the breaker how each
-/// attempt ended. Subscriptions pass (their upstream WebSocket waits out an
-/// open breaker before reconnecting).
-public struct CircuitBreakerStage: OperationStage {
+/// attempt of a query or mutation, and tells it how the attempt ended and
+/// whose it was (`Operation.clientID`). While the breaker is open, attempts
+/// fail fast with 503 `UPSTREAM_CIRCUIT_OPEN` and `Retry-After` (the open
+/// time left), without reaching the upstream. Placed after retries, so that
+/// each attempt asks. Subscriptions pass (their upstream WebSocket waits out
+/// an open breaker before reconnecting).
+public struct CircuitBreakerStage: Exchange {
     private let breaker: CircuitBreaker
     private let onShed: @Sendable () -> Void
 
@@ -17,11 +17,23 @@ public struct CircuitBreakerStage: OperationStage {
         self.onShed = onShed
     }
 
-    public func prepare(_ operation: inout Operation) throws {
-        guard operation.kind == .query || operation.kind == .mutation,
-              case .refused(let retryAfter) = breaker.admit() else { return }
-        onShed()
-        operation.trace?.shed(.circuitOpen)
-        throw GatewayError.upstreamCircuitOpen(retryAfter: retryAfter)
+    public func handle(_ operation: consuming Operation, next: ExchangeNext) async throws -> ResultStream {
+        guard operation.kind == .query || operation.kind == .mutation else { return try await next(consume operation) }
+        if case .refused(let retryAfter) = breaker.admit() {
+            onShed()
+            operation.trace?.shed(.circuitOpen)
+            throw GatewayError.upstreamCircuitOpen(retryAfter: retryAfter)
+        }
+        let client = operation.clientID
+        let answer: GraphQLResponse
+        do {
+            guard let first = try await next(consume operation).first() else { throw GatewayError.noResult }
+            answer = first
+        } catch {
+            if let failed = CircuitBreaker.failed(.failure(error)) { breaker.record(failed: failed, client: client) }
+            throw error
+        }
+        if let failed = CircuitBreaker.failed(.success(answer.status)) { breaker.record(failed: failed, client: client) }
+        return .single(answer)
     }
 }
