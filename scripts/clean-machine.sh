@@ -21,8 +21,11 @@ keep=$(scripts/base-image.sh --name)
 removed=0
 while read -r id name; do
     [ "$name" = "$keep" ] && continue
-    if "${podman[@]}" rmi --force "$id" >/dev/null 2>&1; then removed=$((removed + 1)); fi
+    # By name, so that another name of the kept image only loses that name; untagged ones by id.
+    target=$name
+    [ "$name" = "<none>:<none>" ] && target=$id
+    if "${podman[@]}" rmi --force "$target" >/dev/null 2>&1; then removed=$((removed + 1)); fi
 done < <("${podman[@]}" images --all --format '{{.ID}} {{.Repository}}:{{.Tag}}' | sort -u)
-"${podman[@]}" image prune --all --force >/dev/null 2>&1 || true
+"${podman[@]}" image prune --force >/dev/null 2>&1 || true  # dangling layers only
 left=$("${podman[@]}" images --format '{{.Repository}}:{{.Tag}}' | tr '\n' ' ')
 echo "clean-machine: removed $removed podman images; kept: ${left:-none}"
