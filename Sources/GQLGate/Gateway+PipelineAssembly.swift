@@ -42,7 +42,8 @@ extension Gateway {
         if config.apq.upstream { builder.fill(.upstreamAPQ, with: UpstreamAPQExchange()) }
         var credentials: UpstreamAuthExchange?
         if config.auth.addsCredentials {
-            let exchange = UpstreamAuthExchange(config.auth, client: client, upstream: config.upstream, metrics: metrics)
+            let exchange = UpstreamAuthExchange(config.auth, client: client, upstream: config.upstream, metrics: metrics,
+                                                logger: context.logger)
             credentials = exchange
             builder.fill(.credentials, with: exchange)
         }

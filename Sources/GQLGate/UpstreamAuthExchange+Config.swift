@@ -4,10 +4,12 @@ import GQLGateExchanges
 import GQLGateHTTPClient
 import GQLGateMetrics
 import GQLGateTransports
+import Logging
 
 extension UpstreamAuthExchange {
-    /// The credentials the `auth` keys describe; tokens are fetched with `client`.
-    init(_ auth: AuthConfig, client: HTTPClient, upstream: UpstreamConfig, metrics: GatewayMetrics) {
+    /// The credentials the `auth` keys describe; tokens are fetched with `client`. Why a token
+    /// could not be had goes to `logger` (at most 10 lines in 10 s), never to clients.
+    init(_ auth: AuthConfig, client: HTTPClient, upstream: UpstreamConfig, metrics: GatewayMetrics, logger: Logger) {
         let refreshed: @Sendable (Bool) -> Void = { metrics.tokenRefreshed(TokenRefreshOutcome(succeeded: $0)) }
         let tokens: (any BearerTokenSource)?
         if let oauth2 = auth.oauth2 {
@@ -21,8 +23,15 @@ extension UpstreamAuthExchange {
         } else {
             tokens = nil
         }
+        let budget = LineBudget(lines: 10, window: .seconds(10))
         self.init(staticHeaders: auth.headers.map { HTTPHeaders.Field(name: $0.name, value: $0.value) },
-                  tokens: tokens, refreshOnUnauthorized: auth.refreshOn401, onResend: { metrics.retry(reason: .unauthorized) })
+                  tokens: tokens, refreshOnUnauthorized: auth.refreshOn401, onResend: { metrics.retry(reason: .unauthorized) },
+                  onFailure: { reason in
+                      guard let dropped = budget.take() else { return }
+                      var metadata: Logger.Metadata = ["error": "\(reason)"]
+                      if dropped > 0 { metadata["not_logged_before"] = "\(dropped)" }
+                      logger.error("no upstream credentials", metadata: metadata)
+                  })
     }
 }
 

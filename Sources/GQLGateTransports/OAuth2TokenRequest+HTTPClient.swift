@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGateExchanges
 import GQLGateHTTPClient
 import GQLGatePipeline
@@ -11,9 +12,9 @@ extension OAuth2TokenRequest {
                                             timeout: timeout, connectTimeout: connectTimeout)
             do {
                 let answer = try await client.execute(request)
-                return OAuth2TokenResponse.parse(status: answer.status, body: answer.body, endpoint: tokenURL)
+                return OAuth2TokenResponse.parse(status: answer.status, body: answer.body, endpoint: URLRedaction.redactingUserInfo(tokenURL))
             } catch {
-                return .failure(.upstreamAuthFailed("The token endpoint \(tokenURL) could not be reached: \(error)."))
+                return .failure(.upstreamAuthFailed("The token endpoint \(URLRedaction.redactingUserInfo(tokenURL)) could not be reached: \(error)."))
             }
         }
     }

@@ -1,5 +1,6 @@
 import GQLGate
 import GQLGateConfig
+import GQLGateCore
 import GQLGateLogging
 import Logging
 

@@ -6,20 +6,40 @@ import GQLGatePipeline
 /// (token file or OAuth2). With `refreshOnUnauthorized`, an upstream 401 —
 /// which means the upstream did not run the operation — retires the token,
 /// gets a fresh one and sends the operation once more, mutations included.
+/// When no token can be had, the client gets 502 `UPSTREAM_AUTH_FAILED`
+/// with a message that names nothing of the gateway's (no endpoint, no
+/// file); what went wrong goes to `onFailure`, for the log.
 /// Place before `RetryExchange`.
 public struct UpstreamAuthExchange: Exchange {
     private let staticHeaders: HTTPHeaders
     private let tokens: (any BearerTokenSource)?
     private let refreshOnUnauthorized: Bool
     private let onResend: @Sendable () -> Void
+    private let onFailure: @Sendable (String) -> Void
 
-    /// - Parameter onResend: called when an operation is sent again after a 401 (for metrics).
+    /// What a client is told when no token can be had.
+    public static let failure = GatewayError.upstreamAuthFailed("gqlgate could not get its credentials for the upstream; its log says why.")
+
+    /// - Parameters:
+    ///   - onResend: called when an operation is sent again after a 401 (for metrics).
+    ///   - onFailure: told why no token could be had (the token source's message, without secrets).
     public init(staticHeaders: [HTTPHeaders.Field], tokens: (any BearerTokenSource)?, refreshOnUnauthorized: Bool,
-                onResend: @escaping @Sendable () -> Void = {}) {
+                onResend: @escaping @Sendable () -> Void = {}, onFailure: @escaping @Sendable (String) -> Void = { _ in }) {
         self.staticHeaders = HTTPHeaders(staticHeaders)
         self.tokens = tokens
         self.refreshOnUnauthorized = refreshOnUnauthorized
         self.onResend = onResend
+        self.onFailure = onFailure
+    }
+
+    /// A token from `tokens`, or the client's error, with the reason told to `onFailure`.
+    private func fetchToken(from tokens: any BearerTokenSource) async throws(GatewayError) -> BearerToken {
+        do {
+            return try await tokens.token()
+        } catch {
+            onFailure(error.message)
+            throw Self.failure
+        }
     }
 
     public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
@@ -33,7 +53,7 @@ public struct UpstreamAuthExchange: Exchange {
         }
         guard let tokens else { return try await next(operation) }
         let waitStart = operation.trace?.isSampled != true ? 0 : GatewayClock.system.monotonicNanoseconds()  // timed only when traced
-        let token = try await tokens.token()
+        let token = try await fetchToken(from: tokens)
         if waitStart != 0 { operation.trace?.waited(.token, since: waitStart) }
         operation.upstreamHeaders.replaceOrAdd(name: "Authorization", value: "Bearer " + token.value)
         let results = try await next(operation)
@@ -41,7 +61,7 @@ public struct UpstreamAuthExchange: Exchange {
         guard let answer = try await results.first() else { return results }
         guard answer.status == 401 else { return .single(answer) }
         tokens.rejected(token)
-        let fresh = try await tokens.token()
+        let fresh = try await fetchToken(from: tokens)
         guard fresh != token else { return .single(answer) }
         operation.upstreamHeaders.replaceOrAdd(name: "Authorization", value: "Bearer " + fresh.value)
         onResend()

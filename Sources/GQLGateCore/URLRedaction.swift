@@ -1,8 +1,8 @@
 /// URLs made fit for logs.
-enum URLRedaction {
+public enum URLRedaction {
     /// `url` with any `user:password@` in its authority replaced by `***@`.
-    static func redactingUserInfo(_ url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
+    public static func redactingUserInfo(_ url: String) -> String {
+        guard let schemeEnd = url.firstRange(of: "://") else { return url }
         let authority = url[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard let at = authority.lastIndex(of: "@") else { return url }
         return String(url[..<schemeEnd.upperBound]) + "***" + String(url[at...])
