@@ -241,3 +241,17 @@ def test_the_access_line_names_the_persisted_id(gqlgate, tmp_path):
     assert line["persisted_id"] == "relay-named" and line["operation_name"] == "Named", line
     assert post_graphql(gw.url, HELLO, headers={"X-Request-Id": "text-1"}).status == 200
     assert "persisted_id" not in wait_for_record(gw.proc, request_id="text-1")
+
+
+def test_the_first_request_after_a_manifest_change_is_answered_from_the_new_set(gqlgate, tmp_path):
+    """No request is served from a set its files no longer hold: the request that finds a file
+    changed reads it before it is answered, whether the change removed or added a document."""
+    gw = start(gqlgate, tmp_path, "safelist: true")
+    by_id = {"query": None, "extensions": {"persistedQuery": {"version": 1, "sha256Hash": sha(BOOK)}}}
+    for round in range(10):
+        replace(tmp_path / "apollo.json", apollo_manifest(HELLO))
+        removed = curl(gw.url, json_body={k: v for k, v in by_id.items() if v is not None} | {"variables": {"id": "3"}})
+        assert "Kindred" not in removed.text and "errors" in removed.json(), f"round {round}: a removed document ran: {removed}"
+        assert_gateway_error(post_graphql(gw.url, BOOK, variables={"id": "3"}), 403, "QUERY_NOT_IN_SAFELIST")
+        replace(tmp_path / "apollo.json", apollo_manifest(BOOK, HELLO))
+        assert data(post_graphql(gw.url, BOOK, variables={"id": "3"})) == {"book": {"title": "Kindred"}}, f"round {round}"

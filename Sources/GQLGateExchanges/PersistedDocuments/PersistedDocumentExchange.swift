@@ -19,14 +19,25 @@ public struct PersistedDocumentExchange: OperationStage {
     }
 
     package func prepare(_ operation: inout Operation) throws(GatewayError) {
+        try prepare(&operation, documents: library.documents)
+    }
+
+    /// On a server thread: goes on on a loop when the manifests must be read first.
+    package func prepareAtOnce(_ operation: inout Operation) throws(GatewayError) -> Bool {
+        guard let documents = library.documentsAtOnce() else { return false }
+        try prepare(&operation, documents: documents)
+        return true
+    }
+
+    private func prepare(_ operation: inout Operation, documents: PersistedDocumentSet) throws(GatewayError) {
         if let id = operation.request.documentID {
-            guard let listed = library.documents.document(forID: id) else {
+            guard let listed = documents.document(forID: id) else {
                 observer.outcome(.idUnknown)
                 throw .persistedQueryNotInList(id)
             }
             run(listed, id: id, for: &operation)
         } else if let hash = Self.apqHash(in: operation.request) {
-            let listed = library.documents.document(forSHA256: hash)
+            let listed = documents.document(forSHA256: hash)
             if let listed, (operation.request.query ?? "").isEmpty || operation.request.query == listed.text {
                 run(listed, id: hash, for: &operation)
             } else if operation.request.query != nil, requireID {

@@ -2,13 +2,15 @@ import GQLGateCore
 import GQLGatePipeline
 import Synchronization
 
-/// The persisted documents of `persisted_documents.manifests`, read again
-/// when a file changes (checked at most once a second by the request that
-/// notices). The files are read and their documents parsed in a task of
-/// their own, never on the thread of a request (a server thread, or a loop):
-/// requests go on with the set they have until the new one is swapped in. A
-/// file that becomes unreadable or invalid keeps the set read last, and
-/// `onReloadFailure` says why.
+/// The persisted documents of `persisted_documents.manifests`. Every
+/// request checks the files first (one `stat` each), so that no request is
+/// answered from a set its files no longer hold: a request that finds a
+/// file changed reads the files again before it goes on. That reading
+/// happens on a gateway loop, never on a server thread
+/// (`documentsAtOnce` gives nil there, and the request goes on on a loop);
+/// requests that arrive meanwhile wait for it. A file that becomes
+/// unreadable or invalid keeps the set read last, and `onReloadFailure`
+/// says why.
 public final class PersistedDocumentLibrary: Sendable {
     /// The largest manifest file read.
     public static let fileSizeLimit = 64 << 20
@@ -16,8 +18,6 @@ public final class PersistedDocumentLibrary: Sendable {
     private struct State: Sendable {
         var files: [WatchedFile]
         var documents: PersistedDocumentSet
-        /// The reload under way, when a change started one.
-        var reloading: Task<Void, Never>?
     }
 
     private let state: Mutex<State>
@@ -28,12 +28,12 @@ public final class PersistedDocumentLibrary: Sendable {
     /// Reads every manifest; throws when one cannot be used.
     /// - Parameters:
     ///   - cache: where the documents are analysed (the pipeline's document cache).
-    ///   - clock: when the files were last checked (tests move it).
+    ///   - clock: when the files were read.
     ///   - onReloadFailure: told when a changed file cannot be used (the old set stays).
     public init(paths: [String], cache: DocumentCache, clock: GatewayClock = .system,
                 onReloadFailure: @escaping @Sendable (PersistedDocumentSet.Failure) -> Void) throws(PersistedDocumentSet.Failure) {
         let now = clock.monotonicNanoseconds()
-        var files = paths.map { WatchedFile(path: $0, sizeLimit: Self.fileSizeLimit) }
+        var files = paths.map { WatchedFile(path: $0, checkInterval: .zero, sizeLimit: Self.fileSizeLimit) }
         var texts: [String: String] = [:]
         for index in files.indices { texts[files[index].path] = files[index].read(now: now) }
         let documents = try PersistedDocumentSet(paths: paths, cache: cache) { texts[$0] }
@@ -43,40 +43,46 @@ public final class PersistedDocumentLibrary: Sendable {
         self.onReloadFailure = onReloadFailure
     }
 
-    /// The documents now; a file changed since they were read starts a reload.
+    /// The documents the files hold now: when one changed since it was read,
+    /// they are read again first (on the caller's thread, which may wait for
+    /// a reading under way on another).
     public var documents: PersistedDocumentSet {
-        state.withLock { state in
-            guard state.reloading == nil else { return state.documents }
-            let now = clock.monotonicNanoseconds()
-            var changed = false
-            for index in state.files.indices {
-                if state.files[index].hasChanged(now: now) { changed = true }
-            }
-            if changed { state.reloading = Task.detached { self.reload() } }
-            return state.documents
+        let (documents, failure) = state.withLock { state -> (PersistedDocumentSet, PersistedDocumentSet.Failure?) in
+            guard Self.changed(&state.files, now: clock.monotonicNanoseconds()) else { return (state.documents, nil) }
+            let failure = reload(&state)
+            return (state.documents, failure)
         }
+        if let failure { onReloadFailure(failure) }
+        return documents
     }
 
-    /// The reload a file change started, while it runs.
-    package var reloadUnderWay: Task<Void, Never>? {
-        state.withLock { $0.reloading }
+    /// The documents, when they can be had without reading a file or waiting
+    /// (a server thread); nil when a file changed or another thread is reading them.
+    package func documentsAtOnce() -> PersistedDocumentSet? {
+        state.withLockIfAvailable { state -> PersistedDocumentSet? in
+            Self.changed(&state.files, now: clock.monotonicNanoseconds()) ? nil : state.documents
+        } ?? nil
     }
 
-    /// Reads every file again and swaps the new set in; the old set stays
-    /// when a file cannot be used.
-    private func reload() {
-        var files = state.withLock { $0.files }
+    /// Whether a file looks different from when it was read (each `stat`ed).
+    private static func changed(_ files: inout [WatchedFile], now: UInt64) -> Bool {
+        var changed = false
+        for index in files.indices where files[index].hasChanged(now: now) { changed = true }
+        return changed
+    }
+
+    /// Reads every file again and takes the new set; the old set stays when
+    /// a file cannot be used (the files' new stamps are kept either way, so a
+    /// bad file is not read again until it changes again).
+    private func reload(_ state: inout State) -> PersistedDocumentSet.Failure? {
         let now = clock.monotonicNanoseconds()
         var texts: [String: String] = [:]
-        for index in files.indices { texts[files[index].path] = files[index].read(now: now) }
-        let paths = files.map(\.path)
-        let result = Result { () throws(PersistedDocumentSet.Failure) in try PersistedDocumentSet(paths: paths, cache: cache) { texts[$0] } }
-        let documents = try? result.get()
-        state.withLock { state in
-            state.reloading = nil
-            state.files = files
-            if let documents { state.documents = documents }
+        for index in state.files.indices { texts[state.files[index].path] = state.files[index].read(now: now) }
+        do {
+            state.documents = try PersistedDocumentSet(paths: state.files.map(\.path), cache: cache) { texts[$0] }
+            return nil
+        } catch {
+            return error
         }
-        if case .failure(let failure) = result { onReloadFailure(failure) }
     }
 }

@@ -38,13 +38,29 @@ public struct SafelistExchange: OperationStage {
     }
 
     package func prepare(_ operation: inout Operation) throws(GatewayError) {
+        try prepare(&operation, documents: library?.documents)
+    }
+
+    /// On a server thread: goes on on a loop when the manifests must be read first.
+    package func prepareAtOnce(_ operation: inout Operation) throws(GatewayError) -> Bool {
+        var documents: PersistedDocumentSet?
+        if let library {
+            guard let now = library.documentsAtOnce() else { return false }
+            documents = now
+        }
+        try prepare(&operation, documents: documents)
+        return true
+    }
+
+    /// - Parameter documents: the manifests' documents; nil when there are none.
+    private func prepare(_ operation: inout Operation, documents: PersistedDocumentSet?) throws(GatewayError) {
         guard operation.persistedDocumentID == nil, let document = operation.document, let selected = operation.selected else { return }
         let refusesIntrospection = !rules.introspection && selected.shape.introspects
-        guard let library else {
+        guard let documents else {
             if refusesIntrospection { throw .introspectionDisabled }
             return
         }
-        if library.documents.lists(document) {
+        if documents.lists(document) {
             observer.outcome(.listedText)
         } else if refusesIntrospection {
             observer.outcome(.refused)
