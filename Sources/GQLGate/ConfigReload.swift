@@ -23,6 +23,7 @@ public struct ConfigReload: Sendable, Equatable {
             effective[keyPath: path] = running[keyPath: path]
         }
         keep("server.listen", \.server.listen)
+        keep("upstream.max_response_bytes_in_flight", \.upstream.maxResponseBytesInFlight)
         keep("server.threads", \.server.threads)
         keep("server.loops", \.server.loops)
         keep("server.max_connections", \.server.maxConnections)

@@ -62,7 +62,7 @@ public final class Gateway: Sendable {
         self.exchanges = exchanges
         self.logger = logger
         loops = EventLoopGroup(count: config.server.eventLoopCount(cores: EventLoopGroup.coreCount))
-        client = HTTPClient(group: loops)
+        client = HTTPClient(group: loops, maxBytesInFlight: config.upstream.maxResponseBytesInFlight)
         watchdog = LoopWatchdog(group: loops, threshold: Self.loopBusyThreshold) { [logger] busy in
             var metadata: Logger.Metadata = ["loop": .stringConvertible(busy.index), "busy_ms": .stringConvertible(busy.busy.milliseconds)]
             if let requestID = busy.requestID { metadata["request_id"] = .string(requestID) }

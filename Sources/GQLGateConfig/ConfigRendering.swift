@@ -54,6 +54,7 @@ extension GatewayConfig {
                 ]),
                 .init("compression", .plain(upstream.compression.rawValue)),
                 .init("max_response_bytes", .size(upstream.maxResponseBytes)),
+                .init("max_response_bytes_in_flight", .size(upstream.maxResponseBytesInFlight)),
             ]),
             .init("auth", [
                 .init("headers", .mapping(auth.headers.map { .init($0.name, secret($0.value)) })),

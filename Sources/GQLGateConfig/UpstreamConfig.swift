@@ -34,6 +34,10 @@ public struct UpstreamConfig: Sendable, Equatable {
     /// `upstream.max_response_bytes`: the largest upstream answer body taken, counted decoded;
     /// past it 502 `UPSTREAM_RESPONSE_TOO_LARGE`. Default 64MiB.
     public var maxResponseBytes = 64 << 20
+    /// `upstream.max_response_bytes_in_flight`: what the decoded bodies of every upstream answer
+    /// being received may hold together; the answer that would pass it is cut off (502
+    /// `UPSTREAM_RESPONSE_TOO_LARGE`). Default 256MiB. Needs a restart.
+    public var maxResponseBytesInFlight = 256 << 20
 
     /// The defaults.
     public init() {}
@@ -50,7 +54,7 @@ public struct UpstreamConfig: Sendable, Equatable {
 
 extension UpstreamConfig {
     static let keys = ["url", "ws_url", "ws_protocol", "timeout", "connect_timeout", "max_concurrency", "queue_timeout", "circuit_breaker",
-                       "compression", "max_response_bytes"]
+                       "compression", "max_response_bytes", "max_response_bytes_in_flight"]
     static let httpSchemes = ["http", "https"]
     static let wsSchemes = ["ws", "wss"]
 
@@ -67,5 +71,6 @@ extension UpstreamConfig {
         circuitBreaker = try map["circuit_breaker"].map(CircuitBreakerConfig.init(yaml:)) ?? circuitBreaker
         compression = try map["compression"]?.oneOf(UpstreamCompression.self) ?? compression
         maxResponseBytes = try map["max_response_bytes"]?.size(minimum: 1) ?? maxResponseBytes
+        maxResponseBytesInFlight = try map["max_response_bytes_in_flight"]?.size(minimum: 1) ?? maxResponseBytesInFlight
     }
 }

@@ -11,7 +11,8 @@ import Darwin
 /// Not thread-safe: one owner at a time.
 public struct ByteAccumulator: ~Copyable {
     private var memory: UnsafeMutableRawPointer?
-    private var capacity = 0
+    /// Bytes allocated.
+    public private(set) var capacity = 0
     /// Bytes collected so far.
     public private(set) var count = 0
 
@@ -27,7 +28,7 @@ public struct ByteAccumulator: ~Copyable {
     public mutating func append(_ source: UnsafeRawPointer, length: Int) -> Bool {
         guard length > 0 else { return true }
         if count + length > capacity {
-            let wanted = max(count + length, max(capacity * 2, 512))
+            let wanted = capacity(toAppend: length)
             guard let grown = realloc(memory, wanted) else { return false }
             memory = grown
             capacity = wanted
@@ -35,6 +36,12 @@ public struct ByteAccumulator: ~Copyable {
         (memory! + count).copyMemory(from: source, byteCount: length)
         count += length
         return true
+    }
+
+    /// The capacity after appending `length` more bytes: the same while they
+    /// fit, else at least double.
+    public func capacity(toAppend length: Int) -> Int {
+        count + length <= capacity ? capacity : max(count + length, max(capacity * 2, 512))
     }
 
     /// Hands the collected bytes over as `Bytes` and leaves the accumulator empty.

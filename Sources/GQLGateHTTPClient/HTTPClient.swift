@@ -7,12 +7,16 @@ public final class HTTPClient: Sendable {
     /// The loops whose threads drive libcurl.
     public let group: EventLoopGroup
     private let pools: [LoopBound<CurlTransferPool>]
+    private let budget: ResponseBytesBudget
 
     /// - Parameters:
     ///   - group: the loops whose threads drive libcurl.
     ///   - maxConnectionsPerLoop: connections each loop keeps alive (≥ the expected concurrency).
-    public init(group: EventLoopGroup, maxConnectionsPerLoop: Int = 256) {
+    ///   - maxBytesInFlight: what the decoded bodies of every answer being received may hold
+    ///     together; past it the transfer that would pass it ends with `answerTooLarge`.
+    public init(group: EventLoopGroup, maxConnectionsPerLoop: Int = 256, maxBytesInFlight: Int = 256 << 20) {
         self.group = group
+        budget = ResponseBytesBudget(limit: maxBytesInFlight)
         pools = group.loops.map { LoopBound(CurlTransferPool(loop: $0, maxConnections: maxConnectionsPerLoop), loop: $0) }
     }
 
@@ -28,7 +32,7 @@ public final class HTTPClient: Sendable {
     /// Throws `HTTPClientError` when there is no answer.
     public func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         let pool = pools[(EventLoop.current?.index).flatMap { $0 < pools.count ? $0 : nil } ?? group.next().index]
-        let transfer = LoopBound(CurlTransfer(request: request), loop: pool.loop)
+        let transfer = LoopBound(CurlTransfer(request: request, budget: budget), loop: pool.loop)
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 if pool.loop.inLoop {

@@ -41,7 +41,7 @@ extension UpstreamFailure: GatewayErrorConvertible {
         case .failedAfterSend:
             return .upstreamUnavailable("The upstream connection failed: \(message).")
         case .answerTooLarge:
-            return .upstreamResponseTooLarge("The upstream's answer was cut off: \(message) (upstream.max_response_bytes, counted decoded).")
+            return .upstreamResponseTooLarge("The upstream's answer was cut off: \(message).")
         }
     }
 }

@@ -6,6 +6,7 @@ an answer that decodes past ``upstream.max_response_bytes`` (a gzip bomb).
 
 from __future__ import annotations
 
+import concurrent.futures
 import gzip
 import http.server
 import json
@@ -175,4 +176,20 @@ def test_a_gzip_bomb_is_cut_off_and_the_gateway_keeps_serving(gqlgate, upstream,
     # The same process keeps serving, the next bomb included.
     assert post_graphql(gw.url, QUERY).body == ANSWER
     assert_gateway_error(post_graphql(gw.url, "{ bomb }", timeout=60), 502, "UPSTREAM_RESPONSE_TOO_LARGE")
+    assert post_graphql(gw.url, QUERY).body == ANSWER
+
+
+def test_bombs_at_once_are_bounded_together(gqlgate, upstream):
+    """Eight bombs at once, each cut off at max_response_bytes, could still take eight times it;
+    max_response_bytes_in_flight bounds what they hold together."""
+    gw = gqlgate(upstream.url("/gzip"), config="upstream: {compression: true, max_response_bytes: 64MiB, "
+                                               "max_response_bytes_in_flight: 96MiB}\n")
+    assert post_graphql(gw.url, QUERY).body == ANSWER  # the process warmed up
+    peak_before = peak_rss_kib(gw.proc.pid)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(lambda n: post_graphql(gw.url, "{ b%d: bomb }" % n, timeout=120), range(8)))  # distinct: no dedupe
+    messages = [assert_gateway_error(r, 502, "UPSTREAM_RESPONSE_TOO_LARGE")["errors"][0]["message"] for r in answers]
+    assert any("max_response_bytes_in_flight" in m for m in messages), messages
+    growth = peak_rss_kib(gw.proc.pid) - peak_before
+    assert growth < (2 * 96 + 32) * 1024, f"peak RSS grew by {growth} KiB"
     assert post_graphql(gw.url, QUERY).body == ANSWER

@@ -28,30 +28,50 @@ final class CurlTransfer {
     @exclusivity(unchecked) var cancelled = false
     /// Set when the body ran past `request.maxResponseBytes` and the write callback ended the transfer.
     @exclusivity(unchecked) var answerTooLarge = false
+    /// Set when the body would have taken the answers in flight past their budget.
+    @exclusivity(unchecked) var budgetSpent = false
+    /// What the answers in flight may hold together; the body's bytes are taken from it.
+    let budget: ResponseBytesBudget
+    @exclusivity(unchecked) private var taken = 0
 
-    init(request: HTTPClientRequest) {
+    init(request: HTTPClientRequest, budget: ResponseBytesBudget) {
         self.request = request
+        self.budget = budget
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
     }
 
     deinit {
+        budget.giveBack(taken)
         errorBuffer.deallocate()
     }
 
-    /// Resumes the waiting caller once; later calls do nothing.
+    /// Resumes the waiting caller once; later calls do nothing. The body's
+    /// bytes go back to the budget: they are the caller's now.
     func finish(_ result: Result<HTTPClientResponse, any Error>) {
+        budget.giveBack(taken)
+        taken = 0
         guard let continuation else { return }
         self.continuation = nil
         continuation.resume(with: result)
     }
 
     /// Keeps `length` more body bytes (decoded, when libcurl decodes); false,
-    /// which ends the transfer, past `request.maxResponseBytes` or out of memory.
+    /// which ends the transfer, past `request.maxResponseBytes`, past what the
+    /// answers in flight may hold together, or out of memory.
     func receiveBody(_ bytes: UnsafeRawPointer, length: Int) -> Bool {
         guard length <= request.maxResponseBytes - body.count else {
             answerTooLarge = true
             return false
+        }
+        // The budget counts what the body allocates (it grows by doubling), not what it holds.
+        let growth = body.capacity(toAppend: length) - body.capacity
+        if growth > 0 {
+            guard budget.take(growth) else {
+                budgetSpent = true
+                return false
+            }
+            taken += growth
         }
         return body.append(bytes, length: length)
     }

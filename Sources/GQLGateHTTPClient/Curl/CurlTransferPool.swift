@@ -168,7 +168,11 @@ final class CurlTransferPool: CurlMultiDelegate {
         guard code == CURLE_OK else {
             if code == CURLE_WRITE_ERROR, transfer.answerTooLarge {
                 return .failure(HTTPClientError(kind: .answerTooLarge, code: Int32(code.rawValue),
-                                                message: "the answer is larger than \(transfer.request.maxResponseBytes) bytes"))
+                                                message: "the answer is larger than \(transfer.request.maxResponseBytes) bytes (upstream.max_response_bytes, counted decoded)"))
+            }
+            if code == CURLE_WRITE_ERROR, transfer.budgetSpent {
+                return .failure(HTTPClientError(kind: .answerTooLarge, code: Int32(code.rawValue),
+                                                message: "the answers being received would hold more than \(transfer.budget.limit) bytes together (upstream.max_response_bytes_in_flight)"))
             }
             var sent = 0
             gqlgate_curl_easy_getinfo_long(easy, CURLINFO_REQUEST_SIZE, &sent)
