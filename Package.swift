@@ -44,6 +44,7 @@ let package = Package(
         // GnuTLS (Debian's libmicrohttpd links it): the certificate each handshake gets, client certificate checks.
         .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"], linkerSettings: [.linkedLibrary("gnutls")]),
         .target(name: "CLinuxShims"),
+        .target(name: "CHiredisShims", dependencies: ["CHiredis"]),
 
         // MARK: - Wrappers (the only Swift code that imports C)
         .target(name: "GQLGateCore", swiftSettings: swiftSettings),
@@ -106,7 +107,7 @@ let package = Package(
         .target(
             name: "GQLGateRedis",
             dependencies: [
-                "GQLGateCore", "GQLGateEventLoop", "GQLGateExchanges", "CHiredis",
+                "GQLGateCore", "GQLGateEventLoop", "GQLGateExchanges", "CHiredis", "CHiredisShims", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

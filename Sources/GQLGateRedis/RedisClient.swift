@@ -27,6 +27,12 @@ public final class RedisClient: Sendable {
         public var reconnectDelay: Duration
         /// The largest ceiling of the delay before connecting again.
         public var maximumReconnectDelay: Duration
+        /// The most array elements one reply may hold, at every level together; a reply
+        /// that announces more fails (and drops the connection) before anything is allocated for it.
+        public var maxReplyElements = 1 << 20
+        /// The most bytes one reply may hold (its strings together, and what is buffered
+        /// of it while it arrives); past it the reply fails and the connection is dropped.
+        public var maxReplyBytes = 256 << 20
 
         public init(url: RedisURL, commandTimeout: Duration = .milliseconds(250), connectTimeout: Duration = .seconds(1),
                     reconnectDelay: Duration = .milliseconds(100), maximumReconnectDelay: Duration = .seconds(2)) {

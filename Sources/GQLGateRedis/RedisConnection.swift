@@ -1,4 +1,5 @@
 import CHiredis
+import CHiredisShims
 import GQLGateCore
 import GQLGateEventLoop
 
@@ -29,6 +30,8 @@ final class RedisConnection: FileDescriptorHandler {
     /// Why the last connection failed, for errors and the outage warning.
     private(set) var lastFailure = "not connected yet"
     private var closed = false
+    /// What one reply may make hiredis allocate; checked by its reader (outlives every context).
+    private let replyLimits: UnsafeMutablePointer<gqlgate_redis_reply_limits>
 
     init(loop: EventLoop, settings: RedisClient.Settings, availability: RedisAvailability) {
         self.loop = loop
@@ -36,6 +39,13 @@ final class RedisConnection: FileDescriptorHandler {
         self.availability = availability
         backoff = ReconnectBackoff(initialDelay: settings.reconnectDelay, maximumDelay: settings.maximumReconnectDelay,
                                    stableAfter: .seconds(10))
+        replyLimits = .allocate(capacity: 1)
+        replyLimits.initialize(to: gqlgate_redis_reply_limits(
+            max_elements: Int64(settings.maxReplyElements), max_bytes: Int64(settings.maxReplyBytes), elements: 0, bytes: 0, exceeded: 0))
+    }
+
+    deinit {
+        replyLimits.deallocate()
     }
 
     // MARK: - Commands
@@ -119,6 +129,8 @@ final class RedisConnection: FileDescriptorHandler {
             return
         }
         self.context = context
+        replyLimits.pointee.exceeded = 0
+        gqlgate_redis_limit_replies(context, replyLimits)
         fd = context.pointee.c.fd
         let me = Unmanaged.passUnretained(self).toOpaque()  // the context is freed before the connection goes
         context.pointee.data = me
@@ -178,7 +190,11 @@ final class RedisConnection: FileDescriptorHandler {
     private func contextFreed() {
         guard let context else { return }
         dropping = false
-        if context.pointee.err != 0 { lastFailure = Self.errorText(context) }
+        if replyLimits.pointee.exceeded != 0 {
+            lastFailure = "a reply past \(settings.maxReplyElements) elements or \(settings.maxReplyBytes) bytes"
+        } else if context.pointee.err != 0 {
+            lastFailure = Self.errorText(context)
+        }
         self.context = nil
         if watched != 0 { loop.unregister(fd) }
         watched = 0
@@ -218,6 +234,10 @@ final class RedisConnection: FileDescriptorHandler {
     func handleEvents(_ events: UInt32) {
         if events & (EventLoop.readable | EventLoop.error | EventLoop.hangUp) != 0, let context {
             redisAsyncHandleRead(context)
+            // A reply still arriving is buffered whole before hiredis reads it: bounded here.
+            if let current = self.context, gqlgate_redis_unread_bytes(current) > settings.maxReplyBytes {
+                drop(current, reason: "a reply past \(settings.maxReplyBytes) bytes")
+            }
         }
         if events & (EventLoop.writable | EventLoop.error) != 0, let context {
             redisAsyncHandleWrite(context)

@@ -1,23 +1,29 @@
+import CZlib
 import GQLGateCore
 import GQLGateEventLoop
 import GQLGateExchanges
 
 /// How a `CachedAnswer` is kept in Redis: a compact binary record, read back
-/// only when it is whole and of this version.
+/// only when it is whole, of this version and its checksum holds (a record
+/// changed in Redis, by a fault or by hand, is a miss, never an answer).
 ///
 /// Layout (integers big-endian, texts as a 32-bit length and UTF-8):
-/// `"GQA1"`, status (16 bits), stored-at and TTL (64-bit nanoseconds; the
+/// `"GQA2"`, the CRC-32 of everything after it (32 bits), status (16 bits),
+/// stored-at and TTL (64-bit nanoseconds; the
 /// stored-at time is wall-clock, as replicas share it), the headers (count,
 /// then name and value each), the entity tags, the type tags (count, then
 /// texts), the root arguments (count, then name, count of values, values),
 /// and the body (32-bit length and bytes).
 public enum StoredAnswerEncoding {
-    private static let magic: [UInt8] = Array("GQA1".utf8)
+    private static let magic: [UInt8] = Array("GQA2".utf8)
+    /// Where the checksummed part starts: after the magic and the checksum.
+    private static let checkedFrom = 8
 
     /// The record of `answer`.
     public static func encode(_ answer: CachedAnswer) -> [UInt8] {
         var out = magic
-        out.reserveCapacity(answer.cost)
+        out.reserveCapacity(answer.cost + checkedFrom)
+        append(UInt32(0), to: &out)  // the checksum, written last
         append(UInt16(clamping: answer.status), to: &out)
         append(answer.storedAt.nanoseconds, to: &out)
         append(answer.ttl.nanoseconds, to: &out)
@@ -35,13 +41,29 @@ public enum StoredAnswerEncoding {
         }
         append(UInt32(answer.body.count), to: &out)
         answer.body.withUnsafeBytes { out.append(contentsOf: $0) }
+        let sum = checksum(of: out)
+        withUnsafeBytes(of: sum.bigEndian) { out.replaceSubrange(magic.count..<checkedFrom, with: $0) }
         return out
     }
 
-    /// The answer in `record`; nil when it is not a whole record of this version.
+    /// The CRC-32 of `record` from `checkedFrom` on.
+    private static func checksum(of record: [UInt8]) -> UInt32 {
+        record.withUnsafeBufferPointer { buffer in
+            var crc = crc32(0, nil, 0)
+            var offset = checkedFrom
+            while offset < buffer.count {  // zlib takes 32-bit lengths
+                let length = min(buffer.count - offset, Int(UInt32.max))
+                crc = crc32(crc, buffer.baseAddress! + offset, UInt32(length))
+                offset += length
+            }
+            return UInt32(truncatingIfNeeded: crc)
+        }
+    }
+
+    /// The answer in `record`; nil when it is not a whole record of this version or its checksum fails.
     public static func decode(_ record: [UInt8]) -> CachedAnswer? {
         var reader = Reader(bytes: record)
-        guard reader.take(magic.count) == magic[...],
+        guard reader.take(magic.count) == magic[...], let sum = reader.integer(UInt32.self), sum == checksum(of: record),
               let status = reader.integer(UInt16.self),
               let storedAt = reader.integer(UInt64.self), let ttl = reader.integer(UInt64.self),
               let headerCount = reader.integer(UInt32.self)

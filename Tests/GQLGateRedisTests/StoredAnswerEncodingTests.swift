@@ -37,7 +37,16 @@ import Testing
             #expect(StoredAnswerEncoding.decode(Array(record.prefix(length))) == nil, "prefix of \(length) bytes")
         }
         #expect(StoredAnswerEncoding.decode(record + [0]) == nil)
-        #expect(StoredAnswerEncoding.decode(Array("GQA2".utf8) + record.dropFirst(4)) == nil)
+        #expect(StoredAnswerEncoding.decode(Array("GQA1".utf8) + record.dropFirst(4)) == nil)
         #expect(StoredAnswerEncoding.decode(Array(#"{"data":{}}"#.utf8)) == nil)
+    }
+
+    @Test func aRecordWithAnyByteChangedIsRefused() {
+        let record = StoredAnswerEncoding.encode(answer)
+        for index in stride(from: 4, to: record.count, by: max(1, record.count / 64)) {
+            var flipped = record
+            flipped[index] ^= 0x20
+            #expect(StoredAnswerEncoding.decode(flipped) == nil, "byte \(index) flipped")
+        }
     }
 }
