@@ -245,5 +245,6 @@ if Context.environment["GQLGATE_FUZZ"] != nil {
         fuzzer("ClientProtocols", ["GQLGateSubscriptions", "GQLGatePipeline", "GQLGateCore"]),
         fuzzer("WebSocketFrames", ["GQLGateWebSocket", "GQLGateEventLoop", "GQLGateCore"]),
         fuzzer("ConfigLoading", ["GQLGateConfig"]),
+        fuzzer("RedisReplies", ["GQLGateRedis", "GQLGateCore"]),
     ]
 }

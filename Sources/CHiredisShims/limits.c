@@ -53,7 +53,10 @@ static redisReplyObjectFunctions checked_functions = {
 };
 
 void gqlgate_redis_limit_replies(redisAsyncContext *context, gqlgate_redis_reply_limits *limits) {
-    redisReader *reader = context->c.reader;
+    gqlgate_redis_limit_reader(context->c.reader, limits);
+}
+
+void gqlgate_redis_limit_reader(redisReader *reader, gqlgate_redis_reply_limits *limits) {
     if (reader->fn != &checked_functions) {
         // Every reader starts with hiredis' one static table: storing it again stores the same pointer.
         __atomic_store_n(&hiredis_functions, reader->fn, __ATOMIC_RELEASE);

@@ -21,6 +21,9 @@ typedef struct gqlgate_redis_reply_limits {
     int exceeded;
 } gqlgate_redis_reply_limits;
 
+/// Makes `reader` check `limits` (which must outlive it).
+void gqlgate_redis_limit_reader(redisReader *reader, gqlgate_redis_reply_limits *limits);
+
 /// Makes the reader of `context` check `limits` (which must outlive the context).
 void gqlgate_redis_limit_replies(redisAsyncContext *context, gqlgate_redis_reply_limits *limits);
 
