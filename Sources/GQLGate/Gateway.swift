@@ -1,4 +1,5 @@
 import GQLGateConfig
+import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPClient
 import GQLGateHTTPServer
@@ -7,7 +8,6 @@ import GQLGateMetrics
 import GQLGatePipeline
 import GQLGateTransports
 import Logging
-import Synchronization
 
 /// A running gqlgate: the HTTP server, the gateway loops, the upstream client
 /// and the exchange pipeline, assembled from a `GatewayConfig`.
@@ -38,7 +38,7 @@ public final class Gateway: Sendable {
     /// The `server.tls` files, when TLS is on; watched from `start()` (see `Gateway+TLS`).
     let tlsFiles: TLSFiles?
     /// The task that looks for changed `server.tls` files once a second.
-    let tlsWatch = Mutex<Task<Void, Never>?>(nil)
+    let tlsWatch = Lock<Task<Void, Never>?>(nil)
 
     /// How long a loop may run work without waiting for events before it is
     /// logged: a healthy loop's work takes microseconds, and every document's

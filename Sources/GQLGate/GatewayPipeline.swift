@@ -5,7 +5,6 @@ import GQLGateHTTPServer
 import GQLGatePipeline
 import GQLGateTracing
 import GQLGateTransports
-import Synchronization
 
 /// Everything a request reads from the configuration, built once per load:
 /// the exchange chain and the settings the endpoint uses. A request takes the
@@ -78,10 +77,10 @@ final class GatewayPipeline: Sendable {
 
 /// The current pipeline, replaced whole on reload.
 final class CurrentPipeline: Sendable {
-    private let slot: Mutex<GatewayPipeline>
+    private let slot: Lock<GatewayPipeline>
 
     init(_ pipeline: GatewayPipeline) {
-        slot = Mutex(pipeline)
+        slot = Lock(pipeline)
     }
 
     /// The pipeline new requests use.

@@ -1,7 +1,6 @@
 import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPServer
-import Synchronization
 
 /// The requests taken from the server (suspended) and not yet answered, each
 /// with the task preparing its answer. Every request is answered exactly once:
@@ -22,7 +21,7 @@ final class InFlightRequests: Sendable {
         var closingAnswer: ClosingAnswer?
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Signalled when the last open request is answered.
     private let emptied = ChangeSignal()
 

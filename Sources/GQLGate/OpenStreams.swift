@@ -1,7 +1,6 @@
 import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPServer
-import Synchronization
 
 /// The streamed answers (SSE, multipart) still open, each with the task
 /// writing it. A stream is open until its connection is done with the body
@@ -15,7 +14,7 @@ final class OpenStreams: Sendable {
         var completing = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Signalled when the last stream ends.
     private let emptied = ChangeSignal()
 

@@ -45,7 +45,7 @@ final class Readiness: Sendable {
     /// Monotonic time of the last upstream failure; 0: none.
     private let lastFailure = Atomic<UInt64>(0)
     private let draining = Atomic<Bool>(false)
-    private let probe = Mutex(ProbeState())
+    private let probe = Lock(ProbeState())
 
     init(client: HTTPClient, clock: GatewayClock = .system) {
         self.client = client

@@ -1,8 +1,8 @@
+import GQLGateCore
 import GQLGateEventLoop
 import GQLGateExchanges
 import GQLGatePipeline
 import Logging
-import Synchronization
 
 /// Learns the upstream schema for one pipeline's response cache: sends the
 /// introspection query when the pipeline starts serving, asks again (after
@@ -13,7 +13,7 @@ import Synchronization
 final class SchemaLearning: Sendable {
     private let chain: ExchangeChain
     private let source: EntitySchemaSource
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let task = Lock<Task<Void, Never>?>(nil)
 
     /// - Parameters:
     ///   - chain: document analysis, the upstream stages (credentials, retries) and the transport.

@@ -4,7 +4,6 @@ import GQLGateCore
 import GQLGateHTTPClient
 import GQLGateMetrics
 import GQLGateTracing
-import Synchronization
 
 /// Sends finished spans to `tracing.endpoint` as OTLP over HTTP (protobuf),
 /// off the request path: as soon as `batchSize` spans are queued, and every
@@ -34,12 +33,12 @@ final class SpanExport: Sendable {
     private let wakeUps: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
     private let client: HTTPClient
-    private let destination: Mutex<Destination>
-    private let loop: Mutex<Task<Void, Never>?> = Mutex(nil)
+    private let destination: Lock<Destination>
+    private let loop: Lock<Task<Void, Never>?> = Lock(nil)
 
     init(client: HTTPClient, metrics: GatewayMetrics, destination: Destination) {
         self.client = client
-        self.destination = Mutex(destination)
+        self.destination = Lock(destination)
         let (wakeUps, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (self.wakeUps, self.wake) = (wakeUps, wake)
         queue = SpanQueue(capacity: 8 * Self.batchSize, batchSize: Self.batchSize, batchReady: { wake.yield() }) {

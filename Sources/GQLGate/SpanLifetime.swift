@@ -1,5 +1,5 @@
+import GQLGateCore
 import GQLGatePipeline
-import Synchronization
 
 /// Ends a span when a stream of results ends: the results of `channel` pass
 /// through a channel of the same bound, on the producer's thread, and
@@ -26,10 +26,10 @@ enum SpanLifetime {
     }
 
     private final class Once: Sendable {
-        private let action: Mutex<(@Sendable () -> Void)?>
+        private let action: Lock<(@Sendable () -> Void)?>
 
         init(_ action: @escaping @Sendable () -> Void) {
-            self.action = Mutex(action)
+            self.action = Lock(action)
         }
 
         func run() {

@@ -1,7 +1,6 @@
 import GQLGateConfig
 import GQLGateCore
 import GQLGateHTTPServer
-import Synchronization
 
 /// The `server.tls` files behind the listener: read at start, and read again
 /// when one of them changes on disk (checked at most once a second, off the
@@ -28,7 +27,7 @@ final class TLSFiles: Sendable {
         var files: [WatchedFile]
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let clock: GatewayClock
 
     /// Reads the files `config` names; nil when TLS is off.
@@ -42,7 +41,7 @@ final class TLSFiles: Sendable {
         } catch {
             throw ConfigError(error)
         }
-        state = Mutex(State(config: config, files: files))
+        state = Lock(State(config: config, files: files))
         self.clock = clock
     }
 

@@ -1,11 +1,10 @@
-import Synchronization
 
 /// The compressed forms of one body, made at most once per coding and kept
 /// beside it (by a cached answer), so serving it again costs no compression.
 /// Two requests compressing the same body at once may both compress; the
 /// first stored form is kept.
 public final class EncodedBodies: Sendable {
-    private let forms = Mutex<[ContentCoding: Bytes]>([:])
+    private let forms = Lock<[ContentCoding: Bytes]>([:])
 
     public init() {}
 

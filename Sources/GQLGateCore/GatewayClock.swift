@@ -1,4 +1,3 @@
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -45,13 +44,13 @@ public struct GatewayClock: Sendable {
 
 /// A clock for tests: both readings stand still until `advance(by:)` moves them together.
 public final class ManualClock: Sendable {
-    private let readings: Mutex<(monotonic: UInt64, wall: Duration)>
+    private let readings: Lock<(monotonic: UInt64, wall: Duration)>
 
     /// - Parameters:
     ///   - monotonicNanoseconds: the first monotonic reading.
     ///   - wallTime: the first wall-clock reading, since the Unix epoch.
     public init(monotonicNanoseconds: UInt64 = 1_000_000_000_000, wallTime: Duration = .seconds(1_750_000_000)) {
-        readings = Mutex((monotonicNanoseconds, wallTime))
+        readings = Lock((monotonicNanoseconds, wallTime))
     }
 
     /// The monotonic reading now.

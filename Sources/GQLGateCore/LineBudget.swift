@@ -1,4 +1,3 @@
-import Synchronization
 
 /// How many log lines of one kind may be written: at most `lines` in any
 /// `window` (fixed windows), so a flood of the same event cannot fill the log.
@@ -13,13 +12,13 @@ public final class LineBudget: Sendable {
     private let lines: Int
     private let window: UInt64
     private let clock: GatewayClock
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     public init(lines: Int, window: Duration, clock: GatewayClock = .system) {
         self.lines = lines
         self.window = window.nanoseconds
         self.clock = clock
-        state = Mutex(State(windowStart: clock.monotonicNanoseconds()))
+        state = Lock(State(windowStart: clock.monotonicNanoseconds()))
     }
 
     /// nil when this line must be left out; else the lines left out since the

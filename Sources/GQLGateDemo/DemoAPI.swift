@@ -1,5 +1,5 @@
+import GQLGateCore
 import GQLGateHTTPServer
-import Synchronization
 
 /// The demo GraphQL API: the Star Wars schema served over HTTP at `/graphql`,
 /// with a health check at `/healthz`. The same path accepts WebSocket upgrades
@@ -25,7 +25,7 @@ public final class DemoAPI: Sendable {
     /// The reviews created through the API.
     public let reviews = ReviewStore()
     private let requestedPort: UInt16
-    private let running = Mutex<Running?>(nil)
+    private let running = Lock<Running?>(nil)
 
     /// Prepares the API for `host`:`port`; port 0 picks a free port at `start()`.
     public init(host: String, port: UInt16) {

@@ -3,7 +3,6 @@ import GQLGateCore
 import GQLGateHTTPServer
 import GQLGatePipeline
 import GraphQL
-import Synchronization
 
 /// Serves the demo schema over HTTP, following GraphQL over HTTP:
 /// `POST /graphql` with a JSON body `{query, operationName, variables}`,
@@ -24,7 +23,7 @@ final class DemoHTTPHandler: HTTPServerDelegate {
 
     private let schema: DemoSchema
     private let webSockets: DemoWebSocketServer
-    private let admission = Mutex(Admission())
+    private let admission = Lock(Admission())
     /// Signalled when the last request taken is answered.
     private let answeredAll = ChangeSignal()
 

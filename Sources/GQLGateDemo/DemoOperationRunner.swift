@@ -1,7 +1,7 @@
+import GQLGateCore
 import GQLGatePipeline
 import GQLGateSubscriptions
 import GraphQL
-import Synchronization
 
 /// Runs the operations of one WebSocket connection against the demo schema.
 ///
@@ -31,7 +31,7 @@ final class DemoOperationRunner: Sendable {
 
     private let schema: DemoSchema
     private let starts: AsyncStream<Start>.Continuation
-    private let table = Mutex(Table())
+    private let table = Lock(Table())
 
     init(schema: DemoSchema) {
         self.schema = schema

@@ -3,7 +3,6 @@ import GQLGateEventLoop
 import GQLGateHTTPServer
 import GQLGateSubscriptions
 import GQLGateWebSocket
-import Synchronization
 
 /// The demo API's WebSocket side: accepts upgrades of its GraphQL path with
 /// `graphql-transport-ws` (preferred) or the legacy `graphql-ws`, and runs
@@ -23,7 +22,7 @@ final class DemoWebSocketServer: Sendable {
     private let schema: DemoSchema
     private let settings: ClientProtocolSettings
     private let group = EventLoopGroup(count: 1)
-    private let sessions = Mutex(Sessions())
+    private let sessions = Lock(Sessions())
     /// Signalled when a session closes.
     private let closedOne = ChangeSignal()
 

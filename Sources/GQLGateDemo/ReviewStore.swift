@@ -1,4 +1,4 @@
-import Synchronization
+import GQLGateCore
 
 /// The reviews submitted so far, kept in memory and shared by all requests.
 /// Anyone may also follow new reviews as they arrive (`additions(of:)`), which
@@ -16,7 +16,7 @@ public final class ReviewStore: Sendable {
         var nextObserverID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public init() {}
 

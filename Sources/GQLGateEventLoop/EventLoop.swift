@@ -15,7 +15,7 @@ public protocol FileDescriptorHandler: AnyObject {
 /// One gateway thread: an epoll fd, an eventfd inbox and a timer queue, and a
 /// Swift `TaskExecutor`, so async code whose task prefers this loop runs here.
 ///
-/// `@unchecked Sendable`: the inbox is guarded by a `Mutex`; every other
+/// `@unchecked Sendable`: the inbox is guarded by a `Lock`; every other
 /// property is touched only on the loop's own thread (the registration and
 /// timer methods say so and check it in debug builds). Those properties are
 /// `@exclusivity(unchecked)`: one thread, no overlapping access, so the
@@ -39,7 +39,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     public let index: Int
     private let epollFD: Int32
     private let wakeFD: Int32
-    private let inbox = Mutex<[Work]>([])
+    private let inbox = Lock<[Work]>([])
     @exclusivity(unchecked) private var local: [Work] = []
     /// The batch `runLocalWork` is running; swapped with `local`, so that
     /// neither array gives up its buffer and a batch allocates nothing.
@@ -58,7 +58,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// nanoseconds); 0 while it waits. Read by `LoopWatchdog`.
     private let busySince = Atomic<UInt64>(0)
     /// The request the loop's current work is for, when noted (`working(for:_:)`).
-    private let currentRequest = Mutex<String?>(nil)
+    private let currentRequest = Lock<String?>(nil)
 
     /// Each loop thread's stack: 16 MiB of address space, touched only as
     /// used. Documents nest at most 256 levels (`DocumentNesting.limit` in

@@ -1,14 +1,13 @@
 import CMicroHTTPD
 import CMicroHTTPDShims
 import GQLGateCore
-import Synchronization
 
 /// One HTTP request on the embedded server: what the client sent, and the way
 /// to answer it from any thread.
 ///
 /// `@unchecked Sendable`: the request fields are written on the server thread
 /// before the delegate sees the request and are read-only afterwards; the
-/// pending response sits behind a `Mutex`, and libmicrohttpd's resume
+/// pending response sits behind a `Lock`, and libmicrohttpd's resume
 /// hands it back to the server thread. The variables are
 /// `@exclusivity(unchecked)`: one thread at a time, and no access overlaps
 /// another, so the run-time check (about 80 instructions an access) only costs.
@@ -59,7 +58,7 @@ public final class ServerRequest: @unchecked Sendable {
     @exclusivity(unchecked) var everyAnswerFields: HTTPHeaders?
     /// Set when the answer is streamed; told on the server thread when the request is over.
     @exclusivity(unchecked) var streamingBody: StreamingBody?
-    private let pending = Mutex<ServerResponse?>(nil)
+    private let pending = Lock<ServerResponse?>(nil)
     /// The server outlives its requests: it is stopped only once none is suspended.
     unowned let server: HTTPServer
 

@@ -1,7 +1,7 @@
-import CMicroHTTPDShims
 import CMicroHTTPD
+import CMicroHTTPDShims
 import DequeModule
-import Synchronization
+import GQLGateCore
 
 #if canImport(Glibc)
 import Glibc
@@ -32,7 +32,7 @@ public enum StreamTermination: Sendable, Equatable {
 public final class StreamingBody: Sendable {
     /// The most bytes that may wait unsent.
     public let bufferLimit: Int
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// A body that drops its client once more than `bufferLimit` bytes wait unsent.
     public init(bufferLimit: Int = 1 << 20) {

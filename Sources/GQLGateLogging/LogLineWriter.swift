@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import GQLGateCore
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +20,7 @@ public final class LogLineWriter: Sendable {
 
     private let fileDescriptor: Int32
     private let capacity: Int
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let wakeUp = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
 

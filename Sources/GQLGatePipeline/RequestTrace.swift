@@ -1,6 +1,5 @@
 import GQLGateCore
 import GQLGateTracing
-import Synchronization
 
 /// What happened to one client request inside the pipeline, for its access
 /// log line and its metrics: when it arrived, the operation the document
@@ -75,7 +74,7 @@ public final class RequestTrace: Sendable {
     /// Waits shorter than this (a free place, a token already held) are not noted.
     public static let shortestWait: UInt64 = 50_000
 
-    private let state: Mutex<Snapshot>
+    private let state: Lock<Snapshot>
     /// When the client request was received (monotonic nanoseconds, `GatewayClock`).
     public let startedAt: UInt64
     /// The subject of the client's TLS certificate, when the server asks for one.
@@ -85,7 +84,7 @@ public final class RequestTrace: Sendable {
     public init(startedAt: UInt64 = 0, clientCertificate: String? = nil) {
         self.startedAt = startedAt
         self.clientCertificate = clientCertificate
-        state = Mutex(Snapshot())
+        state = Lock(Snapshot())
     }
 
     /// The facts recorded so far.

@@ -1,4 +1,4 @@
-import Synchronization
+import GQLGateCore
 
 /// A stream of results that its producer pushes to one consumer's handler,
 /// called on the producer's thread: no task per consumer and no hop through
@@ -37,7 +37,7 @@ public final class ResultChannel: Sendable {
 
     /// The most results held for a consumer that has not taken them yet.
     public let bufferLimit: Int
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// - Parameter bufferLimit: results held before a consumer attaches (and,
     ///   when iterated, while it is busy); past it `yield` drops them.

@@ -1,12 +1,12 @@
+import GQLGateCore
 import Logging
-import Synchronization
 
 /// Whether the client's connections reach Redis, shared by every loop's
 /// connection so that an outage is logged once (a warning when the first
 /// connection fails, a notice when one is ready again), however many loops
 /// notice it.
 final class RedisAvailability: Sendable {
-    private let down = Mutex(false)
+    private let down = Lock(false)
     private let logger: Logger
     private let server: String
 

@@ -1,6 +1,6 @@
+import GQLGateCore
 import GQLGateEventLoop
 import GQLGateExchanges
-import Synchronization
 
 /// The response cache in Redis, shared by every replica that uses the same
 /// server and key prefix (see `RedisCacheKeys` for the data model). Answers
@@ -20,7 +20,7 @@ public final class RedisResponseCache: ResponseCacheStore {
     private let keys: RedisCacheKeys
     private let staleWhileRevalidate: Duration
     private let staleIfError: Duration
-    private let counters = Mutex(ResponseCacheStatistics())
+    private let counters = Lock(ResponseCacheStatistics())
     private let observer: Observer
 
     /// - Parameters:

@@ -1,11 +1,11 @@
-import Synchronization
+import GQLGateCore
 
 /// Finished spans waiting for export: bounded, so that a slow or absent
 /// receiver costs memory up to `capacity` spans and never holds a request.
 /// A span that finds the queue full is dropped and counted; the span that
 /// makes a batch tells the exporter, which need not wait for its timer.
 public final class SpanQueue: Sendable {
-    private let spans: Mutex<[SpanRecord]>
+    private let spans: Lock<[SpanRecord]>
     /// The most spans held.
     public let capacity: Int
     /// The spans that make a batch: the one that brings the queue to it calls `batchReady`.
@@ -22,7 +22,7 @@ public final class SpanQueue: Sendable {
         self.batchSize = batchSize
         self.batchReady = batchReady
         self.dropped = dropped
-        spans = Mutex([])
+        spans = Lock([])
     }
 
     /// Queues `span`, or drops it when the queue is full.

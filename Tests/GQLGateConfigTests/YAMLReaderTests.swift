@@ -10,7 +10,7 @@ import Testing
 
     @Test func rejectsUnknownKeysInASection() {
         #expect(loadError("upstream:\n  timout: 5s\n")
-            == "upstream.timout: unknown key (allowed: url, ws_url, ws_protocol, timeout, connect_timeout, max_concurrency, queue_timeout, circuit_breaker, compression, max_response_bytes)")
+            == "upstream.timout: unknown key (allowed: url, ws_url, ws_protocol, timeout, connect_timeout, max_concurrency, queue_timeout, circuit_breaker, compression, max_response_bytes, max_response_bytes_in_flight)")
     }
 
     @Test func rejectsUnknownKeysInANestedSection() {

@@ -1,13 +1,12 @@
 import GQLGateCore
-import Synchronization
 import Testing
 
 /// Hands out the given numbers in turn, as the backoff's random source.
 private final class ScriptedRandom: Sendable {
-    private let values: Mutex<[Double]>
+    private let values: Lock<[Double]>
 
     init(_ values: [Double]) {
-        self.values = Mutex(values)
+        self.values = Lock(values)
     }
 
     func next() -> Double {

@@ -13,7 +13,7 @@ import Glibc
         let loop = EventLoop()
         defer { loop.shutdownAndWait() }
         let seen = await withCheckedContinuation { (continuation: CheckedContinuation<[Int], Never>) in
-            let order = Mutex<[Int]>([])
+            let order = Lock<[Int]>([])
             for i in 0..<100 {
                 loop.execute {
                     precondition(loop.inLoop)
@@ -125,7 +125,7 @@ import Glibc
     @Test func theWatchdogReportsALoopBusyPastItsThresholdOnceWithTheNotedRequest() {
         let group = EventLoopGroup(count: 2)
         defer { group.shutdownAndWait() }
-        let reports = Mutex<[LoopWatchdog.BusyLoop]>([])
+        let reports = Lock<[LoopWatchdog.BusyLoop]>([])
         let watchdog = LoopWatchdog(group: group, threshold: .milliseconds(50)) { busy in reports.withLock { $0.append(busy) } }
         defer { watchdog.stop() }
         let done = Atomic<Bool>(false)

@@ -1,10 +1,10 @@
+import GQLGateCore
 @testable import GQLGateEventLoop
-import Synchronization
 import Testing
 
 /// What fired timers wrote, taken in batches.
 private final class Log: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Lock<[String]>([])
 
     func append(_ line: String) {
         lines.withLock { $0.append(line) }

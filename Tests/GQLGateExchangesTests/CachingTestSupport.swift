@@ -1,7 +1,6 @@
 import GQLGateCore
 import GQLGateExchanges
 import GQLGatePipeline
-import Synchronization
 
 /// An operation after `DocumentExchange`: parsed, analysed, operation chosen.
 func analysed(_ query: String, operationName: String? = nil, variables: JSONValue? = nil, headers: HTTPHeaders = [:],
@@ -26,10 +25,10 @@ final class ScriptedUpstream: Sendable {
         var error: GatewayError?
     }
 
-    private let state: Mutex<(answers: [Answer], queries: [String])>
+    private let state: Lock<(answers: [Answer], queries: [String])>
 
     init(_ answers: [Answer]) {
-        state = Mutex((answers, []))
+        state = Lock((answers, []))
     }
 
     convenience init(_ bodies: String...) {

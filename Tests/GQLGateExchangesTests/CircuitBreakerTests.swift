@@ -1,12 +1,11 @@
 import GQLGateCore
 import GQLGateExchanges
 import GQLGatePipeline
-import Synchronization
 import Testing
 
 /// The breaker's own probe: answers as told, counting the times it was sent.
 final class ScriptedProbe: Sendable {
-    private let state = Mutex((answers: true, sent: 0))
+    private let state = Lock((answers: true, sent: 0))
 
     var sent: Int { state.withLock { $0.sent } }
 

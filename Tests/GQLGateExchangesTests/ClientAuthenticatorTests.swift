@@ -1,6 +1,5 @@
 import GQLGateCore
 @testable import GQLGateExchanges
-import Synchronization
 import Testing
 
 #if canImport(Glibc)

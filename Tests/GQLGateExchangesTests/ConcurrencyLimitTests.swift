@@ -1,7 +1,6 @@
 import GQLGateCore
 import GQLGateExchanges
 import GQLGatePipeline
-import Synchronization
 import Testing
 
 @Suite struct ConcurrencyLimitTests {

@@ -7,7 +7,7 @@ import Testing
 /// A token endpoint stand-in: counts fetches, answers from a script, and can
 /// hold every fetch until the test opens the gate.
 private final class FakeTokenEndpoint: Sendable {
-    private let state = Mutex<(fetches: Int, gate: [CheckedContinuation<Void, Never>], open: Bool, failing: Bool)>((0, [], true, false))
+    private let state = Lock<(fetches: Int, gate: [CheckedContinuation<Void, Never>], open: Bool, failing: Bool)>((0, [], true, false))
     let lifetime: Duration?
 
     init(lifetime: Duration? = .seconds(100), gated: Bool = false) {
@@ -155,7 +155,7 @@ private func waitUntil(_ condition: () -> Bool) async {
     @Test func tokenIsTheTrimmedFileAndFollowsRotation() async throws {
         let file = TemporaryFile("  first-token\n")
         let clock = ManualClock()
-        let refreshes = Mutex(0)
+        let refreshes = Lock(0)
         let tokens = BearerTokenFile(path: file.path, clock: clock.clock, onRefresh: { _ in refreshes.withLock { $0 += 1 } })
         let first = try tokens.token()
         #expect(first.value == "first-token")

@@ -1,7 +1,6 @@
 import GQLGateCore
 import GQLGateExchanges
 import GQLGatePipeline
-import Synchronization
 import Testing
 
 /// An upstream that holds every call until `open()`, and counts calls and
@@ -21,7 +20,7 @@ final class GatedUpstream: Sendable {
         var held: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     var calls: Int { state.withLock { $0.calls } }
     var cancelled: Int { state.withLock { $0.cancelled } }

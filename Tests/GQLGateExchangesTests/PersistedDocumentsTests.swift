@@ -1,7 +1,6 @@
 import GQLGateCore
 @testable import GQLGateExchanges
 import GQLGatePipeline
-import Synchronization
 import Testing
 
 private let hero = "query Hero { hero { name } }"
@@ -10,7 +9,7 @@ private let twoDefinitions = "query Named { hero { ...N } } fragment N on Charac
 
 /// Outcomes the stages reported, in order.
 private final class Outcomes: Sendable {
-    private let state = Mutex<(outcomes: [PersistedDocumentOutcome], unknown: [String])>(([], []))
+    private let state = Lock<(outcomes: [PersistedDocumentOutcome], unknown: [String])>(([], []))
     var outcomes: [PersistedDocumentOutcome] { state.withLock { $0.outcomes } }
     var unknown: [String] { state.withLock { $0.unknown } }
     var observer: PersistedDocumentsObserver {
@@ -21,7 +20,7 @@ private final class Outcomes: Sendable {
 
 /// Reload failures reported.
 private final class Failures: Sendable {
-    let lines = Mutex<[String]>([])
+    let lines = Lock<[String]>([])
 }
 
 /// The persisted documents' stages around a document stage, as the gateway places them.

@@ -1,12 +1,11 @@
 import GQLGateCore
 import GQLGateExchanges
 import GQLGatePipeline
-import Synchronization
 import Testing
 
 /// The reasons an exchange reported, in order.
 private final class ObservedRetries: Sendable {
-    let reasons = Mutex<[RetryReason]>([])
+    let reasons = Lock<[RetryReason]>([])
 }
 
 private func exchange(_ policy: RetryPolicy = RetryPolicy(), clock: SleepingClock, budget: RetryBudget = RetryBudget(ratio: 1),

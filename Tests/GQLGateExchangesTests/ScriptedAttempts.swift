@@ -1,6 +1,5 @@
 import GQLGateCore
 import GQLGatePipeline
-import Synchronization
 
 /// A fake `next` that plays a script: each call takes the next step (an
 /// answer with a status and headers, a transport failure, or cancellation) and records
@@ -12,10 +11,10 @@ final class ScriptedAttempts: Sendable {
         case cancelled
     }
 
-    private let state: Mutex<(steps: [Step], operations: [Operation])>
+    private let state: Lock<(steps: [Step], operations: [Operation])>
 
     init(_ steps: [Step]) {
-        state = Mutex((steps, []))
+        state = Lock((steps, []))
     }
 
     var calls: Int { state.withLock { $0.operations.count } }
@@ -43,7 +42,7 @@ final class ScriptedAttempts: Sendable {
 /// sleeps (each sleep recorded, none waited for).
 final class SleepingClock: Sendable {
     private let manual = ManualClock()
-    private let recorded = Mutex<[Duration]>([])
+    private let recorded = Lock<[Duration]>([])
 
     /// What the code under test reads.
     var clock: GatewayClock { manual.clock }

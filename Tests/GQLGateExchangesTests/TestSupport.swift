@@ -1,11 +1,10 @@
 import GQLGateCore
 import GQLGatePipeline
-import Synchronization
 
 /// A fake `next` for exchange tests: records each operation it gets as a
 /// trace line and answers 200 `upstream`.
 final class RecordingNext: Sendable {
-    private let state = Mutex<(trace: [String], operations: [Operation])>(([], []))
+    private let state = Lock<(trace: [String], operations: [Operation])>(([], []))
 
     /// Every call, as `next: <kind or nil> <operation name or anonymous>`.
     var trace: [String] { state.withLock { $0.trace } }

@@ -1,8 +1,8 @@
-import Synchronization
+import GQLGateCore
 
 /// A count that tests' callbacks add to from any thread.
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = Lock(0)
 
     var value: Int { count.withLock { $0 } }
 
@@ -13,7 +13,7 @@ final class Counter: Sendable {
 
 /// Values tests' callbacks record from any thread, in order.
 final class Recorded<Element: Sendable>: Sendable {
-    private let values = Mutex<[Element]>([])
+    private let values = Lock<[Element]>([])
 
     var all: [Element] { values.withLock { $0 } }
 

@@ -1,7 +1,6 @@
 import GQLGateCore
 import GQLGateExchanges
 import GQLGatePipeline
-import Synchronization
 import Testing
 
 private let query = "{ hello }"
@@ -64,7 +63,7 @@ private func exchanges(_ operations: [Operation], answers: [String], through exc
 }
 
 private final class RequestBodies: Sendable {
-    private let state = Mutex<[String]>([])
+    private let state = Lock<[String]>([])
     func append(_ body: String) { state.withLock { $0.append(body) } }
     var bodies: [String] { state.withLock { $0 } }
 }

@@ -1,12 +1,11 @@
 import GQLGateCore
 import GQLGateExchanges
 import GQLGatePipeline
-import Synchronization
 import Testing
 
 /// Hands out `token-1`, `token-2`, ... — a new one after each rejection.
 private final class CountingTokens: BearerTokenSource {
-    private let state = Mutex<(current: UInt64, rejections: Int)>((1, 0))
+    private let state = Lock<(current: UInt64, rejections: Int)>((1, 0))
 
     var rejections: Int { state.withLock { $0.rejections } }
 
@@ -31,7 +30,7 @@ private struct FixedToken: BearerTokenSource {
 
 /// An upstream that answers 401 to the tokens in `refused` and 200 otherwise, recording what it got.
 private final class TokenCheckingUpstream: Sendable {
-    private let seen = Mutex<[String]>([])
+    private let seen = Lock<[String]>([])
     let refused: Set<String>
 
     init(refusing refused: Set<String>) { self.refused = refused }

@@ -2,7 +2,6 @@ import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPClient
 import GQLGateHTTPServer
-import Synchronization
 import Testing
 
 /// Drives the libmicrohttpd wrapper over loopback with the libcurl client.

@@ -1,7 +1,6 @@
 import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPServer
-import Synchronization
 import Testing
 
 #if canImport(Glibc)

@@ -1,13 +1,12 @@
 import GQLGateCore
 import GQLGatePipeline
-import Synchronization
 import Testing
 
 private struct Boom: Error, Equatable {}
 
 /// What a consumer was handed, as text: bodies, then `end` or `error`.
 private final class Received: Sendable {
-    private let events = Mutex<[String]>([])
+    private let events = Lock<[String]>([])
 
     var consumer: ResultChannel.Consumer {
         { [self] event in
@@ -27,7 +26,7 @@ private final class Received: Sendable {
 
 /// Counts how often the producer was told the stream ended.
 private final class Terminations: Sendable {
-    private let count = Mutex(0)
+    private let count = Lock(0)
 
     func attach(to channel: ResultChannel) {
         channel.setOnTermination { [self] in count.withLock { $0 += 1 } }

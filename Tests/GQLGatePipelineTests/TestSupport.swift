@@ -1,10 +1,9 @@
 import GQLGateCore
 import GQLGatePipeline
-import Synchronization
 
 /// Lines written by fakes as operations pass, read back in one `#expect`.
 final class Trace: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Lock<[String]>([])
 
     func record(_ line: String) {
         lines.withLock { $0.append(line) }

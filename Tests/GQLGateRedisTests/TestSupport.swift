@@ -7,7 +7,6 @@ import GQLGateExchanges
 import GQLGatePipeline
 import GQLGateRedis
 import Logging
-import Synchronization
 
 /// The loops the suites' clients run on.
 let testLoops = EventLoopGroup(count: 1)
@@ -18,14 +17,14 @@ let quietLogger = Logger(label: "gqlgate.redis.tests", factory: { _ in SwiftLogN
 /// A `redis-server` on a free 127.0.0.1 port, without persistence, stopped by `stop()`.
 final class RedisTestServer: Sendable {
     let port: Int
-    private let pid: Mutex<pid_t?>
+    private let pid: Lock<pid_t?>
     private let extraArguments: [String]
 
     /// Starts a server and waits until it accepts connections.
     init(port: Int? = nil, arguments: [String] = []) throws {
         self.port = try port ?? freePort()
         extraArguments = arguments
-        pid = Mutex(try spawn("/usr/bin/redis-server",
+        pid = Lock(try spawn("/usr/bin/redis-server",
                               ["--port", String(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"] + arguments))
         try waitUntilAccepting(port: self.port)
     }

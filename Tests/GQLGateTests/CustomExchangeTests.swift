@@ -1,7 +1,7 @@
+import GQLGateCore
 import GQLGate
 import GQLGateEventLoop
 import GQLGateHTTPClient
-import Synchronization
 import Testing
 
 /// The extension point: a gateway assembled with exchanges of one's own.
@@ -111,7 +111,7 @@ struct PingExchange: Exchange {
 }
 
 final class LineLog: Sendable {
-    private let storage = Mutex<[String]>([])
+    private let storage = Lock<[String]>([])
     func append(_ line: String) { storage.withLock { $0.append(line) } }
     var lines: [String] { storage.withLock { $0 } }
 }

@@ -1,5 +1,5 @@
+import GQLGateCore
 @testable import GQLGate
-import Synchronization
 import Testing
 
 /// The bytes a streamed answer gets for fake result streams, SSE and multipart.
@@ -85,7 +85,7 @@ import Testing
 
     @Test func aClientThatLeftStopsTheWriterAndEndsTheResults() async {
         let sink = RecordingSink(acceptedWrites: 2)
-        let ended = Mutex(false)
+        let ended = Lock(false)
         let (results, continuation) = AsyncThrowingStream<GraphQLResponse, any Error>.makeStream()
         continuation.onTermination = { _ in ended.withLock { $0 = true } }
         let writer = Task { await ResultStreamWriter(format: .serverSentEvents(keepAlive: .zero), sink: sink).run(ResultStream(results)) }
@@ -98,7 +98,7 @@ import Testing
 
     @Test func cancellingTheWriterCompletesTheStreamAndEndsTheResults() async {
         let sink = RecordingSink()
-        let ended = Mutex(false)
+        let ended = Lock(false)
         let (results, continuation) = AsyncThrowingStream<GraphQLResponse, any Error>.makeStream()
         continuation.onTermination = { _ in ended.withLock { $0 = true } }
         let writer = Task { await ResultStreamWriter(format: .multipart, sink: sink).run(ResultStream(results)) }
@@ -156,7 +156,7 @@ final class RecordingSink: StreamSink {
     }
 
     private let acceptedWrites: Int
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     init(acceptedWrites: Int = .max) {
         self.acceptedWrites = acceptedWrites

@@ -4,7 +4,6 @@ import GQLGateExchanges
 import GQLGateMetrics
 import GQLGatePipeline
 import GQLGateTracing
-import Synchronization
 import Logging
 import Testing
 
@@ -12,10 +11,10 @@ import Testing
 /// and keeps the header fields each attempt was sent with; notes each
 /// attempt in the trace, as `HTTPTransport` does.
 private final class ScriptedUpstream: Transport, Sendable {
-    private let state: Mutex<(statuses: [Int], sent: [HTTPHeaders])>
+    private let state: Lock<(statuses: [Int], sent: [HTTPHeaders])>
 
     init(_ statuses: [Int]) {
-        state = Mutex((statuses, []))
+        state = Lock((statuses, []))
     }
 
     var sent: [HTTPHeaders] { state.withLock { $0.sent } }
@@ -34,7 +33,7 @@ private final class ScriptedUpstream: Transport, Sendable {
 /// entry: at once when the head reaches it, else on the way; counts the
 /// answers given at once.
 private final class FreshCache: AnswersAtOnce, Sendable {
-    let answeredAtOnce = Mutex(0)
+    let answeredAtOnce = Lock(0)
 
     func answerAtOnce(_ operation: Operation) -> GraphQLResponse? {
         guard let hit = hit(operation) else { return nil }

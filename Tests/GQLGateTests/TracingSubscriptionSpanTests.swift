@@ -3,7 +3,6 @@ import GQLGateCore
 import GQLGateExchanges
 import GQLGatePipeline
 import GQLGateTracing
-import Synchronization
 import Testing
 
 /// The upstream of a subscription: its results come through a channel the test feeds.
@@ -17,7 +16,7 @@ private final class ChannelUpstream: Transport, Sendable {
 
 /// What the client received: each result's body, then "end".
 private final class Received: Sendable {
-    let events = Mutex<[String]>([])
+    let events = Lock<[String]>([])
 }
 
 @Suite struct TracingSubscriptionSpanTests {
@@ -60,7 +59,7 @@ private final class Received: Sendable {
     @Test func aSubscriptionsSpanEndsOnceWhenTheClientLeaves() async throws {
         let tracer = Tracer(sampler: Sampler(ratio: 1), queue: SpanQueue(capacity: 10))
         let upstream = ChannelUpstream()
-        let cancelled = Mutex(false)
+        let cancelled = Lock(false)
         upstream.channel.setOnTermination { cancelled.withLock { $0 = true } }
         let (channel, _) = try await subscribe(chain(tracer, upstream))
         channel.cancel()

@@ -4,7 +4,6 @@ import GQLGateExchanges
 import GQLGatePipeline
 import GQLGateTracing
 import GQLGateTransports
-import Synchronization
 import Testing
 
 /// The upstream's WebSocket: subscriptions get the results the test pushes through `channel`.

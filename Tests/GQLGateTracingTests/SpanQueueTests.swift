@@ -1,5 +1,5 @@
+import GQLGateCore
 import GQLGateTracing
-import Synchronization
 import Testing
 
 @Suite struct SpanQueueTests {
@@ -9,7 +9,7 @@ import Testing
     }
 
     @Test func aFullQueueDropsAndCountsWhatDoesNotFit() {
-        let dropped = Mutex(0)
+        let dropped = Lock(0)
         let queue = SpanQueue(capacity: 3, dropped: { count in dropped.withLock { $0 += count } })
         for id in 1...5 { queue.push(span(UInt64(id))) }
         #expect(queue.count == 3)
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func theSpanThatMakesABatchTellsTheExporterOnce() {
-        let ready = Mutex(0)
+        let ready = Lock(0)
         let queue = SpanQueue(capacity: 10, batchSize: 4, batchReady: { ready.withLock { $0 += 1 } })
         for id in 1...3 { queue.push(span(UInt64(id))) }
         #expect(ready.withLock { $0 } == 0)

@@ -4,7 +4,6 @@ import GQLGateHTTPClient
 import GQLGateHTTPServer
 import GQLGateTransports
 import GQLGateWebSocket
-import Synchronization
 import Testing
 
 /// The whole path over loopback: libmicrohttpd upgrades a request and hands
@@ -64,7 +63,7 @@ import Testing
 final class EchoUpgradeDelegate: HTTPServerDelegate {
     let loop: EventLoop
     let serverSide = EventRecorder()
-    private let sessions = Mutex<[EchoSession]>([])
+    private let sessions = Lock<[EchoSession]>([])
 
     init(loop: EventLoop) {
         self.loop = loop

@@ -1,6 +1,5 @@
 import GQLGateCore
 import GQLGateEventLoop
-import Synchronization
 
 /// The client WebSocket sessions open now, so a drain can end them all.
 final class ClientWebSocketSessions: Sendable {
@@ -9,7 +8,7 @@ final class ClientWebSocketSessions: Sendable {
         var closing = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Signalled when the last session goes.
     private let emptied = ChangeSignal()
 

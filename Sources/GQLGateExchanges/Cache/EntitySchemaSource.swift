@@ -1,11 +1,11 @@
+import GQLGateCore
 import GQLGatePipeline
-import Synchronization
 
 /// Where the response cache reads the upstream schema from: empty until
 /// introspection answers (`SchemaIntrospection`), then the learned
 /// `EntitySchema`. Shared by every loop; read once per cached request.
 public final class EntitySchemaSource: Sendable {
-    private let schema = Mutex<EntitySchema?>(nil)
+    private let schema = Lock<EntitySchema?>(nil)
 
     public init(_ schema: EntitySchema? = nil) {
         self.schema.withLock { $0 = schema }

@@ -1,10 +1,10 @@
+import GQLGateCore
 import GQLGatePipeline
-import Synchronization
 
 /// The in-memory response cache: answers by `RequestKey`, bounded by
 /// `maxBytes` (least recently used dropped first), with a tag index for
 /// invalidation and the counters for metrics. Shared by every loop behind one
-/// `Mutex`, held for dictionary work only.
+/// `Lock`, held for dictionary work only.
 public final class MemoryResponseCache: ResponseCacheStore {
     /// What a look-up found (never `.unavailable`).
     public typealias Lookup = ResponseCacheLookup
@@ -20,7 +20,7 @@ public final class MemoryResponseCache: ResponseCacheStore {
         var statistics = ResponseCacheStatistics()
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let staleWhileRevalidate: Duration
     private let staleIfError: Duration
     private let observer: Observer
@@ -34,7 +34,7 @@ public final class MemoryResponseCache: ResponseCacheStore {
     ///   - staleIfError: `cache.stale_if_error`.
     public init(maxBytes: Int, staleWhileRevalidate: Duration = .zero, staleIfError: Duration = .zero,
                 observer: @escaping Observer = { _, _ in }) {
-        state = Mutex(State(entries: CostBoundedLRU(capacity: maxBytes)))
+        state = Lock(State(entries: CostBoundedLRU(capacity: maxBytes)))
         self.staleWhileRevalidate = staleWhileRevalidate
         self.staleIfError = staleIfError
         self.observer = observer

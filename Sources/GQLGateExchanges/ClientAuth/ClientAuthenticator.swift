@@ -1,6 +1,5 @@
 import GQLGateCore
 import GQLGatePipeline
-import Synchronization
 
 /// Checks client API keys (`clients.api_keys_file`): a client sends its key
 /// as `X-Api-Key: KEY` or `Authorization: Bearer KEY`. The file is read again
@@ -18,7 +17,7 @@ public final class ClientAuthenticator: Sendable {
         var keys: ClientKeys
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let clock: GatewayClock
 
     /// Reads the key file; throws when it cannot be read or holds no key.
@@ -28,7 +27,7 @@ public final class ClientAuthenticator: Sendable {
         guard let text = file.read(now: clock.monotonicNanoseconds()) else { throw FileError(description: "cannot read \(path)") }
         let keys = ClientKeys(fileText: text)
         guard keys.count > 0 else { throw FileError(description: "\(path) holds no key (one key a line)") }
-        state = Mutex(State(file: file, keys: keys))
+        state = Lock(State(file: file, keys: keys))
         self.clock = clock
     }
 

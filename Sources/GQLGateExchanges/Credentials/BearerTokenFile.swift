@@ -1,6 +1,5 @@
 import GQLGateCore
 import GQLGatePipeline
-import Synchronization
 
 /// `auth.bearer_token_file`: the token is the file's trimmed contents, read
 /// again when the file changes (checked at most once a second) — Kubernetes
@@ -16,7 +15,7 @@ public final class BearerTokenFile: BearerTokenSource {
         var recheck = false
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let clock: GatewayClock
     private let onRefresh: @Sendable (_ succeeded: Bool) -> Void
 
@@ -25,7 +24,7 @@ public final class BearerTokenFile: BearerTokenSource {
     ///   - onRefresh: called each time the file is read for a new token, with whether it held one (for metrics).
     public init(path: String, clock: GatewayClock = .system,
                 onRefresh: @escaping @Sendable (_ succeeded: Bool) -> Void = { _ in }) {
-        state = Mutex(State(file: WatchedFile(path: path)))
+        state = Lock(State(file: WatchedFile(path: path)))
         self.clock = clock
         self.onRefresh = onRefresh
     }

@@ -1,6 +1,5 @@
 import GQLGateCore
 import GQLGatePipeline
-import Synchronization
 
 /// `auth.oauth2`: tokens from an OAuth2 token endpoint (client credentials
 /// grant). One token is cached and shared by every loop; it is refreshed
@@ -28,7 +27,7 @@ public final class OAuth2ClientCredentials: BearerTokenSource {
         var generation: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let fetch: Fetch
     private let clock: GatewayClock
     private let onRefresh: @Sendable (_ succeeded: Bool) -> Void

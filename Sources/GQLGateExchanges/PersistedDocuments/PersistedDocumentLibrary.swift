@@ -1,6 +1,5 @@
 import GQLGateCore
 import GQLGatePipeline
-import Synchronization
 
 /// The persisted documents of `persisted_documents.manifests`. Every
 /// request checks the files first (one `stat` each), so that no request is
@@ -20,7 +19,7 @@ public final class PersistedDocumentLibrary: Sendable {
         var documents: PersistedDocumentSet
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let cache: DocumentCache
     private let clock: GatewayClock
     private let onReloadFailure: @Sendable (PersistedDocumentSet.Failure) -> Void
@@ -37,7 +36,7 @@ public final class PersistedDocumentLibrary: Sendable {
         var texts: [String: String] = [:]
         for index in files.indices { texts[files[index].path] = files[index].read(now: now) }
         let documents = try PersistedDocumentSet(paths: paths, cache: cache) { texts[$0] }
-        state = Mutex(State(files: files, documents: documents))
+        state = Lock(State(files: files, documents: documents))
         self.cache = cache
         self.clock = clock
         self.onReloadFailure = onReloadFailure

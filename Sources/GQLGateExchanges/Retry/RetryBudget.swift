@@ -1,4 +1,4 @@
-import Synchronization
+import GQLGateCore
 
 /// Caps retries so an upstream outage is not multiplied: in any 10 s window
 /// (ten one-second buckets) retries stay at or below
@@ -14,7 +14,7 @@ public final class RetryBudget: Sendable {
     private static let bucketCount = 10
     private let ratio: Double
     private let minimumRetries: Int
-    private let buckets = Mutex<[Bucket]>(Array(repeating: Bucket(), count: RetryBudget.bucketCount))
+    private let buckets = Lock<[Bucket]>(Array(repeating: Bucket(), count: RetryBudget.bucketCount))
 
     /// - Parameters:
     ///   - ratio: `retry.budget`, the share of requests that may be retried.

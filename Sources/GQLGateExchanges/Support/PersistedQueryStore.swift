@@ -1,15 +1,15 @@
+import GQLGateCore
 import GQLGatePipeline
-import Synchronization
 
 /// The documents registered through automatic persisted queries, by their
 /// hex SHA-256: bounded by the bytes of the texts (plus the hashes), least
-/// recently used dropped first. Shared by every loop behind one `Mutex`.
+/// recently used dropped first. Shared by every loop behind one `Lock`.
 public final class PersistedQueryStore: Sendable {
-    private let entries: Mutex<CostBoundedLRU<String, String>>
+    private let entries: Lock<CostBoundedLRU<String, String>>
 
     /// - Parameter maxBytes: most bytes of query text and hashes kept.
     public init(maxBytes: Int = 8 << 20) {
-        entries = Mutex(CostBoundedLRU(capacity: maxBytes))
+        entries = Lock(CostBoundedLRU(capacity: maxBytes))
     }
 
     /// The query registered under `hash`.

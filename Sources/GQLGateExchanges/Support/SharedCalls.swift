@@ -1,4 +1,4 @@
-import Synchronization
+import GQLGateCore
 
 /// Runs at most one call per key at a time and gives its result to every
 /// caller that asks for the same key meanwhile.
@@ -6,7 +6,7 @@ import Synchronization
 /// The call runs in a task of its own (on the first caller's loop), not in
 /// the first caller's task, so a caller that is cancelled just leaves: the others keep waiting and the
 /// call keeps running. Only when every caller has left is the call
-/// cancelled. State sits behind one `Mutex` rather than per loop because
+/// cancelled. State sits behind one `Lock` rather than per loop because
 /// identical requests arrive on different loops (requests are spread round
 /// robin); it is held only for dictionary updates, never across an await.
 public final class SharedCalls<Key: Hashable & Sendable, Value: Sendable>: Sendable {
@@ -24,7 +24,7 @@ public final class SharedCalls<Key: Hashable & Sendable, Value: Sendable>: Senda
         var arriving: Set<UInt64> = []
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let executor: @Sendable () -> (any TaskExecutor)?
 
     /// - Parameter executor: the calling thread's executor, where a call

@@ -1,6 +1,5 @@
 import GQLGateCore
 import GQLGatePipeline
-import Synchronization
 
 /// `upstream.circuit_breaker`: counts upstream attempts and their failures
 /// over a rolling window (ten buckets of a tenth of it each), by client;
@@ -63,7 +62,7 @@ public final class CircuitBreaker: Sendable {
 
     private let settings: Settings
     private let bucketWidth: UInt64
-    private let counts = Mutex(Counts())
+    private let counts = Lock(Counts())
     private let clock: GatewayClock
     private let probe: @Sendable () async -> Bool
     private let executor: @Sendable () -> (any TaskExecutor)?

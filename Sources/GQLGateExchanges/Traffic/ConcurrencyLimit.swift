@@ -1,6 +1,6 @@
 import DequeModule
+import GQLGateCore
 import GQLGatePipeline
-import Synchronization
 
 /// At most `limit` holders at once; the rest wait in a queue, oldest first,
 /// each for at most `queueTimeout`. A waiter whose task is cancelled (the
@@ -19,7 +19,7 @@ public final class ConcurrencyLimit: Sendable {
     public let limit: Int
     /// The longest a waiter waits.
     public let queueTimeout: Duration
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let sleep: @Sendable (Duration) async throws -> Void
 
     /// - Parameter sleep: the waits of `queueTimeout` (the gateway's loops' timers).

@@ -1,6 +1,5 @@
 import GQLGateCore
 import GQLGatePipeline
-import Synchronization
 
 /// Token buckets, one per partition key, each kept as one number: the
 /// generic cell rate algorithm's theoretical arrival time (when the bucket
@@ -28,7 +27,7 @@ public final class RateLimiter: Sendable {
     let interval: UInt64
     /// `burst × interval`: how far ahead of now a bucket's arrival time may be.
     private let capacity: UInt64
-    private let buckets: Mutex<CostBoundedLRU<String, UInt64>>
+    private let buckets: Lock<CostBoundedLRU<String, UInt64>>
     private let clock: GatewayClock
 
     /// Bytes a bucket costs besides its key's (the table's slot and index entry).
@@ -46,7 +45,7 @@ public final class RateLimiter: Sendable {
         interval = UInt64(min(max(1, (1e9 / requestsPerSecond).rounded()), Double(limit)))
         let (product, overflow) = UInt64(burst).multipliedReportingOverflow(by: interval)
         capacity = overflow ? limit : min(product, limit)
-        buckets = Mutex(CostBoundedLRU(capacity: maxTableBytes))
+        buckets = Lock(CostBoundedLRU(capacity: maxTableBytes))
         self.clock = clock
     }
 

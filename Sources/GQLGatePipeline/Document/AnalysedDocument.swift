@@ -1,5 +1,5 @@
+import GQLGateCore
 import GraphQL
-import Synchronization
 
 /// One operation defined in a document.
 public struct DocumentOperation: Sendable, Equatable {
@@ -27,7 +27,7 @@ public final class AnalysedDocument: @unchecked Sendable {
     /// Hex SHA-256 of the query text (the APQ hash).
     public let sha256: String
     /// Forms derived on first use, for the response cache and dedupe.
-    private let derived = Mutex<DerivedForms>(DerivedForms())
+    private let derived = Lock<DerivedForms>(DerivedForms())
 
     private struct DerivedForms {
         var canonicalDigest: (bytes: [UInt8], hex: String)?

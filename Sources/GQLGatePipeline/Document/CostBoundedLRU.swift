@@ -1,6 +1,6 @@
 /// A map bounded by the total cost of its values (bytes, for the response
 /// cache and the APQ store) that forgets the least recently used entries
-/// first. Not thread-safe: wrap it in a `Mutex`.
+/// first. Not thread-safe: wrap it in a `Lock`.
 ///
 /// Inlinable, so that the modules using it (the response cache, the APQ
 /// store) get it specialised for their keys and values: a generic dictionary

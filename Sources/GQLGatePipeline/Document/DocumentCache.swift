@@ -1,6 +1,6 @@
 import Crypto
+import GQLGateCore
 import GraphQL
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,12 +29,12 @@ public final class DocumentCache: Sendable {
         }
     }
 
-    private let entries: Mutex<Entries>
-    private let parses = Mutex<Int>(0)
+    private let entries: Lock<Entries>
+    private let parses = Lock<Int>(0)
 
     /// - Parameter capacity: distinct documents kept.
     public init(capacity: Int = 2048) {
-        entries = Mutex(Entries(documents: CostBoundedLRU(capacity: capacity)))
+        entries = Lock(Entries(documents: CostBoundedLRU(capacity: capacity)))
     }
 
     /// The analysed document for `query`, parsing it only on a miss.

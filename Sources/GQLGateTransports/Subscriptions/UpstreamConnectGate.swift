@@ -1,11 +1,11 @@
-import Synchronization
+import GQLGateCore
 
 /// What an upstream WebSocket asks before it connects or reconnects: how
 /// long to wait first. The gateway points it at the current pipeline's
 /// circuit breaker (the open time left), so that a failing upstream is not
 /// hammered by reconnects while HTTP requests fail fast.
 public final class UpstreamConnectGate: Sendable {
-    private let rule = Mutex<(@Sendable () -> Duration?)?>(nil)
+    private let rule = Lock<(@Sendable () -> Duration?)?>(nil)
 
     public init() {}
 

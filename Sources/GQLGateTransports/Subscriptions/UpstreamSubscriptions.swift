@@ -36,7 +36,7 @@ public final class UpstreamSubscriptions: Transport {
     private let metrics: GatewayMetrics
     private let logger: Logger
     private let refreshCredentials: CredentialRefresh?
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Asked by every upstream WebSocket before it connects (the circuit breaker).
     public let connectGate = UpstreamConnectGate()
     private let nextListener = Atomic<UInt64>(0)

@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value shared across threads behind a `pthread_mutex_t`: the lock every
+/// type of gqlgate shares state with. The standard library's `Lock` locks
+/// with raw futex calls on Linux, which ThreadSanitizer does not see, so code
+/// behind it was never checked; `pthread_mutex_lock` is intercepted, and TSan
+/// checks every access made under this lock (as SwiftNIO's `NIOLock` does).
+/// The value and the mutex live in one allocation.
+package final class Lock<Value>: @unchecked Sendable {
+    // @unchecked: `value` is read and written only while `mutex` is held.
+    @usableFromInline var value: Value
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    package init(_ value: consuming sending Value) {
+        self.value = value
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let status = pthread_mutex_init(mutex, nil)
+        precondition(status == 0, "pthread_mutex_init failed: \(status)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with the value, the lock held.
+    @inlinable
+    package func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+        lock()
+        defer { unlock() }
+        return try body(&value)
+    }
+
+    /// Runs `body` with the value when the lock is free now; nil, without
+    /// waiting, when another thread holds it.
+    @inlinable
+    package func withLockIfAvailable<Result, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result? {
+        guard tryLock() else { return nil }
+        defer { unlock() }
+        return try body(&value)
+    }
+
+    @inlinable
+    func lock() {
+        pthread_mutex_lock(mutex)
+    }
+
+    @inlinable
+    func tryLock() -> Bool {
+        pthread_mutex_trylock(mutex) == 0
+    }
+
+    @inlinable
+    func unlock() {
+        pthread_mutex_unlock(mutex)
+    }
+}
