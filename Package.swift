@@ -246,5 +246,6 @@ if Context.environment["GQLGATE_FUZZ"] != nil {
         fuzzer("WebSocketFrames", ["GQLGateWebSocket", "GQLGateEventLoop", "GQLGateCore"]),
         fuzzer("ConfigLoading", ["GQLGateConfig"]),
         fuzzer("RedisReplies", ["GQLGateRedis", "GQLGateCore"]),
+        fuzzer("Introspection", ["GQLGateExchanges", "GQLGatePipeline", "GQLGateCore"]),
     ]
 }
