@@ -14,7 +14,8 @@ extension WebSocketConnection {
 
     private func sendPing() {
         guard state == .open else { return }
-        _ = queue(UInt8(WSLAY_PING.rawValue), UnsafeRawBufferPointer(start: nil, count: 0))
+        guard (try? reserveSendBuffer(for: 0)) != nil,
+              queue(UInt8(WSLAY_PING.rawValue), UnsafeRawBufferPointer(start: nil, count: 0)) == 0 else { return }
         pongTimer = loop.schedule(after: configuration.pongTimeout) { [weak self] in
             self?.pongTimer = nil
             self?.peerIsDead()

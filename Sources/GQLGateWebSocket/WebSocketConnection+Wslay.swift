@@ -10,21 +10,27 @@ extension WebSocketConnection {
         return wslay_event_queue_msg(context, &message)
     }
 
-    /// wslay wants bytes: first those the handshake read ahead, then the transport's.
+    /// wslay wants bytes: first those the handshake read ahead, then the
+    /// transport's; none from a header `frameCheck` refuses on.
     func wslayReceive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if pendingOffset < pendingInput.count {
-            let count = min(buffer.count, pendingInput.count - pendingOffset)
-            pendingInput.withUnsafeBytes { source in
-                buffer.baseAddress!.copyMemory(from: source.baseAddress! + pendingOffset, byteCount: count)
-            }
-            pendingOffset += count
-            if pendingOffset == pendingInput.count {
-                pendingInput = []
-                pendingOffset = 0
-            }
-            return count
+        guard !frameCheck.failed else { return report(.wouldBlock) }
+        let count = pendingOffset < pendingInput.count ? takePendingInput(into: buffer) : report(transport.receive(into: buffer))
+        guard count > 0 else { return count }
+        let passed = frameCheck.pass(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+        return passed > 0 ? passed : report(.wouldBlock)
+    }
+
+    private func takePendingInput(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = min(buffer.count, pendingInput.count - pendingOffset)
+        pendingInput.withUnsafeBytes { source in
+            buffer.baseAddress!.copyMemory(from: source.baseAddress! + pendingOffset, byteCount: count)
         }
-        return report(transport.receive(into: buffer))
+        pendingOffset += count
+        if pendingOffset == pendingInput.count {
+            pendingInput = []
+            pendingOffset = 0
+        }
+        return count
     }
 
     func wslaySend(_ bytes: UnsafeRawBufferPointer, more: Bool) -> Int {
@@ -38,7 +44,6 @@ extension WebSocketConnection {
         case .wouldBlock:
             wslay_event_set_error(context, WSLAY_ERR_WOULDBLOCK.rawValue)
         case .endOfStream, .failed:
-            transportEnded = true
             wslay_event_set_error(context, WSLAY_ERR_CALLBACK_FAILURE.rawValue)
         }
         return -1
@@ -51,8 +56,9 @@ extension WebSocketConnection {
         case UInt8(WSLAY_BINARY_FRAME.rawValue):
             delegate?.webSocket(self, didReceive: .binary(Bytes(payload)))
         case UInt8(WSLAY_CONNECTION_CLOSE.rawValue):
-            protocolFailed = payload.count == 1  // wslay echoes it as a close without code; RFC 6455 calls it an error
             receivedCloseReason = payload.count > 2 ? String(decoding: payload[2...], as: UTF8.self) : ""
+        case UInt8(WSLAY_PING.rawValue):
+            checkSendBufferAfterPing()
         case UInt8(WSLAY_PONG.rawValue):
             receivedPong()
         default:

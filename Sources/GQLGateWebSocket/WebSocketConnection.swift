@@ -6,10 +6,12 @@ import GQLGateEventLoop
 /// `ByteStream` and driven by an `EventLoop`'s epoll and timers.
 ///
 /// wslay checks every frame: masking direction, reserved bits and opcodes,
-/// control-frame rules (1002), UTF-8 of text messages (1007) and the message
-/// size limit (1009); it answers pings and echoes close frames. This class adds
-/// the send buffer limit (1008), keep-alive pings with a pong deadline (1011)
-/// and a deadline on the close handshake; it never blocks its loop.
+/// close codes (1002), UTF-8 of text messages and close reasons (1007) and
+/// the message size limit (1009); it answers pings and echoes close frames.
+/// `FrameHeaderCheck` closes with 1002 on the malformed headers wslay would
+/// answer without a code. This class adds the send buffer limit on every
+/// queued frame, pongs included (1008), keep-alive pings with a pong deadline
+/// (1011) and a deadline on the close handshake; it never blocks its loop.
 ///
 /// Set `delegate` before `start()`. Every method must be called on `loop`
 /// (the methods assert it in debug builds): loop-bound, it is not `Sendable`;
@@ -48,9 +50,8 @@ public final class WebSocketConnection: FileDescriptorHandler {
     var pendingInput: [UInt8]
     var pendingOffset = 0
     var processing = false
-    var transportEnded = false
+    var frameCheck = FrameHeaderCheck()
     private var transportFailed = false
-    var protocolFailed = false
     private var registered = false
     private var requestedClose: (code: UInt16, reason: String)?
     /// `close` was asked for while messages were queued: the close frame follows once they are written.
@@ -91,7 +92,7 @@ public final class WebSocketConnection: FileDescriptorHandler {
         if let context { wslay_event_context_free(context) }
     }
 
-    /// Bytes queued for the peer and not yet written.
+    /// Payload bytes queued for the peer and not yet written.
     public var bufferedBytes: Int {
         context.map { Int(wslay_event_get_queued_msg_length($0)) } ?? 0
     }
@@ -116,7 +117,8 @@ public final class WebSocketConnection: FileDescriptorHandler {
 
     /// Queues a message for the peer.
     /// - Throws: `.notOpen` once closing; `.sendBufferFull` when the queued
-    ///   bytes would pass `maxSendBufferBytes` (the connection then closes with 1008).
+    ///   frames would pass `maxSendBufferBytes` (the connection then closes
+    ///   with 1008 and reads no more).
     public func send(_ message: WebSocketMessage) throws(WebSocketError) {
         assert(loop.inLoop)
         guard state == .open else { throw WebSocketError(.notOpen, "the WebSocket connection is not open") }
@@ -124,10 +126,7 @@ public final class WebSocketConnection: FileDescriptorHandler {
         case .text(let text): (UInt8(WSLAY_TEXT_FRAME.rawValue), text.utf8.count)
         case .binary(let bytes): (UInt8(WSLAY_BINARY_FRAME.rawValue), bytes.count)
         }
-        guard bufferedBytes + count <= configuration.maxSendBufferBytes else {
-            close(code: WebSocketCloseCode.policyViolation, reason: "send buffer overflow", afterQueuedMessages: false)
-            throw WebSocketError(.sendBufferFull, "the peer does not read fast enough: over \(configuration.maxSendBufferBytes) bytes queued")
-        }
+        try reserveSendBuffer(for: count)
         let rc: Int32 = switch message {
         case .text(var text): text.withUTF8 { queue(opcode, UnsafeRawBufferPointer($0)) }
         case .binary(let bytes): bytes.withUnsafeBytes { queue(opcode, $0) }
@@ -146,7 +145,7 @@ public final class WebSocketConnection: FileDescriptorHandler {
 
     /// `afterQueuedMessages: false` sends the close frame ahead of them (wslay
     /// writes control frames before data) and drops them.
-    private func close(code: UInt16, reason: String, afterQueuedMessages: Bool) {
+    func close(code: UInt16, reason: String, afterQueuedMessages: Bool) {
         assert(loop.inLoop)
         guard state == .open || state == .idle, let context else { return }
         requestedClose = (code, reason)
@@ -180,11 +179,15 @@ public final class WebSocketConnection: FileDescriptorHandler {
     func drive(read: Bool) {
         guard let context, state == .open || state == .closing else { return }
         processing = true
-        if read, wslay_event_want_read(context) != 0, wslay_event_recv(context) != 0 {
-            // A malformed frame header (fragmented or oversized control frame,
-            // bad length) makes wslay fail with an empty close frame queued;
-            // it is flushed below and reported as 1002.
-            if transportEnded { transportFailed = true } else { protocolFailed = true }
+        if read, wslay_event_want_read(context) != 0 {
+            if wslay_event_recv(context) != 0 {
+                transportFailed = true
+            } else if frameCheck.failed, wslay_event_want_read(context) != 0 {
+                // A header `frameCheck` refused, and wslay did not stop reading
+                // before it (at a close frame or an error it named itself).
+                wslay_event_shutdown_read(context)
+                close(code: WebSocketCloseCode.protocolError, reason: "", afterQueuedMessages: false)
+            }
         }
         if !transportFailed, wslay_event_want_write(context) != 0, wslay_event_send(context) != 0 {
             transportFailed = true
@@ -234,9 +237,7 @@ public final class WebSocketConnection: FileDescriptorHandler {
         registered = false
         transport.close()
         let code: UInt16, reason: String
-        if protocolFailed {
-            (code, reason) = (WebSocketCloseCode.protocolError, "")
-        } else if let context, wslay_event_get_close_received(context) != 0 {
+        if let context, wslay_event_get_close_received(context) != 0 {
             (code, reason) = (wslay_event_get_status_code_received(context), receivedCloseReason)
         } else if let context, wslay_event_get_close_sent(context) != 0 {
             (code, reason) = (wslay_event_get_status_code_sent(context), requestedClose?.reason ?? "")

@@ -100,6 +100,14 @@ import Glibc
         [0xC1, 0x80, 0, 0, 0, 0],                        // RSV1 without an extension
         frame(8, closePayload(1005)),                    // close code never sent on the wire
         frame(8, closePayload(999)),                     // close code below the valid range
+        frame(9, [], fin: false),                        // fragmented control frame
+        frame(8, closePayload(1000), fin: false),        // fragmented close
+        frame(9, [UInt8](repeating: 0, count: 126)),     // control frame over 125 bytes
+        frame(11, [UInt8](repeating: 0, count: 126)),    // reserved control opcode over 125 bytes
+        frame(8, [0x03]),                                // one-byte close payload
+        [0x82, 0xFE, 0, 2, 1, 2, 3, 4, 5, 6],            // 16-bit length for 2 bytes
+        [0x82, 0xFF, 0, 0, 0, 0, 0, 0, 0, 2, 1, 2, 3, 4, 5, 6],  // 64-bit length for 2 bytes
+        [0x82, 0xFF, 0x80, 0, 0, 0, 0, 1, 0, 0, 1, 2, 3, 4],     // 64-bit length with the top bit set
     ])
     func closesWith1002OnProtocolErrors(bytes: [UInt8]) async {
         let ws = await server()
@@ -109,19 +117,27 @@ import Glibc
         #expect(ws.readsEndOfStream())
     }
 
-    /// wslay rejects malformed frame headers before it can pick a code: the
-    /// peer gets an empty close frame, the delegate hears 1002.
-    @Test(arguments: [
-        frame(9, [], fin: false),                        // fragmented control frame
-        frame(9, [UInt8](repeating: 0, count: 126)),     // control frame over 125 bytes
-        frame(8, [0x03]),                                // one-byte close payload
-    ])
-    func failsTheConnectionOnMalformedFrameHeaders(bytes: [UInt8]) async {
+    @Test func messagesBeforeAMalformedHeaderAreDeliveredAndNoneAfterIt() async {
         let ws = await server()
-        ws.write(bytes)
-        #expect(ws.readFrame() == Frame(fin: true, opcode: 8, masked: false, payload: []))
-        #expect(await ws.recorder.next() == .closed(code: 1002, reason: ""))
-        #expect(ws.readsEndOfStream())
+        ws.write(frame(1, Array("first".utf8)) + frame(9, [], fin: false) + frame(1, Array("never".utf8)))
+        var events = ws.recorder.events.makeAsyncIterator()
+        #expect(await events.next() == .message(.text("first")))
+        #expect(await events.next() == .closed(code: 1002, reason: ""))
+        #expect(ws.readFrame()?.closeCode == 1002)
+    }
+
+    @Test func closesWith1002OnAMalformedHeaderReadAheadByTheHandshake() async {
+        var fds: [Int32] = [0, 0]
+        _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds)
+        defer { close(fds[1]) }
+        let recorder = EventRecorder()
+        let connection = WebSocketConnection(role: .server, transport: SocketTransport(owning: fds[0]), loop: loop,
+                                             initialBytes: frame(8, [0x03]))
+        await withTaskExecutorPreference(loop) {
+            connection.delegate = recorder
+            connection.start()
+        }
+        #expect(await recorder.next() == .closed(code: 1002, reason: ""))
     }
 
     @Test func echoesThePeersCloseAndClosesTheTransport() async {
@@ -202,6 +218,19 @@ import Glibc
         #expect(await ws.recorder.next() == .closed(code: 1008, reason: "send buffer overflow"))
     }
 
+    /// wslay answers every ping with a pong it queues itself; a peer that
+    /// pings and never reads must meet the send buffer limit all the same,
+    /// empty pongs included.
+    @Test(arguments: [0, 125])
+    func closesWith1008WhenPongsToAPeerThatDoesNotReadOverflowTheSendBuffer(payloadBytes: Int) async {
+        let ws = await server(WebSocketConfiguration(maxSendBufferBytes: 16 * 1024, closeTimeout: .milliseconds(100)))
+        let flood = [UInt8]((0..<20_000).map { _ in frame(9, [UInt8](repeating: 0x70, count: payloadBytes)) }.joined())
+        let peer = ws.peer
+        let writer = Task.detached { writeUntilRefused(peer, flood) }
+        #expect(await ws.recorder.next() == .closed(code: 1008, reason: "send buffer overflow"))
+        await writer.value
+    }
+
     @Test func keepAliveClosesASilentPeerWith1011() async {
         let ws = await server(WebSocketConfiguration(pingInterval: .milliseconds(50), pongTimeout: .milliseconds(100)))
         #expect(ws.readFrame()?.opcode == 9)
@@ -258,5 +287,15 @@ private final class AnswerThenClose: WebSocketConnectionDelegate, Sendable {
 
     func webSocket(_ connection: WebSocketConnection, didCloseWith code: UInt16, reason: String) {
         recorder.webSocket(connection, didCloseWith: code, reason: reason)
+    }
+}
+
+/// Writes `bytes` to `socket` until done or refused (the other end closed).
+private func writeUntilRefused(_ socket: Int32, _ bytes: [UInt8]) {
+    var offset = 0
+    while offset < bytes.count {
+        let count = bytes[offset...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard count > 0 else { return }
+        offset += count
     }
 }
