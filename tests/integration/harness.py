@@ -391,3 +391,21 @@ def assert_gateway_error(resp: Response, status: int, code: str) -> dict:
 def yaml_config(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
+
+
+def _status_kib(pid: int, field: str) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise AssertionError(f"no {field} for process {pid}")
+
+
+def rss_kib(pid: int) -> int:
+    """A process's resident memory now, in KiB."""
+    return _status_kib(pid, "VmRSS")
+
+
+def peak_rss_kib(pid: int) -> int:
+    """A process's peak resident memory so far, in KiB."""
+    return _status_kib(pid, "VmHWM")

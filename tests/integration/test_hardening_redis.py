@@ -11,9 +11,8 @@ import typing
 
 import pytest
 
-from harness import post_graphql
+from harness import peak_rss_kib, post_graphql
 from test_cache_redis import config, redis  # noqa: F401
-from test_upstream_compression import peak_rss_kib
 
 QUERY = "{ hello }"
 

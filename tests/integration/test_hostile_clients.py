@@ -22,7 +22,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from conftest import _factory_fixture
-from harness import post_graphql
+from harness import post_graphql, rss_kib
 
 BODIES = 3000
 GETS = 500
@@ -86,14 +86,6 @@ def check_answer(status: int, body: bytes, what: bytes) -> None:
             pytest.fail(f"status {status} without a JSON body for {what[:300]!r}: {body[:300]!r}")
         errors = answer.get("errors") if isinstance(answer, dict) else None
         assert errors, f"status {status} without errors for {what[:300]!r}: {body[:300]!r}"
-
-
-def rss_kib(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError("no VmRSS")
 
 
 class Client:

@@ -18,7 +18,7 @@ import zlib
 import brotli
 import pytest
 
-from harness import assert_gateway_error, curl, post_graphql
+from harness import assert_gateway_error, curl, peak_rss_kib, post_graphql
 
 QUERY = "{ books { id title } }"
 # About 30 KiB of JSON that compresses well, as GraphQL answers do.
@@ -105,14 +105,6 @@ def upstream() -> typing.Iterator[CompressingUpstream]:
 
 def offered(accept_encoding: typing.Optional[str]) -> set[str]:
     return {c.split(";")[0].strip() for c in (accept_encoding or "").split(",") if c.strip()}
-
-
-def peak_rss_kib(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    raise AssertionError("no VmHWM")
 
 
 def upstream_outcomes(gw, outcome: str) -> float:

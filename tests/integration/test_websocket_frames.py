@@ -24,7 +24,7 @@ import typing
 
 import pytest
 
-from harness import curl, wait_until
+from harness import curl, rss_kib, wait_until
 
 TRANSPORT_WS = "graphql-transport-ws"
 LEGACY_WS = "graphql-ws"
@@ -310,14 +310,6 @@ def test_a_valid_close_is_echoed_and_the_socket_closed(client, subprotocol, data
 
 # ---------------------------------------------------------------------------
 # A ping flood: pongs count against the client's send buffer
-
-
-def rss_kib(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError("no VmRSS")
 
 
 def subscriptions_active(port: int) -> float:
