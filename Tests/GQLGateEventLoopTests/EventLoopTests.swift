@@ -160,8 +160,15 @@ private func mappingSize(containing address: UInt) -> Int? {
     for _ in 0..<5 {
         let fd = open("/proc/self/maps", O_RDONLY)
         guard fd >= 0 else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 4 << 20)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        // /proc hands the file out a page or so per read: read to its end (a sanitizer's
+        // process has thousands of mappings).
+        var buffer = [UInt8](repeating: 0, count: 16 << 20)
+        var count = 0
+        while count < buffer.count {
+            let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            guard got > 0 else { break }
+            count += got
+        }
         close(fd)
         guard count > 0 else { continue }
         for line in buffer[..<count].split(separator: UInt8(ascii: "\n")) {
