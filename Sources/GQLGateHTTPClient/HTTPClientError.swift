@@ -8,7 +8,8 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         case notReached
         /// The transfer ran past its deadline after the request left.
         case timedOut
-        /// The connection failed after (part of) the request was sent.
+        /// The connection failed after (part of) the request was sent, or
+        /// what came back is no HTTP answer (`unusableStatus`).
         case failedAfterSend
         /// The answer's body, decoded, ran past the request's `maxResponseBytes`
         /// (the transfer was ended there).
@@ -34,6 +35,20 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     /// The caller cancelled the transfer.
     public static let cancelled = HTTPClientError(kind: .cancelled, code: 0, message: "cancelled")
 
+    /// Whether `status` can end an HTTP exchange: 200 to 599. An informational
+    /// status (1xx: `101 Switching Protocols`, say) or one outside the classes
+    /// HTTP defines is no answer to pass on.
+    public static func isFinalStatus(_ status: Int) -> Bool {
+        (200...599).contains(status)
+    }
+
+    /// The upstream answered with `status`, which no HTTP answer may carry
+    /// (`isFinalStatus`): the request reached it, the answer is unusable.
+    public static func unusableStatus(_ status: Int) -> HTTPClientError {
+        let text = status == 101 ? "101 Switching Protocols to a request that asked for no switch" : "\(status), which is no final HTTP status"
+        return HTTPClientError(kind: .failedAfterSend, code: Code.weirdServerReply, message: "the upstream answered \(text)")
+    }
+
     /// Sorts a libcurl error code. `requestBytesSent` is libcurl's
     /// `CURLINFO_REQUEST_SIZE`: 0 means not a byte of the request went out.
     public static func kind(forCurlCode code: Int32, requestBytesSent: Int) -> Kind {
@@ -54,6 +69,7 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         static let couldNotResolveProxy: Int32 = 5
         static let couldNotResolveHost: Int32 = 6
         static let couldNotConnect: Int32 = 7
+        static let weirdServerReply: Int32 = 8
         static let operationTimedOut: Int32 = 28
         static let sslConnectError: Int32 = 35
         static let gotNothing: Int32 = 52

@@ -17,4 +17,9 @@ import Testing
     func curlCodesSortByWhetherTheRequestLeft(code: Int32, bytes: Int, kind: HTTPClientError.Kind) {
         #expect(HTTPClientError.kind(forCurlCode: code, requestBytesSent: bytes) == kind)
     }
+
+    @Test func onlyStatusesOfTheFiveClassesEndAnExchange() {
+        #expect([200, 204, 304, 404, 599].allSatisfy(HTTPClientError.isFinalStatus))
+        #expect(![0, 99, 100, 101, 103, 199, 600, 999].contains(where: HTTPClientError.isFinalStatus))
+    }
 }

@@ -7,8 +7,40 @@ import Testing
 import Glibc
 #endif
 
-/// How the client reports upstreams that give no answer at all.
+/// How the client reports upstreams that give no answer at all, or none it can pass on.
 @Suite struct HTTPClientFailureTests {
+    @Test(arguments: [
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nnot http any more",
+        "HTTP/1.1 600 Unknown\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+    ])
+    func anAnswerWithoutAFinalStatusFailedAfterSend(answer: String) async throws {
+        let group = EventLoopGroup(count: 1)
+        defer { group.shutdownAndWait() }
+        let client = HTTPClient(group: group)
+        let peer = try CannedHTTPPeer(answers: [Array(answer.utf8)])
+        defer { peer.close() }
+        do {
+            let answer = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(peer.port)/graphql", method: .post))
+            Issue.record("passed on as an answer: \(answer.status)")
+        } catch let error as HTTPClientError {
+            #expect(error.kind == .failedAfterSend)
+            #expect(error.message.hasPrefix("the upstream answered "))
+        }
+    }
+
+    @Test func interimAnswersArePassedOverForTheFinalOne() async throws {
+        let group = EventLoopGroup(count: 1)
+        defer { group.shutdownAndWait() }
+        let client = HTTPClient(group: group)
+        let final = CannedHTTPPeer.answer(["Content-Type: application/json"], body: Array("{}".utf8))
+        let peer = try CannedHTTPPeer(answers: [Array("HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n".utf8) + final])
+        defer { peer.close() }
+        let answer = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(peer.port)/graphql", method: .post))
+        #expect(answer.status == 200)
+        #expect(answer.headers["link"] == nil)
+        #expect(answer.body.array == Array("{}".utf8))
+    }
+
     @Test func refusedConnectionsAreNotReached() async throws {
         let group = EventLoopGroup(count: 1)
         defer { group.shutdownAndWait() }

@@ -67,6 +67,76 @@ def hang_up_server() -> typing.Iterator[HangUpServer]:
     server.close()
 
 
+class FixedAnswerServer:
+    """Answers every request with the same bytes and keeps the connection
+    open, as an upstream that switched protocols would."""
+
+    def __init__(self, answer: bytes) -> None:
+        self.answer = answer
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self._connections: list[socket.socket] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/graphql"
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self._connections.append(conn)
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        data = b""
+        try:
+            while True:
+                head_end = data.find(b"\r\n\r\n")
+                if head_end >= 0:
+                    head = data[:head_end].decode("latin-1").lower()
+                    length = next((int(line.split(":", 1)[1]) for line in head.split("\r\n") if line.startswith("content-length:")), 0)
+                    if len(data) >= head_end + 4 + length:
+                        data = data[head_end + 4 + length :]
+                        conn.sendall(self.answer)
+                        continue
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                data += chunk
+        except OSError:
+            return
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        for conn in self._connections:
+            conn.close()
+        self.sock.close()
+
+
+@pytest.fixture
+def fixed_answer() -> typing.Iterator[typing.Callable[[bytes], FixedAnswerServer]]:
+    servers: list[FixedAnswerServer] = []
+
+    def start(answer: bytes) -> FixedAnswerServer:
+        servers.append(FixedAnswerServer(answer))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
 # ---------------------------------------------------------------------------
 # 502 UPSTREAM_UNAVAILABLE
 
@@ -110,6 +180,30 @@ def test_mutation_that_reached_the_upstream_is_not_retried(gqlgate, hang_up_serv
     # Give a wrongly scheduled retry the time to show up.
     time.sleep(0.5)
     assert hang_up_server.requests == 1, f"the mutation was sent {hang_up_server.requests} times"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
+        b"HTTP/1.1 600 Unknown\r\nContent-Type: application/json\r\nContent-Length: 29\r\n\r\n{\"data\":{\"hello\":\"from 600\"}}",
+    ],
+    ids=["switching-protocols", "status-600"],
+)
+def test_an_upstream_answer_without_a_final_status_is_502(gqlgate, fixed_answer, answer):
+    gw = gqlgate(fixed_answer(answer).url)
+    # At once: the upstream keeps its connection open, and upstream.timeout is 10 s.
+    r = post_graphql(gw.url, "{ hello }", timeout=5)
+    assert_gateway_error(r, 502, "UPSTREAM_UNAVAILABLE")
+
+
+def test_interim_answers_before_the_final_one_are_passed_over(gqlgate, fixed_answer):
+    body = b'{"data":{"hello":"after 103"}}'
+    early_hints = b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n"
+    final = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+    gw = gqlgate(fixed_answer(early_hints + final).url)
+    r = post_graphql(gw.url, "{ hello }", timeout=5)
+    assert r.status == 200 and r.json() == {"data": {"hello": "after 103"}}, str(r)
 
 
 # ---------------------------------------------------------------------------

@@ -33,6 +33,9 @@ final class CurlTransfer {
     /// What the answers in flight may hold together; the body's bytes are taken from it.
     let budget: ResponseBytesBudget
     @exclusivity(unchecked) private var taken = 0
+    /// Set when the upstream answered `101 Switching Protocols` (nothing here asks
+    /// for a switch) and the header callback ended the transfer.
+    @exclusivity(unchecked) var switchedProtocols = false
 
     init(request: HTTPClientRequest, budget: ResponseBytesBudget) {
         self.request = request
@@ -76,22 +79,40 @@ final class CurlTransfer {
         return body.append(bytes, length: length)
     }
 
-    /// Handles one header line from libcurl (status lines start a new set).
-    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) {
+    /// Handles one header line from libcurl (status lines start a new set);
+    /// false, which ends the transfer, for a `101 Switching Protocols`: libcurl
+    /// would take what follows as a body read until the upstream closes.
+    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
         if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
             responseHeaders.removeAll()
-            return
+            if Self.status(ofStatusLine: line) == 101 {
+                switchedProtocols = true
+                return false
+            }
+            return true
         }
         var end = line.count
         while end > 0, line[end - 1] == 0x0D || line[end - 1] == 0x0A { end -= 1 }
-        guard end > 0 else { return }  // the blank line that ends the header block
+        guard end > 0 else { return true }  // the blank line that ends the header block
         let content = UnsafeRawBufferPointer(rebasing: line[..<end])
         let field = headerLines.map { $0.field(for: content, make: Self.field) } ?? Self.field(content)
-        guard let field else { return }
+        guard let field else { return true }
         // libcurl decoded the body: its Content-Encoding describes bytes nobody gets.
-        if request.acceptsCompression, field.name.utf8.count == 16, field.name.equalsIgnoringASCIICase("content-encoding") { return }
+        if request.acceptsCompression, field.name.utf8.count == 16, field.name.equalsIgnoringASCIICase("content-encoding") { return true }
         responseHeaders.add(field)
+        return true
+    }
+
+    /// The status code of a status line (`HTTP/1.1 200 OK`): the three digits after the first space; nil without them.
+    static func status(ofStatusLine line: UnsafeRawBufferPointer) -> Int? {
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")), line.count >= space + 4 else { return nil }
+        var status = 0
+        for digit in line[(space + 1)...(space + 3)] {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
+            status = status * 10 + Int(digit - UInt8(ascii: "0"))
+        }
+        return status
     }
 
     /// The field a header line (without its CRLF) holds; nil without a colon.
@@ -117,12 +138,13 @@ let curlWriteCallback: gqlgate_curl_data_cb = { pointer, size, count, userdata i
     return Unmanaged<CurlTransfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef { $0.receiveBody(pointer, length: length) } ? length : 0
 }
 
-/// libcurl header callback: collects the final response's header fields.
+/// libcurl header callback: collects the final response's header fields; a
+/// short count (a protocol switch) makes libcurl end it with `CURLE_WRITE_ERROR`.
 let curlHeaderCallback: gqlgate_curl_data_cb = { pointer, size, count, userdata in
     guard let pointer, let userdata else { return 0 }
     let length = size * count
-    Unmanaged<CurlTransfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef {
+    let kept = Unmanaged<CurlTransfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef {
         $0.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length))
     }
-    return length
+    return kept ? length : 0
 }

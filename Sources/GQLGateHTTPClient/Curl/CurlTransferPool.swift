@@ -174,12 +174,16 @@ final class CurlTransferPool: CurlMultiDelegate {
                 return .failure(HTTPClientError(kind: .answerTooLarge, code: Int32(code.rawValue),
                                                 message: "the answers being received would hold more than \(transfer.budget.limit) bytes together (upstream.max_response_bytes_in_flight)"))
             }
+            if code == CURLE_WRITE_ERROR, transfer.switchedProtocols {
+                return .failure(HTTPClientError.unusableStatus(101))
+            }
             var sent = 0
             gqlgate_curl_easy_getinfo_long(easy, CURLINFO_REQUEST_SIZE, &sent)
             return .failure(HTTPClientError(curlCode: code, errorBuffer: transfer.errorBuffer, requestBytesSent: sent))
         }
         var status = 0
         gqlgate_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        guard HTTPClientError.isFinalStatus(status) else { return .failure(HTTPClientError.unusableStatus(status)) }
         return .success(HTTPClientResponse(status: status, headers: transfer.responseHeaders.headers(), body: transfer.body.take()))
     }
 }
