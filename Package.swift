@@ -53,7 +53,7 @@ let package = Package(
         .target(
             name: "GQLGateHTTPServer",
             dependencies: [
-                "GQLGateCore", "CMicroHTTPD", "CMicroHTTPDShims",
+                "GQLGateCore", "CMicroHTTPD", "CMicroHTTPDShims", "CLinuxShims",
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: swiftSettings

@@ -10,3 +10,4 @@ const uint32_t gqlgate_epollout = EPOLLOUT;
 const uint32_t gqlgate_epollerr = EPOLLERR;
 const uint32_t gqlgate_epollhup = EPOLLHUP;
 const uint32_t gqlgate_epollrdhup = EPOLLRDHUP;
+const uint32_t gqlgate_epolloneshot = EPOLLONESHOT;

@@ -1,6 +1,8 @@
 #include "CMicroHTTPDShims.h"
 #include "tls_daemon.h"
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,7 +25,7 @@ struct MHD_Daemon *gqlgate_mhd_start(const struct gqlgate_mhd_start_options *o, 
     if (found->ai_family == AF_INET6) {
         flags |= MHD_USE_IPv6;
     }
-    struct MHD_OptionItem options[14];
+    struct MHD_OptionItem options[16];
     int n = 0;
     options[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, found->ai_addr };
     options[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)o->completed_handler, o->completed_handler_cls };
@@ -49,11 +51,14 @@ struct MHD_Daemon *gqlgate_mhd_start(const struct gqlgate_mhd_start_options *o, 
             return NULL;
         }
         flags |= MHD_USE_TLS;
-        n += gqlgate_tls_daemon_options(o->tls_store, options + n);
+        // The TLS store tells the connection handler itself, after its own bookkeeping.
+        n += gqlgate_tls_daemon_options(o->tls_store, options + n, o->connection_handler, o->connection_handler_cls);
         options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)o->tls_priorities };
+    } else if (o->connection_handler != NULL) {
+        options[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)o->connection_handler, o->connection_handler_cls };
     }
     options[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
-    struct MHD_Daemon *daemon = MHD_start_daemon(flags, 0, NULL, NULL, o->access_handler, o->access_handler_cls,
+    struct MHD_Daemon *daemon = MHD_start_daemon(flags, 0, o->accept_policy, o->accept_policy_cls, o->access_handler, o->access_handler_cls,
                                                  MHD_OPTION_ARRAY, options, MHD_OPTION_END);
     freeaddrinfo(found);
     if (daemon == NULL) {
@@ -89,6 +94,17 @@ int gqlgate_mhd_connection_fd(struct MHD_Connection *connection) {
 size_t gqlgate_mhd_request_header_size(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
     return info == NULL ? 0 : info->header_size;
+}
+
+int gqlgate_socket_receipt(int fd, unsigned int *last_receive_ms, int *peer_closed) {
+    struct tcp_info info;
+    socklen_t size = sizeof(info);
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &size) != 0) {
+        return -1;
+    }
+    *last_receive_ms = info.tcpi_last_data_recv;
+    *peer_closed = info.tcpi_state == TCP_CLOSE_WAIT || info.tcpi_state == TCP_CLOSE;
+    return 0;
 }
 
 /// Writes `value` (0-255) in decimal at `out`; returns the end.

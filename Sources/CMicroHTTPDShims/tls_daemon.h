@@ -6,7 +6,9 @@
 
 /// Writes the daemon options that make handshakes use `store` (the
 /// certificate callback, the connection notification that keeps each
-/// connection's certificate alive) at `options`; returns how many.
-int gqlgate_tls_daemon_options(struct gqlgate_tls_store *store, struct MHD_OptionItem *options);
+/// connection's certificate alive) at `options`; returns how many. The
+/// notification is passed on to `next` (when not NULL) with `next_cls`.
+int gqlgate_tls_daemon_options(struct gqlgate_tls_store *store, struct MHD_OptionItem *options,
+                               MHD_NotifyConnectionCallback next, void *next_cls);
 
 #endif

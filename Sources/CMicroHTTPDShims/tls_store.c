@@ -31,6 +31,9 @@ struct gqlgate_tls_store {
     struct tls_keys *keys;
     struct tls_authority *authority;
     int request_client_certificates;
+    /// The daemon's own connection notification, called after the store's.
+    MHD_NotifyConnectionCallback next_notify;
+    void *next_notify_cls;
 };
 
 /// A TLS connection's own state (libmicrohttpd's socket context): the keys
@@ -250,24 +253,22 @@ static int select_certificate(gnutls_session_t session, const gnutls_datum_t *re
     return 0;
 }
 
-/// Connection start: its state, and the request for a client certificate;
-/// connection end (after libmicrohttpd freed its TLS session): its keys released.
-static void connection_notify(void *cls, struct MHD_Connection *connection, void **socket_context,
-                              enum MHD_ConnectionNotificationCode code) {
-    struct gqlgate_tls_store *store = cls;
-    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-        struct tls_connection *state = calloc(1, sizeof(*state));
-        if (state == NULL) {
-            return;  // its handshake finds no certificate and fails
-        }
-        state->store = store;
-        *socket_context = state;
-        const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-        if (store->request_client_certificates && info != NULL) {
-            gnutls_certificate_server_set_request(info->tls_session, GNUTLS_CERT_REQUEST);
-        }
-        return;
+/// A new connection's state, and the request for a client certificate.
+static void start_connection(struct gqlgate_tls_store *store, struct MHD_Connection *connection, void **socket_context) {
+    struct tls_connection *state = calloc(1, sizeof(*state));
+    if (state == NULL) {
+        return;  // its handshake finds no certificate and fails
     }
+    state->store = store;
+    *socket_context = state;
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    if (store->request_client_certificates && info != NULL) {
+        gnutls_certificate_server_set_request(info->tls_session, GNUTLS_CERT_REQUEST);
+    }
+}
+
+/// A closed connection's keys released, its state freed.
+static void end_connection(void **socket_context) {
     struct tls_connection *state = *socket_context;
     if (state == NULL) {
         return;
@@ -283,7 +284,26 @@ static void connection_notify(void *cls, struct MHD_Connection *connection, void
     free(state);
 }
 
-int gqlgate_tls_daemon_options(struct gqlgate_tls_store *store, struct MHD_OptionItem *options) {
+/// Connection start: its state, and the request for a client certificate;
+/// connection end (after libmicrohttpd freed its TLS session): its keys released.
+/// Either way the store's next notification is told afterwards.
+static void connection_notify(void *cls, struct MHD_Connection *connection, void **socket_context,
+                              enum MHD_ConnectionNotificationCode code) {
+    struct gqlgate_tls_store *store = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        start_connection(store, connection, socket_context);
+    } else {
+        end_connection(socket_context);
+    }
+    if (store->next_notify != NULL) {
+        store->next_notify(store->next_notify_cls, connection, socket_context, code);
+    }
+}
+
+int gqlgate_tls_daemon_options(struct gqlgate_tls_store *store, struct MHD_OptionItem *options,
+                               MHD_NotifyConnectionCallback next, void *next_cls) {
+    store->next_notify = next;
+    store->next_notify_cls = next_cls;
     options[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)select_certificate};
     options[1] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)connection_notify, store};
     return 2;

@@ -30,6 +30,8 @@ public struct ConfigReload: Sendable, Equatable {
         keep("server.max_body_bytes", \.server.maxBodyBytes)
         keep("server.max_header_bytes", \.server.maxHeaderBytes)
         keep("server.idle_timeout", \.server.idleTimeout)
+        keep("server.header_timeout", \.server.headerTimeout)
+        keep("server.body_timeout", \.server.bodyTimeout)
         keep("server.write_timeout", \.server.writeTimeout)
         let tls = (running.server.tls, proposed.server.tls)
         if tls.0.isEnabled != tls.1.isEnabled || tls.0.requiresClientCertificates != tls.1.requiresClientCertificates {

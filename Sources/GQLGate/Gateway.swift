@@ -87,6 +87,8 @@ public final class Gateway: Sendable {
             configuration: HTTPServerConfiguration(
                 host: config.server.listen.host, port: config.server.listen.port, threads: config.server.httpThreadCount,
                 maxBodyBytes: config.server.maxBodyBytes, idleTimeoutSeconds: Int(config.server.idleTimeout.components.seconds),
+                headerTimeoutSeconds: Int(config.server.headerTimeout.components.seconds),
+                bodyTimeoutSeconds: Int(config.server.bodyTimeout.components.seconds),
                 writeTimeoutSeconds: Int(config.server.writeTimeout.components.seconds), connectionLimit: config.server.maxConnections,
                 connectionMemoryBytes: config.server.maxHeaderBytes, tls: tlsFiles?.store),
             delegate: endpoint)

@@ -30,6 +30,8 @@ extension GatewayConfig {
                 .init("max_connections", .plain(String(server.maxConnections))),
                 .init("max_header_bytes", .size(server.maxHeaderBytes)),
                 .init("idle_timeout", .duration(server.idleTimeout)),
+                .init("header_timeout", .duration(server.headerTimeout)),
+                .init("body_timeout", .duration(server.bodyTimeout)),
                 .init("write_timeout", .duration(server.writeTimeout)),
                 .init("tls", [
                     .init("cert_file", .string(server.tls.certFile)),

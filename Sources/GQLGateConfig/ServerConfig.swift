@@ -27,6 +27,13 @@ public struct ServerConfig: Sendable, Equatable {
     /// `server.idle_timeout`: a client connection with no request in progress is closed after
     /// this long. Whole seconds, at least 1s. Default 120s.
     public var idleTimeout = Duration.seconds(120)
+    /// `server.header_timeout`: a request's header block must be in within this long of its first
+    /// byte (on a new TLS connection, the handshake's first byte), else 408 and the connection
+    /// closes. Whole seconds, at least 1s. Default 10s.
+    public var headerTimeout = Duration.seconds(10)
+    /// `server.body_timeout`: a request's body must be in within this long of its header block's
+    /// end, else 408 and the connection closes. Whole seconds, at least 1s. Default 60s.
+    public var bodyTimeout = Duration.seconds(60)
     /// `server.write_timeout`: an answer that makes no progress (the client reads nothing) for
     /// this long is dropped with its connection, which frees it. Whole seconds, at least 1s.
     /// Default 30s.
@@ -52,7 +59,7 @@ public struct ServerConfig: Sendable, Equatable {
 extension ServerConfig {
     static let keys = [
         "listen", "path", "max_body_bytes", "threads", "loops", "drain_timeout", "max_connections", "max_header_bytes",
-        "idle_timeout", "write_timeout", "tls",
+        "idle_timeout", "header_timeout", "body_timeout", "write_timeout", "tls",
     ]
 
     /// The paths that gqlgate serves itself, which `server.path` cannot take.
@@ -83,11 +90,14 @@ extension ServerConfig {
             }
         }
         idleTimeout = try map["idle_timeout"].map(Self.connectionTimeout) ?? idleTimeout
+        headerTimeout = try map["header_timeout"].map(Self.connectionTimeout) ?? headerTimeout
+        bodyTimeout = try map["body_timeout"].map(Self.connectionTimeout) ?? bodyTimeout
         writeTimeout = try map["write_timeout"].map(Self.connectionTimeout) ?? writeTimeout
         tls = try map["tls"].map(TLSConfig.init(yaml:)) ?? tls
     }
 
-    /// A connection timeout: libmicrohttpd counts them in whole seconds.
+    /// A connection timeout: libmicrohttpd counts them in whole seconds (and the server's sweep of
+    /// deadlines runs once a second).
     private static func connectionTimeout(_ value: YAMLValue) throws(ConfigError) -> Duration {
         let duration = try value.duration(positive: true)
         guard duration.components.attoseconds == 0 else {

@@ -28,6 +28,8 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
 /// over the limit at once (before libmicrohttpd reads the body).
 private func begin(on connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?,
                    slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, server: HTTPServer) -> MHD_Result {
+    // The header block is in: the body's time starts.
+    server.watch.headerArrived(connection, at: GatewayClock.system.monotonicNanoseconds())
     let request = ServerRequest(
         connection: connection,
         method: method.map { String(cString: $0) } ?? "GET",
@@ -87,6 +89,7 @@ private func answerOrDispatch<Delegate: HTTPServerDelegate>(_ request: ServerReq
     case .later(let pending):
         request.phase = .dispatched
         request.wasDispatched = true
+        noteAnswering(request, on: connection, server: server)
         MHD_suspend_connection(connection)
         server.noteSuspended()
         delegate.dispatch(request, pending)
@@ -148,16 +151,27 @@ let completedHandler: MHD_RequestCompletedCallback = { _, connection, requestSlo
     request._withUnsafeGuaranteedRef { request in
         if request.wasDispatched { request.server.noteResumed() }
         request.streamingBody?.connectionEnded(completedNormally: completedNormally)
-        if completedNormally, request.hasWriteTimeout, let connection {
-            // The answer is out: the connection waits for its next request.
+        guard completedNormally, !request.upgrades, let connection else { return }
+        // The answer is out: the connection waits for its next request.
+        request.server.watch.answered(connection, at: GatewayClock.system.monotonicNanoseconds())
+        if request.hasWriteTimeout {
             _ = gqlgate_mhd_set_connection_timeout(connection, request.server.idleTimeout)
         }
     }
     request.release()
 }
 
+/// The request no longer owes anything (its body is in, or it is answered
+/// before it): its connection leaves the header and body deadlines.
+private func noteAnswering(_ request: ServerRequest, on connection: OpaquePointer, server: HTTPServer) {
+    guard !request.isAnswering else { return }
+    request.isAnswering = true
+    server.watch.answering(connection)
+}
+
 private func queue(_ response: ServerResponse, on connection: OpaquePointer, for request: ServerRequest) -> MHD_Result {
     let server = request.server
+    noteAnswering(request, on: connection, server: server)
     var response = response
     if let fields = request.everyAnswerFields, response.prebuilt == nil, response.upgradeHandler == nil {
         for field in fields {
@@ -197,6 +211,7 @@ private func queue(_ response: ServerResponse, on connection: OpaquePointer, for
     }
     if let upgradeHandler = response.upgradeHandler {
         request.upgradeHandler = upgradeHandler
+        request.upgrades = true
     }
     guard let handle = response.upgradeHandler == nil ? ResponseBuilder.make(response) : ResponseBuilder.makeUpgrade(response) else { return .NO }
     let result = MHD_queue_response(connection, UInt32(response.status), handle)

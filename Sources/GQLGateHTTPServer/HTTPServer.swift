@@ -75,11 +75,18 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// A connection with no request in progress is closed after this many seconds (0: never).
     public var idleTimeoutSeconds: Int
+    /// A request's header block must be in within this many seconds of its
+    /// first byte, or its connection gets 408 (plain HTTP) and is closed (0: no limit).
+    public var headerTimeoutSeconds: Int
+    /// A request's body must be in within this many seconds of its header
+    /// block's end, or its connection gets 408 (plain HTTP) and is closed (0: no limit).
+    public var bodyTimeoutSeconds: Int
     /// An answer that makes no progress (the client reads nothing) for this
     /// many seconds is dropped with its connection, which frees it (0: never).
     /// Streamed answers count too; upgraded connections do not.
     public var writeTimeoutSeconds: Int
-    /// Most simultaneous connections (0: libmicrohttpd's default).
+    /// Most simultaneous connections; one more is closed as it is accepted
+    /// (0: libmicrohttpd's default, which leaves it in the listen queue).
     public var connectionLimit: Int
     /// libmicrohttpd's memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`):
     /// it holds the request line, the header fields and the answer's header
@@ -101,13 +108,16 @@ public struct HTTPServerConfiguration: Sendable {
     public var tls: TLSCredentialStore?
 
     public init(host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 1, maxBodyBytes: Int = 1 << 20,
-                idleTimeoutSeconds: Int = 120, writeTimeoutSeconds: Int = 30, connectionLimit: Int = 0,
-                connectionMemoryBytes: Int = 16 << 10, tls: TLSCredentialStore? = nil) {
+                idleTimeoutSeconds: Int = 120, headerTimeoutSeconds: Int = 10, bodyTimeoutSeconds: Int = 60,
+                writeTimeoutSeconds: Int = 30, connectionLimit: Int = 0, connectionMemoryBytes: Int = 16 << 10,
+                tls: TLSCredentialStore? = nil) {
         self.host = host
         self.port = port
         self.threads = threads
         self.maxBodyBytes = maxBodyBytes
         self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.headerTimeoutSeconds = headerTimeoutSeconds
+        self.bodyTimeoutSeconds = bodyTimeoutSeconds
         self.writeTimeoutSeconds = writeTimeoutSeconds
         self.connectionLimit = connectionLimit
         self.connectionMemoryBytes = connectionMemoryBytes
@@ -117,11 +127,13 @@ public struct HTTPServerConfiguration: Sendable {
 
 /// The embedded HTTP server: libmicrohttpd with its own epoll thread(s),
 /// suspend/resume around work done elsewhere, zero-copy answers, and
-/// answers streamed over time (`StreamingBody`).
+/// answers streamed over time (`StreamingBody`); a thread of its own
+/// watches what libmicrohttpd does not (`ConnectionWatch`).
 ///
 /// `@unchecked Sendable`: `daemon` is set in `start` before any callback can
-/// run and cleared in `stop`; counters are atomics; the delegate is Sendable;
-/// the header cache exists only with one server thread, which alone uses it.
+/// run and cleared in `stop`; counters are atomics; the delegate and the
+/// watch are Sendable; the header cache exists only with one server thread,
+/// which alone uses it.
 public final class HTTPServer: @unchecked Sendable {
     /// The configuration it was started with.
     public let configuration: HTTPServerConfiguration
@@ -141,6 +153,8 @@ public final class HTTPServer: @unchecked Sendable {
     let connectionMemory: ConnectionMemory
     /// Whether each request's connection must carry a client certificate the client CAs signed.
     let requiresClientCertificates: Bool
+    /// Deadlines, clients closing streams, and the connection limit.
+    let watch: ConnectionWatch
 
     public init(configuration: HTTPServerConfiguration, delegate: any HTTPServerDelegate) {
         self.configuration = configuration
@@ -151,6 +165,9 @@ public final class HTTPServer: @unchecked Sendable {
         // 0: libmicrohttpd's default, 32 KiB.
         connectionMemory = ConnectionMemory(poolBytes: configuration.connectionMemoryBytes > 0 ? configuration.connectionMemoryBytes : 32 << 10)
         requiresClientCertificates = configuration.tls?.requiresClientCertificates ?? false
+        watch = ConnectionWatch(
+            headerTimeoutSeconds: configuration.headerTimeoutSeconds, bodyTimeoutSeconds: configuration.bodyTimeoutSeconds,
+            connectionLimit: configuration.connectionLimit, tls: configuration.tls != nil)
     }
 
     deinit {
@@ -173,11 +190,13 @@ public final class HTTPServer: @unchecked Sendable {
             var options = gqlgate_mhd_start_options(
                 flags: UInt32(flags), host: host, port: configuration.port,
                 thread_pool_size: UInt32(max(1, configuration.threads)),
-                connection_limit: UInt32(configuration.connectionLimit),
+                connection_limit: UInt32(clamping: mhdConnectionLimit),
                 connection_timeout_seconds: idleTimeout,
                 listen_backlog: 1024, connection_memory_limit: configuration.connectionMemoryBytes,
                 access_handler: accessHandler, access_handler_cls: context,
                 completed_handler: completedHandler, completed_handler_cls: context,
+                connection_handler: connectionNotify, connection_handler_cls: context,
+                accept_policy: configuration.connectionLimit > 0 ? acceptPolicy : nil, accept_policy_cls: context,
                 tls_store: configuration.tls?.store, tls_priorities: nil)
             guard configuration.tls != nil else { return gqlgate_mhd_start(&options, &error, error.count) }
             // Each handshake takes the store's certificate and key of the moment.
@@ -190,6 +209,15 @@ public final class HTTPServer: @unchecked Sendable {
             throw HTTPServerError(message: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         daemon = started
+        watch.start()
+    }
+
+    /// libmicrohttpd's own limit, above `connectionLimit`: at its limit it
+    /// stops accepting, and new clients would wait in the listen queue
+    /// without an answer. The accept policy closes them instead; the margin
+    /// covers the threads of a pool accepting at the same moment.
+    private var mhdConnectionLimit: Int {
+        configuration.connectionLimit > 0 ? configuration.connectionLimit + max(1, configuration.threads) : 0
     }
 
     /// The port actually bound.
@@ -238,6 +266,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard let daemon else { return }
         self.daemon = nil
         MHD_stop_daemon(daemon)
+        watch.stop()
     }
 
     func resume(_ connection: OpaquePointer) {

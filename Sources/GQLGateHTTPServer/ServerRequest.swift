@@ -54,6 +54,10 @@ public final class ServerRequest: @unchecked Sendable {
     @exclusivity(unchecked) var answerRoom = Int.max
     /// Set when the answer is an upgrade; taken by the upgrade handler on the server thread.
     @exclusivity(unchecked) var upgradeHandler: (@Sendable (UpgradedSocket) -> Void)?
+    /// The answer is an upgrade: the connection is never back to waiting for a request.
+    @exclusivity(unchecked) var upgrades = false
+    /// The connection left the header and body deadlines (`ConnectionWatch`).
+    @exclusivity(unchecked) var isAnswering = false
     /// Fields whatever answer the request gets carries (CORS), set by the delegate on the server thread.
     @exclusivity(unchecked) var everyAnswerFields: HTTPHeaders?
     /// Set when the answer is streamed; told on the server thread when the request is over.

@@ -27,8 +27,9 @@ public enum StreamTermination: Sendable, Equatable {
 /// Answer with `ServerResponse.streaming(status:headers:body:)`. While
 /// nothing is queued the server suspends the connection (it counts in
 /// `HTTPServer.suspendedRequests`) and the next write or `finish()` resumes
-/// it. A suspended connection does not notice a client that left: that
-/// shows at the next write, so send keep-alives.
+/// it. libmicrohttpd does not poll a suspended connection, so the server
+/// watches its socket meanwhile: a client that closes it (or only its
+/// sending side) ends the body at once (`disconnected`), keep-alives or not.
 public final class StreamingBody: Sendable {
     /// The most bytes that may wait unsent.
     public let bufferLimit: Int
@@ -93,10 +94,31 @@ public final class StreamingBody: Sendable {
     /// Binds the body to the connection it is sent on, before the response is queued.
     func attach(to connection: OpaquePointer, server: HTTPServer) {
         let socket = gqlgate_mhd_connection_fd(connection)
+        let token = socket >= 0 ? server.watch.watchClose(of: socket, for: self) : 0
         state.withLock { state in
             state.connection = ConnectionHandle(pointer: connection, server: server)
             state.socket = socket
+            state.closeWatch = token
         }
+    }
+
+    /// The client closed the connection (seen by the server's watch, on its
+    /// thread): ends the body now; libmicrohttpd closes the connection.
+    func clientClosed() {
+        let wake = state.withLock { state -> Wake? in
+            switch state.phase {
+            case .open, .finishing: break
+            case .dropped, .gone, .ended: return nil
+            }
+            state.phase = .gone
+            state.discardQueue()
+            if !state.suspended, state.socket >= 0 {
+                // libmicrohttpd is writing to it: break it, so that the write fails now.
+                _ = shutdown(state.socket, Int32(SHUT_RDWR))
+            }
+            return state.takeWake()
+        }
+        wake?.resume()
     }
 
     /// libmicrohttpd's content reader: copies what is queued, or ends the
@@ -114,7 +136,7 @@ public final class StreamingBody: Sendable {
                 return 0
             case .finishing:
                 return Self.endOfStream
-            case .dropped, .ended:
+            case .dropped, .gone, .ended:
                 return Self.endWithError
             }
         }
@@ -123,24 +145,39 @@ public final class StreamingBody: Sendable {
     /// The request is over (libmicrohttpd's completed callback): records how
     /// it ended and tells the producer.
     func connectionEnded(completedNormally: Bool) {
-        let ending = state.withLock { state -> (StreamTermination, (@Sendable (StreamTermination) -> Void)?)? in
+        let ending = state.withLock { state -> Ending? in
             let termination: StreamTermination
             switch state.phase {
             case .ended: return nil
             case .dropped: termination = .tooSlow
             case .finishing where completedNormally && state.queuedBytes == 0: termination = .finished
-            case .open, .finishing: termination = .disconnected
+            case .open, .finishing, .gone: termination = .disconnected
             }
             state.noteResumed()
             state.phase = .ended(termination)
             state.discardQueue()
-            state.connection = nil
-            state.socket = -1
-            defer { state.terminationHandler = nil }
-            return (termination, state.terminationHandler)
+            defer {
+                state.connection = nil
+                state.socket = -1
+                state.closeWatch = 0
+                state.terminationHandler = nil
+            }
+            return Ending(termination: termination, handler: state.terminationHandler, server: state.connection?.server,
+                          socket: state.socket, closeWatch: state.closeWatch)
         }
-        guard let (termination, handler) = ending else { return }
-        handler?(termination)
+        guard let ending else { return }
+        // Before libmicrohttpd closes the socket, which it does after this callback.
+        ending.server?.watch.unwatchClose(of: ending.socket, token: ending.closeWatch)
+        ending.handler?(ending.termination)
+    }
+
+    /// What `connectionEnded` does once out of the lock.
+    private struct Ending {
+        let termination: StreamTermination
+        let handler: (@Sendable (StreamTermination) -> Void)?
+        let server: HTTPServer?
+        let socket: Int32
+        let closeWatch: UInt64
     }
 
     /// `MHD_CONTENT_READER_END_OF_STREAM` (a cast macro Swift does not import).
@@ -152,6 +189,8 @@ public final class StreamingBody: Sendable {
         case open
         case finishing
         case dropped
+        /// The client closed the connection.
+        case gone
         case ended(StreamTermination)
     }
 
@@ -162,6 +201,8 @@ public final class StreamingBody: Sendable {
         var queuedBytes = 0
         var connection: ConnectionHandle?
         var socket: Int32 = -1
+        /// The server watch's token for the socket (`ConnectionWatch.watchClose`); 0: not watched.
+        var closeWatch: UInt64 = 0
         /// The reader suspended the connection and the server has not called it again yet.
         var suspended = false
         var resumeRequested = false

@@ -13,6 +13,8 @@ import Testing
         #expect(server.maxConnections == 16_384)
         #expect(server.maxHeaderBytes == 16_384)
         #expect(server.idleTimeout == .seconds(120))
+        #expect(server.headerTimeout == .seconds(10))
+        #expect(server.bodyTimeout == .seconds(60))
         #expect(server.writeTimeout == .seconds(30))
     }
 
@@ -28,6 +30,8 @@ import Testing
               max_connections: 20000
               max_header_bytes: 8KiB
               idle_timeout: 1m
+              header_timeout: 4s
+              body_timeout: 2m
               write_timeout: 5s
             """).server
         #expect(server.listen == ListenAddress(host: "::1", port: 9090))
@@ -39,6 +43,8 @@ import Testing
         #expect(server.maxConnections == 20_000)
         #expect(server.maxHeaderBytes == 8192)
         #expect(server.idleTimeout == .seconds(60))
+        #expect(server.headerTimeout == .seconds(4))
+        #expect(server.bodyTimeout == .seconds(120))
         #expect(server.writeTimeout == .seconds(5))
     }
 
@@ -47,6 +53,8 @@ import Testing
         #expect(loadError("server: {idle_timeout: 0}") == #"server.idle_timeout: "0" is not valid: expected a duration > 0, such as 10s"#)
         #expect(loadError("server: {write_timeout: 1500ms}") == #"server.write_timeout: "1500ms" is not valid: expected whole seconds, such as 30s"#)
         #expect(loadError("server: {write_timeout: 30}")?.hasPrefix("server.write_timeout: ") == true)
+        #expect(loadError("server: {header_timeout: 500ms}") == #"server.header_timeout: "500ms" is not valid: expected whole seconds, such as 30s"#)
+        #expect(loadError("server: {body_timeout: 0}") == #"server.body_timeout: "0" is not valid: expected a duration > 0, such as 10s"#)
     }
 
     @Test func rejectsConnectionLimitsOutOfRange() {

@@ -39,9 +39,9 @@ import Testing
 
     @Test func rejectsWrongShapes() {
         #expect(loadError("server: 5")
-            == #"server: "5" is not valid: expected a mapping with keys listen, path, max_body_bytes, threads, loops, drain_timeout, max_connections, max_header_bytes, idle_timeout, write_timeout, tls"#)
+            == #"server: "5" is not valid: expected a mapping with keys listen, path, max_body_bytes, threads, loops, drain_timeout, max_connections, max_header_bytes, idle_timeout, header_timeout, body_timeout, write_timeout, tls"#)
         #expect(loadError("server: [a]")
-            == "server: a list is not valid: expected a mapping with keys listen, path, max_body_bytes, threads, loops, drain_timeout, max_connections, max_header_bytes, idle_timeout, write_timeout, tls")
+            == "server: a list is not valid: expected a mapping with keys listen, path, max_body_bytes, threads, loops, drain_timeout, max_connections, max_header_bytes, idle_timeout, header_timeout, body_timeout, write_timeout, tls")
         #expect(loadError("retry: {on_status: 429}") == #"retry.on_status: "429" is not valid: expected a list of HTTP statuses"#)
         #expect(loadError("retry: {max_attempts: [1]}") == "retry.max_attempts: a list is not valid: expected an integer >= 1")
         #expect(loadError("upstream: {url: {a: b}}") == "upstream.url: a mapping is not valid: expected a URL")

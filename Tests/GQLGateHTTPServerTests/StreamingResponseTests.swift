@@ -96,6 +96,26 @@ import Glibc
         server.stop()
     }
 
+    @Test func aClientThatClosesAnIdleStreamEndsItWithoutAWrite() async throws {
+        let loop = EventLoop()
+        defer { loop.shutdownAndWait() }
+        let delegate = StreamingDelegate(loop: loop, bufferLimit: 1 << 20)
+        let server = try startServer(delegate)
+        let client = try RawHTTPClient(port: server.port)
+        client.send("GET /stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let stream = try #require(await delegate.nextStream())
+        #expect(stream.body.write("first\n"))
+        _ = try #require(client.readHead())
+        #expect(client.readChunk() != nil)
+        // The connection is suspended, waiting for a write that never comes.
+        client.close()
+
+        #expect(await stream.termination() == .disconnected)
+        #expect(!stream.body.write("late"))
+        await waitUntilNoneSuspended(server)
+        server.stop()
+    }
+
     @Test func aClientThatDoesNotReadIsDroppedWithBoundedMemory() async throws {
         let loop = EventLoop()
         defer { loop.shutdownAndWait() }

@@ -27,12 +27,14 @@ import Testing
         proposed.server.maxBodyBytes = 10
         proposed.server.maxHeaderBytes = 8192
         proposed.server.idleTimeout = .seconds(5)
+        proposed.server.headerTimeout = .seconds(5)
+        proposed.server.bodyTimeout = .seconds(5)
         proposed.server.writeTimeout = .seconds(5)
         proposed.headers.forward = ["x-tenant"]
         let reload = ConfigReload(running: running, proposed: proposed)
         #expect(reload.needsRestart == [
             "server.listen", "server.threads", "server.loops", "server.max_connections", "server.max_body_bytes", "server.max_header_bytes",
-            "server.idle_timeout", "server.write_timeout",
+            "server.idle_timeout", "server.header_timeout", "server.body_timeout", "server.write_timeout",
         ])
         #expect(reload.effective.server == running.server)
         #expect(reload.effective.headers.forward == ["x-tenant"])

@@ -1,6 +1,6 @@
 """The HTTP server's hardening: body framing (RFC 9112 §6.3), bodies over the
-limit however framed, connection timeouts, X-Request-Id and header values,
-and answers during a drain. Raw sockets, so that every byte the gateway sends
+limit however framed, connection timeouts and deadlines, the connection limit,
+X-Request-Id and header values, and answers during a drain. Raw sockets, so that every byte the gateway sends
 is seen: exactly one answer per request, and whether the connection closes."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import json
+import select
 import signal
 import socket
 import time
@@ -303,16 +304,29 @@ def test_tab_in_a_forwarded_header_and_control_characters_elsewhere_pass(echoing
 # Timeouts
 
 
-def server_side_state(server_port: int, client_port: int) -> typing.Optional[str]:
-    """The TCP state of the gateway's end of a loopback connection, from /proc/net/tcp."""
-    states = {"01": "ESTABLISHED", "04": "FIN_WAIT1", "05": "FIN_WAIT2", "06": "TIME_WAIT", "07": "CLOSE", "08": "CLOSE_WAIT"}
-    states.update({"09": "LAST_ACK", "0B": "CLOSING"})
+TCP_STATES = {"01": "ESTABLISHED", "04": "FIN_WAIT1", "05": "FIN_WAIT2", "06": "TIME_WAIT", "07": "CLOSE", "08": "CLOSE_WAIT"}
+TCP_STATES.update({"09": "LAST_ACK", "0A": "LISTEN", "0B": "CLOSING"})
+
+
+def server_side_connections(server_port: int) -> list[tuple[int, str]]:
+    """The client port and TCP state of the gateway's end of each loopback connection, from /proc/net/tcp."""
+    found = []
     with open("/proc/net/tcp") as table:
         for line in table.readlines()[1:]:
             local, remote, state = line.split()[1:4]
-            if int(local.split(":")[1], 16) == server_port and int(remote.split(":")[1], 16) == client_port:
-                return states.get(state, state)
-    return None
+            if int(local.split(":")[1], 16) == server_port and state != "0A":
+                found.append((int(remote.split(":")[1], 16), TCP_STATES.get(state, state)))
+    return found
+
+
+def server_side_state(server_port: int, client_port: int) -> typing.Optional[str]:
+    """The TCP state of the gateway's end of a loopback connection."""
+    return next((state for port, state in server_side_connections(server_port) if port == client_port), None)
+
+
+def server_side_states(server_port: int) -> list[str]:
+    """The TCP states of the gateway's ends of its loopback connections."""
+    return [state for _, state in server_side_connections(server_port)]
 
 
 @pytest.fixture
@@ -349,6 +363,121 @@ def test_an_idle_connection_is_closed_after_idle_timeout(short_timeouts):
     with connect(short_timeouts.port) as sock:
         sock.sendall(b"GET /healthz HTTP/1.1\r\n")  # a request line, and nothing more
         assert read_until_closed(sock) == b""
+
+
+# ---------------------------------------------------------------------------
+# Header and body deadlines: each trickled byte restarts idle_timeout, not them
+
+HEADER_TIMEOUT = 2
+BODY_TIMEOUT = 3
+# How long a trickle may go on before the gateway must have closed it: the
+# deadline, a second for the first byte to be noticed, a second of sweep, slack.
+CUT_WITHIN = 8
+
+
+@pytest.fixture
+def deadlines(gqlgate):
+    return gqlgate(config=f"server: {{idle_timeout: 30s, header_timeout: {HEADER_TIMEOUT}s, body_timeout: {BODY_TIMEOUT}s}}\n")
+
+
+def trickle_until_closed(sock: socket.socket, data: bytes) -> bytes:
+    """Sends ``data`` a byte every half second until the gateway closes the
+    connection; returns what it sent. Fails when it is still open after ``CUT_WITHIN`` s."""
+    started = time.monotonic()
+    received = bytearray()
+    for byte in data:
+        if time.monotonic() - started > CUT_WITHIN:
+            break
+        try:
+            sock.send(bytes([byte]))
+        except (BrokenPipeError, ConnectionResetError):
+            return bytes(received) + read_until_closed(sock)
+        if select.select([sock], [], [], 0.5)[0]:
+            try:
+                chunk = sock.recv(65536)
+            except ConnectionResetError:
+                return bytes(received)
+            if not chunk:
+                return bytes(received)
+            received += chunk
+    raise AssertionError(f"the connection is still open after {CUT_WITHIN} s of trickling; got {bytes(received)!r}")
+
+
+def assert_request_timeout(received: bytes) -> None:
+    answers = parse_all(received)
+    assert len(answers) == 1 and answers[0].status == 408, answers
+    assert answers[0].header("Connection").lower() == "close", answers[0]
+
+
+TRICKLED_HEADER = b"POST /graphql HTTP/1.1\r\nHost: gqlgate\r\nContent-Type: application/json\r\nX-Padding: " + b"p" * 100
+
+
+def test_a_header_block_trickled_a_byte_at_a_time_gets_408_after_header_timeout(deadlines):
+    with connect(deadlines.port) as sock:
+        assert_request_timeout(trickle_until_closed(sock, TRICKLED_HEADER))
+
+
+def test_the_next_request_on_a_kept_connection_has_its_own_header_deadline(deadlines):
+    with connect(deadlines.port) as sock:
+        sock.sendall(HEALTHZ)
+        assert read_one(sock).status == 200
+        assert_request_timeout(trickle_until_closed(sock, TRICKLED_HEADER))
+
+
+def test_a_body_trickled_a_byte_at_a_time_gets_408_after_body_timeout(deadlines, strawberry_upstream):
+    before = strawberry_upstream.count()
+    body = HELLO + b" " * 100
+    with connect(deadlines.port) as sock:
+        sock.sendall(post(b"", f"Content-Length: {len(body)}"))
+        assert_request_timeout(trickle_until_closed(sock, body))
+    assert strawberry_upstream.count() == before
+
+
+def test_a_connection_that_sends_nothing_is_idle_not_late(deadlines):
+    with connect(deadlines.port) as sock:
+        # Past the header deadline without a byte: idle_timeout (30 s) applies, and the connection stays.
+        assert select.select([sock], [], [], HEADER_TIMEOUT + 2)[0] == []
+        assert_still_serving(sock)
+
+
+def test_clients_that_close_before_their_request_is_in_free_their_connections(gqlgate):
+    gw = gqlgate(config="server: {idle_timeout: 60s, header_timeout: 60s}\n")
+    for _ in range(50):
+        with connect(gw.port) as sock:
+            # The close comes with the bytes: libmicrohttpd alone would see it only at idle_timeout.
+            sock.sendall(b"POST /graphql HTTP/1.1\r\nHost: gqlgate\r\n")
+    wait_until(
+        lambda: not {"ESTABLISHED", "CLOSE_WAIT"} & set(server_side_states(gw.port)), timeout=5,
+        what="the gateway to close the connections", alive=gw.proc,
+    )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------
+# The connection limit
+
+
+def test_a_connection_over_max_connections_is_closed_at_once(gqlgate):
+    gw = gqlgate(config="server: {max_connections: 20, idle_timeout: 30s}\n")
+    held = [connect(gw.port) for _ in range(20)]
+    try:
+        for sock in held:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\n")  # a request begun, never finished
+        with connect(gw.port) as extra:
+            extra.settimeout(2)  # closed at once, not left waiting in the listen queue
+            extra.sendall(HEALTHZ)
+            assert read_until_closed(extra) == b""
+        held.pop().close()
+        wait_until(lambda: http_ok(gw.port), timeout=10, what="a place to free up", alive=gw.proc)
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def http_ok(port: int) -> bool:
+    with connect(port) as sock:
+        sock.settimeout(2)
+        sock.sendall(HEALTHZ)
+        return read_one(sock).status == 200
 
 
 # ---------------------------------------------------------------------------

@@ -4,12 +4,15 @@ mode) and Apollo multipart subscriptions, read with ``curl -N`` as a user would.
 from __future__ import annotations
 
 import json
+import os
+import socket
 import subprocess
 import time
+import urllib.request
 
 import pytest
 
-from harness import assert_gateway_error, closed_port, curl, get_graphql, post_graphql
+from harness import assert_gateway_error, closed_port, curl, get_graphql, post_graphql, wait_until
 
 SSE = {"Accept": "text/event-stream"}
 MULTIPART = {"Accept": 'multipart/mixed;subscriptionSpec="1.0", application/json'}
@@ -213,3 +216,53 @@ def test_subscription_validation_errors_arrive_in_the_stream(gateway):
     events = sse_events(r.body)
     assert [e for e, _ in events] == ["next", "complete"], str(r)
     assert json.loads(events[0][1])["errors"]
+
+
+# ---------------------------------------------------------------------------
+# Clients that close their streams
+
+STREAMS = 200
+
+
+def open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def gauge(base: str, name: str) -> float:
+    with urllib.request.urlopen(f"{base}/metrics", timeout=5) as r:
+        lines = r.read().decode().splitlines()
+    return next(float(line.split()[1]) for line in lines if line.startswith(name + " "))
+
+
+def upstream_active(upstream) -> int:
+    with urllib.request.urlopen(upstream.path("/subscriptions"), timeout=5) as r:
+        return json.loads(r.read())["active"]
+
+
+def open_stream(port: int, accept: str) -> socket.socket:
+    """A subscription that sends nothing until a book is added, its answer's head read."""
+    body = json.dumps({"query": "subscription { bookAdded { title } }"}).encode()
+    head = f"POST /graphql HTTP/1.1\r\nHost: gqlgate\r\nContent-Type: application/json\r\nAccept: {accept}\r\n"
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    return sock
+
+
+@pytest.mark.parametrize("accept", [SSE["Accept"], MULTIPART["Accept"]], ids=["sse", "multipart"])
+def test_streams_their_clients_close_end_at_once_with_the_upstream_subscription(gqlgate, strawberry_upstream, accept):
+    # No keep-alive is written while the test waits (multipart's heartbeat comes every 5 s): the close itself must end each stream.
+    gw = gqlgate(config="subscriptions:\n  keepalive: 60s\n")
+    baseline, active_before = open_fds(gw.proc.pid), upstream_active(strawberry_upstream)
+    streams = [open_stream(gw.port, accept) for _ in range(STREAMS)]
+    for sock in streams:
+        assert sock.recv(4096).startswith(b"HTTP/1.1 200 "), "no stream"
+    wait_until(lambda: gauge(gw.base, "gqlgate_subscriptions_active") == STREAMS, timeout=10, what="every subscription", alive=gw.proc)
+    assert upstream_active(strawberry_upstream) > active_before
+    assert open_fds(gw.proc.pid) >= baseline + STREAMS
+    for sock in streams:
+        sock.close()
+    wait_until(
+        lambda: open_fds(gw.proc.pid) <= baseline + 5 and gauge(gw.base, "gqlgate_subscriptions_active") == 0
+        and upstream_active(strawberry_upstream) == active_before,
+        timeout=4, what="the streams, their descriptors and the upstream subscription to end", alive=gw.proc,
+    )  # fmt: skip

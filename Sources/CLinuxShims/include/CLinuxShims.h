@@ -1,4 +1,4 @@
-/// Linux interfaces the event loop needs and Glibc's Swift module lacks:
+/// Linux interfaces the event loops and the HTTP server's connection watch need and Glibc's Swift module lacks:
 /// epoll, eventfd and timerfd (re-exported here), epoll's flags as constants,
 /// and thread names (prctl is varargs).
 #ifndef CLINUX_SHIMS_H
@@ -16,5 +16,6 @@ extern const uint32_t gqlgate_epollout;
 extern const uint32_t gqlgate_epollerr;
 extern const uint32_t gqlgate_epollhup;
 extern const uint32_t gqlgate_epollrdhup;
+extern const uint32_t gqlgate_epolloneshot;
 
 #endif

@@ -25,6 +25,12 @@ struct gqlgate_mhd_start_options {
     void *access_handler_cls;
     MHD_RequestCompletedCallback completed_handler;
     void *completed_handler_cls;
+    /// Told when each connection starts and closes (after the TLS store's own bookkeeping); NULL: not told.
+    MHD_NotifyConnectionCallback connection_handler;
+    void *connection_handler_cls;
+    /// Asked for each accepted connection before anything is read from it; MHD_NO closes it at once. NULL: all are let in.
+    MHD_AcceptPolicyCallback accept_policy;
+    void *accept_policy_cls;
     /// HTTPS (and WSS) with the certificate and key this store holds at each handshake; NULL: plain HTTP.
     struct gqlgate_tls_store *tls_store;
     /// GnuTLS priority string for the TLS daemon.
@@ -49,6 +55,11 @@ int gqlgate_mhd_connection_fd(struct MHD_Connection *connection);
 /// The request's header block as received: request line, header lines and the
 /// empty line (`MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE`), or 0.
 size_t gqlgate_mhd_request_header_size(struct MHD_Connection *connection);
+/// From the kernel's `TCP_INFO` for the socket: how long ago, in milliseconds,
+/// it last received data (`tcpi_last_data_recv`, counted in kernel ticks), and
+/// whether the peer closed its side (the socket is in CLOSE_WAIT, or closed).
+/// Returns 0, or -1 when the socket says nothing (not TCP, closed).
+int gqlgate_socket_receipt(int fd, unsigned int *last_receive_ms, int *peer_closed);
 /// The client's IP address as text in `buffer` (IPv4 dotted, an IPv4-mapped
 /// IPv6 address as IPv4, other IPv6 as `inet_ntop` writes it); its length, or 0
 /// when unknown (not IPv4 or IPv6, or `buffer` under INET6_ADDRSTRLEN bytes).
