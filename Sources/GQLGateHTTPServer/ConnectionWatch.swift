@@ -17,7 +17,7 @@ import Glibc
 ///   connection): their `StreamingBody` ends at once;
 /// - the connection limit: a connection past it is closed as it is accepted.
 ///
-/// `@unchecked Sendable`: the state is behind a `Mutex`; the descriptors are
+/// `@unchecked Sendable`: the state is behind a `Lock`; the descriptors are
 /// set in `init` and closed in `deinit`, after the thread ended.
 final class ConnectionWatch: @unchecked Sendable {
     private struct State {
@@ -30,7 +30,7 @@ final class ConnectionWatch: @unchecked Sendable {
     let connectionLimit: Int
     /// Whether connections speak TLS, where no 408 can be written under the library.
     private let tls: Bool
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let epollFD: Int32
     private let wakeFD: Int32
     private let stopping = Atomic<Bool>(false)
@@ -41,7 +41,7 @@ final class ConnectionWatch: @unchecked Sendable {
     init(headerTimeoutSeconds: Int, bodyTimeoutSeconds: Int, connectionLimit: Int, tls: Bool) {
         let deadlines = ConnectionDeadlines(
             headerTimeout: UInt64(max(0, headerTimeoutSeconds)) * 1_000_000_000, bodyTimeout: UInt64(max(0, bodyTimeoutSeconds)) * 1_000_000_000)
-        state = Mutex(State(deadlines: deadlines))
+        state = Lock(State(deadlines: deadlines))
         self.connectionLimit = connectionLimit
         self.tls = tls
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))

@@ -84,7 +84,7 @@ import Glibc
                 let fd = open("/proc/thread-self/comm", O_RDONLY)
                 _ = read(fd, &buffer, 31)
                 close(fd)
-                continuation.resume(returning: String(cString: buffer).filter { $0 != "\n" })
+                continuation.resume(returning: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).filter { $0 != "\n" })
             }
         }
         #expect(name == "gqlgate-loop-7")
