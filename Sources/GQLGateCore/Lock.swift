@@ -11,8 +11,10 @@ import Darwin
 /// checks every access made under this lock (as SwiftNIO's `NIOLock` does).
 /// The value and the mutex live in one allocation.
 package final class Lock<Value>: @unchecked Sendable {
-    // @unchecked: `value` is read and written only while `mutex` is held.
-    @usableFromInline var value: Value
+    // @unchecked Sendable: `value` is read and written only while `mutex` is held; and
+    // exclusivity unchecked: the lock serialises every access, so the run-time check (a call
+    // into the runtime per access) only costs.
+    @usableFromInline @exclusivity(unchecked) var value: Value
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     package init(_ value: consuming sending Value) {
@@ -29,7 +31,7 @@ package final class Lock<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value, the lock held.
-    @inlinable
+    @inlinable @inline(__always)
     package func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
         lock()
         defer { unlock() }
@@ -38,7 +40,7 @@ package final class Lock<Value>: @unchecked Sendable {
 
     /// Runs `body` with the value when the lock is free now; nil, without
     /// waiting, when another thread holds it.
-    @inlinable
+    @inlinable @inline(__always)
     package func withLockIfAvailable<Result, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result? {
@@ -47,17 +49,17 @@ package final class Lock<Value>: @unchecked Sendable {
         return try body(&value)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func lock() {
         pthread_mutex_lock(mutex)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func tryLock() -> Bool {
         pthread_mutex_trylock(mutex) == 0
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func unlock() {
         pthread_mutex_unlock(mutex)
     }
