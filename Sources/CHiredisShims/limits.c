@@ -3,7 +3,12 @@
 #include <stddef.h>
 
 /// hiredis' own object functions (the same table for every reader), which the checks hand on to.
+/// Written by every reader made (the same pointer each time), read by every reply: atomically.
 static redisReplyObjectFunctions *hiredis_functions;
+
+static redisReplyObjectFunctions *hiredis(void) {
+    return __atomic_load_n(&hiredis_functions, __ATOMIC_ACQUIRE);
+}
 
 static gqlgate_redis_reply_limits *limits_of(const redisReadTask *task) {
     gqlgate_redis_reply_limits *limits = task->privdata;
@@ -21,7 +26,7 @@ static void *checked_string(const redisReadTask *task, char *text, size_t length
         limits->exceeded = 1;
         return NULL;
     }
-    return hiredis_functions->createString(task, text, length);
+    return hiredis()->createString(task, text, length);
 }
 
 static void *checked_array(const redisReadTask *task, int elements) {
@@ -31,21 +36,21 @@ static void *checked_array(const redisReadTask *task, int elements) {
         limits->exceeded = 1;
         return NULL;
     }
-    return hiredis_functions->createArray(task, elements);
+    return hiredis()->createArray(task, elements);
 }
 
 static void *checked_integer(const redisReadTask *task, long long value) {
     (void)limits_of(task);
-    return hiredis_functions->createInteger(task, value);
+    return hiredis()->createInteger(task, value);
 }
 
 static void *checked_nil(const redisReadTask *task) {
     (void)limits_of(task);
-    return hiredis_functions->createNil(task);
+    return hiredis()->createNil(task);
 }
 
 static void free_object(void *object) {
-    hiredis_functions->freeObject(object);
+    hiredis()->freeObject(object);
 }
 
 static redisReplyObjectFunctions checked_functions = {

@@ -32,7 +32,9 @@ public final class HTTPClient: Sendable {
     /// Throws `HTTPClientError` when there is no answer.
     public func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         let pool = pools[(EventLoop.current?.index).flatMap { $0 < pools.count ? $0 : nil } ?? group.next().index]
-        let transfer = LoopBound(CurlTransfer(request: request, budget: budget), loop: pool.loop)
+        let handOff = ResponseHandOff()
+        defer { handOff.received() }  // once the answer or the error is here
+        let transfer = LoopBound(CurlTransfer(request: request, budget: budget, handOff: handOff), loop: pool.loop)
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 if pool.loop.inLoop {

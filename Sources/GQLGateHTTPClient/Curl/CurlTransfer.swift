@@ -37,9 +37,13 @@ final class CurlTransfer {
     /// for a switch) and the header callback ended the transfer.
     @exclusivity(unchecked) var switchedProtocols = false
 
-    init(request: HTTPClientRequest, budget: ResponseBytesBudget) {
+    /// Orders what the loop wrote before the caller's task reads it (for ThreadSanitizer).
+    private let handOff: ResponseHandOff
+
+    init(request: HTTPClientRequest, budget: ResponseBytesBudget, handOff: ResponseHandOff) {
         self.request = request
         self.budget = budget
+        self.handOff = handOff
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
     }
@@ -56,6 +60,7 @@ final class CurlTransfer {
         taken = 0
         guard let continuation else { return }
         self.continuation = nil
+        handOff.sent()
         continuation.resume(with: result)
     }
 
