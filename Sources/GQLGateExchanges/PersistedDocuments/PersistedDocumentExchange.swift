@@ -19,24 +19,27 @@ public struct PersistedDocumentExchange: OperationStage {
     }
 
     package func prepare(_ operation: inout Operation) throws(GatewayError) {
-        try prepare(&operation, documents: library.documents)
+        _ = try prepare(&operation) { library.documents }
     }
 
     /// On a server thread: goes on on a loop when the manifests must be read first.
     package func prepareAtOnce(_ operation: inout Operation) throws(GatewayError) -> Bool {
-        guard let documents = library.documentsAtOnce() else { return false }
-        try prepare(&operation, documents: documents)
-        return true
+        try prepare(&operation) { library.documentsAtOnce() }
     }
 
-    private func prepare(_ operation: inout Operation, documents: PersistedDocumentSet) throws(GatewayError) {
+    /// - Parameter documents: the manifests' documents, asked only by a request that names one
+    ///   (so an operation sent as text checks no file here); nil when they cannot be had now.
+    /// - Returns: false, with `operation` untouched, when `documents` gave none.
+    private func prepare(_ operation: inout Operation, documents: () -> PersistedDocumentSet?) throws(GatewayError) -> Bool {
         if let id = operation.request.documentID {
+            guard let documents = documents() else { return false }
             guard let listed = documents.document(forID: id) else {
                 observer.outcome(.idUnknown)
                 throw .persistedQueryNotInList(id)
             }
             run(listed, id: id, for: &operation)
         } else if let hash = Self.apqHash(in: operation.request) {
+            guard let documents = documents() else { return false }
             let listed = documents.document(forSHA256: hash)
             if let listed, (operation.request.query ?? "").isEmpty || operation.request.query == listed.text {
                 run(listed, id: hash, for: &operation)
@@ -46,6 +49,7 @@ public struct PersistedDocumentExchange: OperationStage {
         } else if operation.request.query != nil, requireID {
             try refuseText()
         }
+        return true
     }
 
     private func refuseText() throws(GatewayError) {

@@ -38,28 +38,26 @@ public struct SafelistExchange: OperationStage {
     }
 
     package func prepare(_ operation: inout Operation) throws(GatewayError) {
-        try prepare(&operation, documents: library?.documents)
+        _ = try prepare(&operation) { $0.documents }
     }
 
     /// On a server thread: goes on on a loop when the manifests must be read first.
     package func prepareAtOnce(_ operation: inout Operation) throws(GatewayError) -> Bool {
-        var documents: PersistedDocumentSet?
-        if let library {
-            guard let now = library.documentsAtOnce() else { return false }
-            documents = now
-        }
-        try prepare(&operation, documents: documents)
-        return true
+        try prepare(&operation) { $0.documentsAtOnce() }
     }
 
-    /// - Parameter documents: the manifests' documents; nil when there are none.
-    private func prepare(_ operation: inout Operation, documents: PersistedDocumentSet?) throws(GatewayError) {
-        guard operation.persistedDocumentID == nil, let document = operation.document, let selected = operation.selected else { return }
+    /// - Parameter documents: the library's documents, asked only for an operation sent as text
+    ///   (one run by id checks no file here); nil when they cannot be had now.
+    /// - Returns: false, with `operation` untouched, when `documents` gave none.
+    private func prepare(_ operation: inout Operation,
+                         documents: (PersistedDocumentLibrary) -> PersistedDocumentSet?) throws(GatewayError) -> Bool {
+        guard operation.persistedDocumentID == nil, let document = operation.document, let selected = operation.selected else { return true }
         let refusesIntrospection = !rules.introspection && selected.shape.introspects
-        guard let documents else {
+        guard let library else {
             if refusesIntrospection { throw .introspectionDisabled }
-            return
+            return true
         }
+        guard let documents = documents(library) else { return false }
         if documents.lists(document) {
             observer.outcome(.listedText)
         } else if refusesIntrospection {
@@ -73,5 +71,6 @@ public struct SafelistExchange: OperationStage {
             }
             observer.outcome(.unlistedText)
         }
+        return true
     }
 }
