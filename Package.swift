@@ -93,15 +93,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The ends of the chain: queries and mutations over HTTP (libcurl), subscriptions
-        // over upstream WebSockets, and OAuth2 token requests.
+        // The end of the chain: queries and mutations over HTTP (libcurl), and the upstream
+        // WebSocket handshake the gateway's subscriptions are carried on. No stage, no metrics.
         .target(
             name: "GQLGateTransports",
-            dependencies: [
-                "GQLGateCore", "GQLGateEventLoop", "GQLGatePipeline", "GQLGateExchanges", "GQLGateHTTPClient", "GQLGateWebSocket",
-                "GQLGateSubscriptions", "GQLGateMetrics",
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: ["GQLGateCore", "GQLGateEventLoop", "GQLGatePipeline", "GQLGateHTTPClient", "GQLGateWebSocket"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -1,5 +1,5 @@
 import GQLGateCore
-@testable import GQLGateTransports
+@testable import GQLGate
 import Testing
 
 @Suite struct UpstreamSubscriptionsTests {

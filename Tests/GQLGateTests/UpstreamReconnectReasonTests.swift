@@ -1,6 +1,6 @@
 import GQLGatePipeline
 import GQLGateSubscriptions
-@testable import GQLGateTransports
+@testable import GQLGate
 import Testing
 
 @Suite struct UpstreamReconnectReasonTests {

@@ -4,6 +4,7 @@ import GQLGateHTTPClient
 import GQLGateMetrics
 import GQLGatePipeline
 import GQLGateSubscriptions
+import GQLGateTransports
 import GQLGateWebSocket
 import Logging
 
