@@ -16,7 +16,7 @@ import GQLGatePipeline
 /// `persistedQuery` is removed from the extensions sent upstream. Requests
 /// without it are forwarded untouched. Place first, before `DocumentExchange`
 /// (which needs the query).
-public struct APQExchange: OperationStage {
+public struct APQExchange: InlineExchange {
     private let store: PersistedQueryStore
     private let registers: Bool
 
@@ -25,12 +25,12 @@ public struct APQExchange: OperationStage {
         self.registers = registers
     }
 
-    package func prepare(_ operation: inout Operation) throws(GatewayError) {
-        guard operation.request.extensions?["persistedQuery"] != nil else { return }
-        operation.request = try resolved(operation.request)
+    public func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
+        if operation.request.extensions?["persistedQuery"] != nil { operation.request = try resolved(operation.request) }
+        return .passOn
     }
 
-    /// `request` as `prepare` passes it on: with the registered query filled
+    /// `request` as `decide` passes it on: with the registered query filled
     /// in (or the sent one registered) and `persistedQuery` removed; the
     /// request itself when it has no `persistedQuery`.
     private func resolved(_ request: GraphQLRequest) throws(GatewayError) -> GraphQLRequest {

@@ -20,7 +20,7 @@ import GQLGatePipeline
 /// `__typename` (and `id`) too, and their answers purge what they may have changed (see
 /// `ResponseCacheStore.purge`). Subscriptions pass untouched. Place after
 /// the query limits, before dedupe.
-public struct CacheExchange: AnswersAtOnce {
+public struct CacheExchange: InlineExchange {
     /// What the exchange does besides storing.
     public struct Settings: Sendable {
         /// The client fields in the key: the scope (`cache.vary_headers`) and the forwarded ones.
@@ -45,7 +45,7 @@ public struct CacheExchange: AnswersAtOnce {
     }
 
     private let cache: any ResponseCacheStore
-    /// The same store when it is the in-memory one, whose fresh answers `answerAtOnce` gives.
+    /// The same store when it is the in-memory one, whose fresh answers `decide` gives.
     private let memory: MemoryResponseCache?
     private let settings: Settings
     private let clock: CacheClock
@@ -69,9 +69,13 @@ public struct CacheExchange: AnswersAtOnce {
 
     /// The fresh answer to a query, when the store is `MemoryResponseCache`
     /// and holds one, as `handle` would give it (`X-Cache: HIT`, `Age`, the
-    /// hit counted); nil for anything else (a client's `Cache-Control:
-    /// no-cache` included), which `handle` decides.
-    package func answerAtOnce(_ operation: Operation) -> GraphQLResponse? {
+    /// hit counted); anything else (a client's `Cache-Control: no-cache`
+    /// included) `handle` decides, on a loop.
+    public func decide(_ operation: inout Operation) -> InlineDecision {
+        answerAtOnce(operation).map { .answer($0) } ?? .onLoop
+    }
+
+    private func answerAtOnce(_ operation: borrowing Operation) -> GraphQLResponse? {
         guard let memory, operation.kind == .query else { return nil }
         let client = CacheControlDirectives(operation.headers)
         guard !client.noCache, !client.noStore,

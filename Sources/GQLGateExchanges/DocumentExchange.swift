@@ -2,11 +2,12 @@ import GQLGatePipeline
 
 /// Parses the operation's document (once per distinct text, through the
 /// `DocumentCache`), chooses the operation by `operationName` and records its
-/// kind and shape. Answers 400 for a missing query, a document over
+/// kind and shape, and notes the selected operation in the operation's
+/// trace (for the access line, the metrics and the span). Answers 400 for a missing query, a document over
 /// `maxDocumentBytes` (checked before parsing), a syntax error, a fragment
 /// cycle or an unknown operation; forwards everything else. Must come before
 /// any exchange that looks at `operation.kind`.
-public struct DocumentExchange: OperationStage {
+public struct DocumentExchange: InlineExchange {
     /// Runs one analysis (`analyse`) for the request `requestID`: the gateway
     /// notes it as its loop's work, so the loop watchdog can name the request.
     public typealias AnalysisRunner = @Sendable (
@@ -27,20 +28,23 @@ public struct DocumentExchange: OperationStage {
         self.runAnalysis = runAnalysis
     }
 
-    package func prepare(_ operation: inout Operation) throws {
+    /// Selects the operation when its text was analysed already; on a loop
+    /// (`handle`), with `operation` untouched, when it must be parsed.
+    public func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
+        let query = try checkedQuery(operation)
+        guard let document = Self.given(operation.document, for: query) ?? cache.cachedDocument(for: query) else { return .onLoop }
+        try select(in: document, for: &operation)
+        return .passOn
+    }
+
+    /// Parses the document (on a loop), selects the operation and passes it on.
+    public func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
+        var operation = operation
         let query = try checkedQuery(operation)
         let document = try Self.given(operation.document, for: query) ?? cache.cachedDocument(for: query)
             ?? analyse(query, for: operation.requestID)
         try select(in: document, for: &operation)
-    }
-
-    /// `prepare` when the query text was analysed already; false, with
-    /// `operation` untouched, when it must be parsed (on a loop).
-    package func prepareAtOnce(_ operation: inout Operation) throws -> Bool {
-        let query = try checkedQuery(operation)
-        guard let document = Self.given(operation.document, for: query) ?? cache.cachedDocument(for: query) else { return false }
-        try select(in: document, for: &operation)
-        return true
+        return try await next(operation)
     }
 
     /// The analysis an earlier stage gave the operation with its text (a
@@ -64,8 +68,10 @@ public struct DocumentExchange: OperationStage {
     }
 
     private func select(in document: AnalysedDocument, for operation: inout Operation) throws(GatewayError) {
-        operation.selected = try document.selectOperation(named: operation.request.operationName)
+        let selected = try document.selectOperation(named: operation.request.operationName)
+        operation.selected = selected
         operation.document = document
+        operation.trace?.operationSelected(kind: selected.kind, name: selected.name, documentSHA256: document.sha256)
     }
 
     /// Parses and analyses `query`, through `runAnalysis` when there is one.

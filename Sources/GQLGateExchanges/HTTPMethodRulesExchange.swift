@@ -5,17 +5,17 @@ import GQLGatePipeline
 /// single answer (a plain JSON request) gets 400
 /// `SUBSCRIPTION_TRANSPORT_REQUIRED`. Place after `DocumentExchange`;
 /// forwards everything else.
-public struct HTTPMethodRulesExchange: OperationStage {
+public struct HTTPMethodRulesExchange: InlineExchange {
     public init() {}
 
-    package func prepare(_ operation: inout Operation) throws(GatewayError) {
+    public func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
         switch operation.kind {
         case .mutation where operation.clientTransport == .httpGet:
             throw .methodNotAllowed("Mutations are not allowed over GET; use POST.", allow: "POST")
         case .subscription where !operation.delivery.streams:
             throw .subscriptionTransportRequired
         default:
-            break
+            return .passOn
         }
     }
 }

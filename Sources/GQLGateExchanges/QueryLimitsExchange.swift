@@ -5,7 +5,7 @@ import GQLGatePipeline
 /// measured once per distinct document (fragments expanded), so the check
 /// costs two comparisons. Place after `DocumentExchange`; document size is
 /// checked there, before parsing.
-public struct QueryLimitsExchange: OperationStage {
+public struct QueryLimitsExchange: InlineExchange {
     /// The limits applied.
     public struct Limits: Sendable, Equatable {
         /// Deepest field nesting allowed (root fields are depth 1).
@@ -25,8 +25,9 @@ public struct QueryLimitsExchange: OperationStage {
         self.limits = limits
     }
 
-    package func prepare(_ operation: inout Operation) throws(GatewayError) {
+    public func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
         if let shape = operation.selected?.shape { try check(shape) }
+        return .passOn
     }
 
     /// Throws `QUERY_TOO_COMPLEX` when `shape` is over a limit.

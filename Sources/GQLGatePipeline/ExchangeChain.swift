@@ -1,40 +1,28 @@
-/// Exchanges folded around a transport, once, into one function per position:
-/// the first exchange sees each operation first and the results last. Each
-/// row of `OperationStage`s runs inside the step of the exchange (or
-/// transport) right after it, so stages add no async call of their own.
+/// The pipeline's stages folded around a transport, once, into one function
+/// per position: the first stage sees each operation first and the results
+/// last. A row of inline exchanges runs inside one step, one plain call
+/// each, with no async call of its own.
 ///
-/// The chain's synchronous head — the stages and the exchanges that can
-/// answer at once, up to the first exchange that cannot — also runs on the
-/// calling thread (`runAtOnce`): a request answered there (a cache hit, a
-/// refused operation) never leaves the server thread, and one that is not
-/// goes on from where that run stopped (`resume`), so each stage runs
-/// exactly once either way. `AnswerWatcher`s in the head see both ways:
-/// told of an answer given at once, wrapped around a resumed run.
+/// The leading inline exchanges (the head) also run on the calling thread
+/// (`runAtOnce`): a request answered there (a cache hit, a refused
+/// operation) never leaves the server thread, and one that is not goes on
+/// from where that run stopped (`resume`), so each stage runs exactly once
+/// either way.
 public struct ExchangeChain: Sendable {
-    /// `steps[i]`: the pipeline from exchange `i` on (`steps[count]`: the transport).
+    /// `steps[i]`: the pipeline from stage `i` on (`steps[count]`: the transport).
     private let steps: [ExchangeNext]
-    /// The synchronous head, in order, as indices into `stages` and `answering`
-    /// (plain values: reading one copies no existential).
-    private let head: [HeadStep]
-    private let stages: [any OperationStage]
-    private let answering: [any AnswersAtOnce]
-    /// The watchers in the head, by position.
-    private let watchers: [(index: Int, watcher: any AnswerWatcher)]
-    /// `resumeSteps[i]`: `steps[i]` run inside the head's watchers before position `i`.
+    /// The leading inline exchanges.
+    private let head: [any InlineExchange]
+    /// `resumeSteps[i]`: for `i` in the head, stage `i`'s `handle` (its `decide`
+    /// said `.onLoop`) and then `steps[i + 1]`; `resumeSteps[head.count]`: `steps[head.count]`.
     private let resumeSteps: [ExchangeNext]
-
-    private enum HeadStep: Sendable {
-        case stage(Int)
-        case answering(Int)
-        case watching
-    }
 
     /// Where the synchronous run stopped: the position the pipeline goes on from.
     package struct Position: Sendable, Equatable {
         package let index: Int
 
-        /// The first exchange: the whole pipeline.
-        package static let start = Position(index: 0)
+        /// The first stage: the whole pipeline.
+        package static let start = Position(index: -1)
     }
 
     /// What `runAtOnce` came to.
@@ -46,115 +34,78 @@ public struct ExchangeChain: Sendable {
     }
 
     /// - Parameters:
-    ///   - exchanges: the stages in the order operations pass them.
+    ///   - stages: the stages in the order operations pass them.
     ///   - transport: what the last stage's `next` calls.
-    public init(exchanges: [any Exchange], transport: some Transport) {
-        var steps = [ExchangeNext](repeating: { try await transport.send($0) }, count: exchanges.count + 1)
-        // Built from the end: `handler` is the step of the first exchange after the row of stages met so far.
-        var handler: ExchangeNext = steps[exchanges.count]
-        var row: [any OperationStage] = []
-        for index in exchanges.indices.reversed() {
-            let exchange = exchanges[index]
-            if let stage = exchange as? any OperationStage {
-                row.insert(stage, at: 0)
-            } else {
-                handler = Self.handling(by: exchange, next: steps[index + 1])
-                row = []
+    package init(stages: [PipelineStage], transport: some Transport) {
+        var steps = [ExchangeNext](repeating: { try await transport.send($0) }, count: stages.count + 1)
+        var rowEnd = stages.count  // the first stage after the row of inline exchanges met so far
+        for index in stages.indices.reversed() {
+            switch stages[index] {
+            case .exchange(let exchange):
+                let next = steps[index + 1]
+                steps[index] = { try await exchange.handle($0, next: next) }
+                rowEnd = index
+            case .inline:
+                steps[index] = Self.row(stages[index..<rowEnd], after: Array(steps[(index + 1)...rowEnd]))
             }
-            steps[index] = Self.running(row, before: handler)
         }
         self.steps = steps
-        var head: [HeadStep] = []
-        var stages: [any OperationStage] = []
-        var answering: [any AnswersAtOnce] = []
-        var watchers: [(index: Int, watcher: any AnswerWatcher)] = []
-        for exchange in exchanges {
-            if let stage = exchange as? any OperationStage {
-                head.append(.stage(stages.count))
-                stages.append(stage)
-            } else if let exchange = exchange as? any AnswersAtOnce {
-                head.append(.answering(answering.count))
-                answering.append(exchange)
-            } else if let watcher = exchange as? any AnswerWatcher {
-                watchers.append((head.count, watcher))
-                head.append(.watching)
-            } else {
-                break
-            }
+        var head: [any InlineExchange] = []
+        for stage in stages {
+            guard case .inline(let exchange) = stage else { break }
+            head.append(exchange)
         }
         self.head = head
-        self.stages = stages
-        self.answering = answering
-        self.watchers = watchers
-        resumeSteps = (0...head.count).map { position in
-            var step = steps[position]
-            for (index, watcher) in watchers.reversed() where index < position {
-                let inner = step
-                step = { try await watcher.watch($0, inner) }
-            }
-            return step
+        resumeSteps = head.indices.map { index in
+            let (exchange, next) = (head[index], steps[index + 1])
+            return { try await exchange.handle($0, next: next) }
+        } + [steps[head.count]]
+    }
+
+    /// A row of inline exchanges as one step: each decides in turn; one that
+    /// needs a loop goes on through its `handle`. `after[i]`: the pipeline
+    /// after the row's stage `i` (its last: the first stage after the row).
+    private static func row(_ stages: ArraySlice<PipelineStage>, after: [ExchangeNext]) -> ExchangeNext {
+        let row = stages.map { stage -> any InlineExchange in
+            guard case .inline(let exchange) = stage else { preconditionFailure("a row holds inline exchanges only") }
+            return exchange
         }
-    }
-
-    private static func handling(by exchange: any Exchange, next: @escaping ExchangeNext) -> ExchangeNext {
-        { try await exchange.handle($0, next: next) }
-    }
-
-    /// `handler`, with `stages` run first, in order.
-    private static func running(_ stages: [any OperationStage], before handler: @escaping ExchangeNext) -> ExchangeNext {
-        guard !stages.isEmpty else { return handler }
-        return { (operation: consuming Operation) in
-            for stage in stages { try stage.prepare(&operation) }
-            return try await handler(consume operation)
+        let rest = after[row.count - 1]
+        return { operation in
+            var operation = operation
+            for index in row.indices {
+                switch try row[index].decide(&operation) {
+                case .passOn: continue
+                case .answer(let answer): return .single(answer)
+                case .onLoop: return try await row[index].handle(operation, next: after[index])
+                }
+            }
+            return try await rest(operation)
         }
     }
 
     /// Runs `operation` through the pipeline.
-    public func run(_ operation: consuming Operation) async throws -> ResultStream {
-        try await steps[0](consume operation)
+    public func run(_ operation: Operation) async throws -> ResultStream {
+        try await steps[0](operation)
     }
 
-    /// Runs the synchronous head on the calling thread: the answer when a
-    /// stage there gives one, else where the pipeline goes on (`resume`),
-    /// with `operation` as the stages before it left it. Throws what a
-    /// stage throws (the operation's answer).
+    /// Runs the head on the calling thread: the answer when a stage there
+    /// gives one, else where the pipeline goes on (`resume`), with
+    /// `operation` as the stages before it left it. Throws what a stage
+    /// throws (the operation's answer).
     package func runAtOnce(_ operation: inout Operation) throws -> AtOnce {
-        var index = 0
-        do {
-            while index < head.count {
-                switch head[index] {
-                case .stage(let stage):
-                    guard try stages[stage].prepareAtOnce(&operation) else { return .goOn(Position(index: index)) }
-                case .answering(let exchange):
-                    guard let answer = answering[exchange].answerAtOnce(operation) else { return .goOn(Position(index: index)) }
-                    tellWatchers(before: index, operation, .success(answer))
-                    return .answered(answer)
-                case .watching:
-                    break
-                }
-                index += 1
+        for index in head.indices {
+            switch try head[index].decide(&operation) {
+            case .passOn: continue
+            case .answer(let answer): return .answered(answer)
+            case .onLoop: return .goOn(Position(index: index))
             }
-        } catch {
-            tellWatchers(before: index, operation, .failure(error))
-            throw error
         }
         return .goOn(Position(index: head.count))
     }
 
-    /// Tells the watchers before `index` in the head, innermost first, how `operation` was answered.
-    private func tellWatchers(before index: Int, _ operation: borrowing Operation, _ outcome: Result<GraphQLResponse, any Error>) {
-        for (watcherIndex, watcher) in watchers.reversed() where watcherIndex < index {
-            watcher.answeredAtOnce(operation, outcome)
-        }
-    }
-
-    /// Runs the pipeline from `position` (given by `runAtOnce`) on, inside
-    /// the watchers the head passed.
-    package func resume(_ operation: consuming Operation, at position: Position) async throws -> ResultStream {
-        // The usual case, one watcher (the request log) passed: called here, without the wrapping closure's async frame.
-        if watchers.count == 1, watchers[0].index < position.index {
-            return try await watchers[0].watcher.watch(operation, steps[position.index])
-        }
-        return try await resumeSteps[position.index](operation)
+    /// Runs the pipeline from `position` (given by `runAtOnce`, or `.start`) on.
+    package func resume(_ operation: Operation, at position: Position) async throws -> ResultStream {
+        position.index < 0 ? try await steps[0](operation) : try await resumeSteps[position.index](operation)
     }
 }

@@ -1,43 +1,30 @@
-/// Where one of your exchanges goes in the pipeline: right before or right
-/// after a built-in slot. Exchanges placed at the same point run in the order
-/// given.
-///
-/// ```swift
-/// let gateway = try Gateway(config: config, exchanges: [.before(.cache, LoggingExchange())])
-/// ```
-public struct ExchangePlacement: Sendable {
-    let exchange: any Exchange
-    let slot: PipelineSlot
-    let isBefore: Bool
-
-    /// `exchange` right before `slot`: it sees every operation that reaches
-    /// the slot, answered by it or not (before `.cache`: cache hits too).
-    public static func before(_ slot: PipelineSlot, _ exchange: any Exchange) -> ExchangePlacement {
-        ExchangePlacement(exchange: exchange, slot: slot, isBefore: true)
-    }
-
-    /// `exchange` right after `slot`: it sees what the slot passes on.
-    public static func after(_ slot: PipelineSlot, _ exchange: any Exchange) -> ExchangePlacement {
-        ExchangePlacement(exchange: exchange, slot: slot, isBefore: false)
-    }
-}
-
 /// Assembles the pipeline: the built-in stages in their slots, in
 /// `PipelineSlot`'s order, with exchanges placed around them; `build` folds
-/// them around the transport into an `ExchangeChain`.
+/// them around the transport into an `ExchangeChain`. Whether a stage is
+/// inline follows from its type (`InlineExchange`) where it is filled.
 public struct PipelineBuilder: Sendable {
-    private var filled: [PipelineSlot: any Exchange] = [:]
+    private var filled: [PipelineSlot: PipelineStage] = [:]
     private var placed: [ExchangePlacement] = []
 
     public init() {}
 
-    /// Puts `exchange` in `slot`, replacing what was there.
-    public mutating func fill(_ slot: PipelineSlot, with exchange: any Exchange) {
-        filled[slot] = exchange
+    /// Puts `exchange` in `slot`, replacing what was there; it runs on a loop.
+    public mutating func fill(_ slot: PipelineSlot, with exchange: some Exchange) {
+        filled[slot] = .exchange(exchange)
+    }
+
+    /// Puts `exchange` in `slot`, replacing what was there; it decides at once.
+    public mutating func fill(_ slot: PipelineSlot, with exchange: some InlineExchange) {
+        filled[slot] = .inline(exchange)
+    }
+
+    /// Puts `stage` in `slot` as it was held elsewhere.
+    package mutating func fill(_ slot: PipelineSlot, with stage: PipelineStage) {
+        filled[slot] = stage
     }
 
     /// What `slot` holds, if anything.
-    public func exchange(in slot: PipelineSlot) -> (any Exchange)? {
+    package func stage(in slot: PipelineSlot) -> PipelineStage? {
         filled[slot]
     }
 
@@ -46,19 +33,19 @@ public struct PipelineBuilder: Sendable {
         placed += placements
     }
 
-    /// Every exchange in the order operations pass them.
-    public var exchanges: [any Exchange] {
-        var exchanges: [any Exchange] = []
+    /// Every stage in the order operations pass them.
+    package var stages: [PipelineStage] {
+        var stages: [PipelineStage] = []
         for slot in PipelineSlot.allCases {
-            exchanges += placed.lazy.filter { $0.slot == slot && $0.isBefore }.map(\.exchange)
-            if let exchange = filled[slot] { exchanges.append(exchange) }
-            exchanges += placed.lazy.filter { $0.slot == slot && !$0.isBefore }.map(\.exchange)
+            stages += placed.lazy.filter { $0.slot == slot && $0.isBefore }.map(\.stage)
+            if let stage = filled[slot] { stages.append(stage) }
+            stages += placed.lazy.filter { $0.slot == slot && !$0.isBefore }.map(\.stage)
         }
-        return exchanges
+        return stages
     }
 
     /// The pipeline, ending in `transport`.
     public func build(transport: some Transport) -> ExchangeChain {
-        ExchangeChain(exchanges: exchanges, transport: transport)
+        ExchangeChain(stages: stages, transport: transport)
     }
 }

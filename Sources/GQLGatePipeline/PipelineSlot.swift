@@ -3,9 +3,7 @@
 /// configuration turns on, and places your exchanges before or after any
 /// slot (`ExchangePlacement`), filled or not.
 public enum PipelineSlot: String, CaseIterable, Sendable {
-    /// The request metrics and the access line: sees every operation and how it was answered.
-    case requestLog
-    /// `clients.rate_limit`: right after the request log, so that every operation counts, cache hits included.
+    /// `clients.rate_limit`: first, so that every operation counts, cache hits included.
     case rateLimit
     /// Persisted documents asked for by id (`persisted_documents`), and `require_id`.
     case persistedDocuments
@@ -13,8 +11,6 @@ public enum PipelineSlot: String, CaseIterable, Sendable {
     case apq
     /// Parsing and analysing the document; `operation.kind` is known after it.
     case document
-    /// The selected operation noted for the access log and metrics.
-    case trace
     /// The operation safelist and `limits.introspection`.
     case safelist
     /// GraphQL-over-HTTP's method rules (no mutation over GET, ...).

@@ -79,16 +79,23 @@ import Testing
         let exchange = DocumentExchange(cache: cache)
         var same = operation("query Given { a }")
         same.document = given
-        #expect(try exchange.prepareAtOnce(&same))
+        #expect(try exchange.decide(&same).passesOn)
         #expect(same.document === given && same.selected?.name == "Given")
         #expect(cache.parseCount == 0)
 
         var changed = operation("query Other { b }")
         changed.document = given
-        #expect(try !exchange.prepareAtOnce(&changed))
+        #expect(try !exchange.decide(&changed).passesOn)
         let next = RecordingNext()
         #expect(await outcome(of: exchange, changed, next: next) == "200 upstream")
         #expect(next.trace == ["next: query Other"])
         #expect(cache.parseCount == 1)
+    }
+}
+
+extension InlineDecision {
+    /// Whether the stage passed the operation on.
+    var passesOn: Bool {
+        if case .passOn = self { true } else { false }
     }
 }

@@ -64,7 +64,7 @@ private let reviewSchema = EntitySchema(
 
     @Test func aSchemaIsLearnedThroughTheChainWithTheIntrospectionQuery() async throws {
         let upstream = ScriptedUpstream(Self.schemaBody)
-        let learned = await SchemaIntrospection.learn(through: ExchangeChain(exchanges: [DocumentExchange(cache: DocumentCache())],
+        let learned = await SchemaIntrospection.learn(through: ExchangeChain(stages: [.inline(DocumentExchange(cache: DocumentCache()))],
                                                                               transport: ScriptedTransport(upstream: upstream)))
         let schema = try learned.get()
         #expect(schema.identifiedTypes == ["Review"])
@@ -82,7 +82,7 @@ private let reviewSchema = EntitySchema(
 
     @Test func anUnreachableUpstreamIsUnanswered() async {
         let upstream = ScriptedUpstream([.init(body: "", error: .upstreamUnavailable("connection refused"))])
-        let learned = await SchemaIntrospection.learn(through: ExchangeChain(exchanges: [], transport: ScriptedTransport(upstream: upstream)))
+        let learned = await SchemaIntrospection.learn(through: ExchangeChain(stages: [], transport: ScriptedTransport(upstream: upstream)))
         #expect(learned.failure == .unanswered("connection refused"))
     }
 }

@@ -71,7 +71,7 @@ private func operation(kind: OperationKind?, transport: ClientTransport) throws 
 
     @Test func afterDocumentExchangeTheRulesApplyToTheSelectedOperation() async {
         let next = RecordingNext()
-        let chain = ExchangeChain(exchanges: [DocumentExchange(cache: DocumentCache()), HTTPMethodRulesExchange()],
+        let chain = ExchangeChain(stages: [.inline(DocumentExchange(cache: DocumentCache())), .inline(HTTPMethodRulesExchange())],
                                   transport: NextTransport(next: next))
         let text = "query Q { a } mutation M { b } subscription S { c }"
         var results: [String] = []

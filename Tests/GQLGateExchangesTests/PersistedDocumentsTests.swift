@@ -27,7 +27,7 @@ private final class Failures: Sendable {
 private struct Stages {
     let library: PersistedDocumentLibrary
     let outcomes = Outcomes()
-    let chain: [any Exchange]
+    let chain: [any InlineExchange]
 
     init(files: [TemporaryFile], requireID: Bool = false, rules: SafelistExchange.Rules = .init(), clock: GatewayClock = .system,
          failures: Failures? = nil) throws {
@@ -61,8 +61,8 @@ private struct TestTransport: Transport {
 /// A chain of exchanges run as one, so `outcome(of:)` can run it.
 private struct Chain: Exchange {
     let chain: ExchangeChain
-    init(exchanges: [any Exchange], transport: TestTransport) { chain = ExchangeChain(exchanges: exchanges, transport: transport) }
-    func handle(_ operation: consuming Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
+    init(exchanges: [any InlineExchange], transport: TestTransport) { chain = ExchangeChain(stages: exchanges.map { .inline($0) }, transport: transport) }
+    func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
         try await chain.run(operation)
     }
 }
@@ -145,7 +145,7 @@ private func apq(_ hash: String) -> JSONValue {
         #expect(await stages.run(GraphQLRequest(query: nil, documentID: "tooling")) == schemaQuery)
         #expect(await stages.run(GraphQLRequest(query: schemaQuery)) == schemaQuery)
 
-        let withoutManifests = [DocumentExchange(cache: DocumentCache()), SafelistExchange(library: nil, rules: .init(introspection: false))] as [any Exchange]
+        let withoutManifests = [DocumentExchange(cache: DocumentCache()), SafelistExchange(library: nil, rules: .init(introspection: false))] as [any InlineExchange]
         let next = RecordingNext()
         #expect(await outcome(of: Chain(exchanges: withoutManifests, transport: TestTransport(next)),
                               operation("{ __schema { types { name } } }"), next: next) == "403 INTROSPECTION_DISABLED")

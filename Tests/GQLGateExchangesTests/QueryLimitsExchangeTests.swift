@@ -5,7 +5,7 @@ import Testing
 @Suite struct QueryLimitsExchangeTests {
     private func run(_ query: String, limits: QueryLimitsExchange.Limits, maxDocumentBytes: Int = 64 * 1024) async -> String {
         let chain = ExchangeChain(
-            exchanges: [DocumentExchange(cache: DocumentCache(), maxDocumentBytes: maxDocumentBytes), QueryLimitsExchange(limits: limits)],
+            stages: [.inline(DocumentExchange(cache: DocumentCache(), maxDocumentBytes: maxDocumentBytes)), .inline(QueryLimitsExchange(limits: limits))],
             transport: AnsweringTransport())
         do {
             _ = try await chain.run(Operation(request: GraphQLRequest(query: query), clientTransport: .httpPost, headers: [:], requestID: "r"))

@@ -79,7 +79,7 @@ import Testing
     private func refusal(_ stage: RateLimitStage, _ operation: Operation) -> GatewayError? {
         var operation = operation
         do {
-            try stage.prepare(&operation)
+            _ = try stage.decide(&operation)
             return nil
         } catch {
             return error as? GatewayError

@@ -3,14 +3,15 @@ import GQLGatePipeline
 import Testing
 
 /// Answers at once the queries that contain `hit`, as the memory cache does
-/// its fresh answers; through `handle` it records the operation and asks the rest.
-private struct HitAnswering: AnswersAtOnce {
+/// its fresh answers; anything else it leaves to `handle`, on a loop, which
+/// records the operation and asks the rest.
+private struct HitAnswering: InlineExchange {
     let trace: Trace
 
-    func answerAtOnce(_ operation: Operation) -> GraphQLResponse? {
-        guard operation.request.query?.contains("hit") == true else { return nil }
+    func decide(_ operation: inout Operation) -> InlineDecision {
+        guard operation.request.query?.contains("hit") == true else { return .onLoop }
         trace.record("at once: \(operation.request.query ?? "-")")
-        return response("cached", source: .cache)
+        return .answer(response("cached", source: .cache))
     }
 
     func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
@@ -19,40 +20,15 @@ private struct HitAnswering: AnswersAtOnce {
     }
 }
 
-/// A stage that cannot run at once (as the document stage with a document not seen yet).
-private struct LoopOnlyStage: OperationStage {
+/// A stage that cannot decide at once (as the document stage with a document not seen yet).
+private struct LoopOnlyStage: InlineExchange {
     let trace: Trace
 
-    func prepare(_ operation: inout Operation) throws {
+    func decide(_ operation: inout Operation) -> InlineDecision { .onLoop }
+
+    func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
         trace.record("loop stage")
-    }
-
-    func prepareAtOnce(_ operation: inout Operation) throws -> Bool { false }
-}
-
-/// Notes each outcome it sees, as the request log does.
-private struct OutcomeWatcher: AnswerWatcher {
-    let trace: Trace
-
-    func watch(_ operation: consuming Operation, _ rest: (consuming Operation) async throws -> ResultStream) async throws
-        -> ResultStream {
-        let query = operation.request.query ?? "-"
-        do {
-            let first = try await rest(operation).first()
-            trace.record("watched: \(query) -> \(first?.body.string ?? "nothing")")
-            return .single(first ?? response("nothing"))
-        } catch {
-            trace.record("watched: \(query) -> \(error)")
-            throw error
-        }
-    }
-
-    func answeredAtOnce(_ operation: borrowing Operation, _ outcome: Result<GraphQLResponse, any Error>) {
-        let answer = switch outcome {
-        case .success(let response): response.body.string
-        case .failure(let error): "\(error)"
-        }
-        trace.record("at once, watched: \(operation.request.query ?? "-") -> \(answer)")
+        return try await next(operation)
     }
 }
 
@@ -66,12 +42,12 @@ private func resumedAnswer(_ chain: ExchangeChain, _ query: String) async throws
     return try await chain.resume(sent, at: position).first()
 }
 
-/// The synchronous head of a chain (`runAtOnce`) and the rest run from where it stopped (`resume`).
+/// The inline head of a chain (`runAtOnce`) and the rest run from where it stopped (`resume`).
 @Suite struct ExchangeChainAtOnceTests {
     @Test func theHeadAnswersAHitAndNothingAfterItRuns() throws {
         let trace = Trace()
         let chain = ExchangeChain(
-            exchanges: [MarkingStage(name: "s1", trace: trace), HitAnswering(trace: trace), TracingExchange(name: "a", trace: trace)],
+            stages: [.inline(MarkingStage(name: "s1", trace: trace)), .inline(HitAnswering(trace: trace)), .exchange(TracingExchange(name: "a", trace: trace))],
             transport: FakeTransport(trace: trace))
         var sent = operation("{ hit }")
         guard case .answered(let answer) = try chain.runAtOnce(&sent) else {
@@ -85,7 +61,7 @@ private func resumedAnswer(_ chain: ExchangeChain, _ query: String) async throws
     @Test func aMissGoesOnFromTheAnsweringExchangeAndEveryStageRunsOnce() async throws {
         let trace = Trace()
         let chain = ExchangeChain(
-            exchanges: [MarkingStage(name: "s1", trace: trace), HitAnswering(trace: trace), MarkingStage(name: "s2", trace: trace)],
+            stages: [.inline(MarkingStage(name: "s1", trace: trace)), .inline(HitAnswering(trace: trace)), .inline(MarkingStage(name: "s2", trace: trace))],
             transport: FakeTransport(trace: trace))
         let result = try await resumedAnswer(chain, "{ miss }")
         #expect(result?.body.string == "upstream")
@@ -95,10 +71,10 @@ private func resumedAnswer(_ chain: ExchangeChain, _ query: String) async throws
         ])
     }
 
-    @Test func theHeadEndsAtTheFirstExchangeThatMustWait() async throws {
+    @Test func theHeadEndsAtTheFirstPlainExchange() async throws {
         let trace = Trace()
         let chain = ExchangeChain(
-            exchanges: [MarkingStage(name: "s1", trace: trace), TracingExchange(name: "a", trace: trace), HitAnswering(trace: trace)],
+            stages: [.inline(MarkingStage(name: "s1", trace: trace)), .exchange(TracingExchange(name: "a", trace: trace)), .inline(HitAnswering(trace: trace))],
             transport: FakeTransport(trace: trace))
         var sent = operation("{ hit }")
         guard case .goOn(let position) = try chain.runAtOnce(&sent) else {
@@ -106,74 +82,51 @@ private func resumedAnswer(_ chain: ExchangeChain, _ query: String) async throws
             return
         }
         #expect(trace.recorded == ["s1 stage: { hit }"])
-        // The hit is answered on the way, by `handle`, with the exchange before it seeing it.
-        _ = try await chain.resume(sent, at: position).first()
-        #expect(trace.recorded.prefix(3) == ["s1 stage: { hit }", "a down: { hit } s1", "cache handle: { hit } s1"])
+        // Past the plain exchange, on a loop, the inline stage still decides first: the hit is answered there.
+        let answer = try await chain.resume(sent, at: position).first()
+        #expect(answer?.body.string == "cached+a")
+        #expect(trace.recorded == ["s1 stage: { hit }", "a down: { hit } s1", "at once: { hit } s1", "a up: cached"])
     }
 
-    @Test func aStageThatCannotRunAtOnceRunsOnTheWayInstead() async throws {
+    @Test func aStageThatCannotDecideAtOnceRunsOnTheLoopInstead() async throws {
         let trace = Trace()
         let chain = ExchangeChain(
-            exchanges: [MarkingStage(name: "s1", trace: trace), LoopOnlyStage(trace: trace), HitAnswering(trace: trace)],
+            stages: [.inline(MarkingStage(name: "s1", trace: trace)), .inline(LoopOnlyStage(trace: trace)), .inline(HitAnswering(trace: trace))],
             transport: FakeTransport(trace: trace))
-        _ = try await resumedAnswer(chain, "{ hit }")
-        #expect(trace.recorded == [
-            "s1 stage: { hit }", "loop stage", "cache handle: { hit } s1", #"transport: { hit } s1 body {"query":"{ hit } s1"}"#,
-        ])
+        var sent = operation("{ hit }")
+        guard case .goOn(let position) = try chain.runAtOnce(&sent) else {
+            Issue.record("expected the chain to go on")
+            return
+        }
+        #expect(trace.recorded == ["s1 stage: { hit }"])
+        let answer = try await chain.resume(sent, at: position).first()
+        #expect(answer?.body.string == "cached")
+        #expect(trace.recorded == ["s1 stage: { hit }", "loop stage", "at once: { hit } s1"])
     }
 
     @Test func aStageThatThrowsInTheHeadAnswersWithItsError() {
         let trace = Trace()
         let chain = ExchangeChain(
-            exchanges: [MarkingStage(name: "s1", trace: trace, refuseOn: "bad"), HitAnswering(trace: trace)],
+            stages: [.inline(MarkingStage(name: "s1", trace: trace, refuseOn: "bad")), .inline(HitAnswering(trace: trace))],
             transport: FakeTransport(trace: trace))
         var sent = operation("{ bad hit }")
         #expect(throws: GatewayError.badRequest("s1 refused")) { try chain.runAtOnce(&sent) }
         #expect(trace.recorded == ["s1 stage: { bad hit }"])
     }
 
-    @Test func aWatcherSeesAnAnswerGivenAtOnceOnce() throws {
+    @Test func aWholeRunDecidesInlineStagesInTurn() async throws {
         let trace = Trace()
         let chain = ExchangeChain(
-            exchanges: [OutcomeWatcher(trace: trace), MarkingStage(name: "s1", trace: trace), HitAnswering(trace: trace)],
+            stages: [.inline(MarkingStage(name: "s1", trace: trace)), .inline(HitAnswering(trace: trace)), .inline(MarkingStage(name: "s2", trace: trace))],
             transport: FakeTransport(trace: trace))
-        var sent = operation("{ hit }")
-        guard case .answered = try chain.runAtOnce(&sent) else {
-            Issue.record("expected an answer at once")
-            return
-        }
-        #expect(trace.recorded == ["s1 stage: { hit }", "at once: { hit } s1", "at once, watched: { hit } s1 -> cached"])
-    }
-
-    @Test func aWatcherSeesAnErrorThrownInTheHead() {
-        let trace = Trace()
-        let chain = ExchangeChain(
-            exchanges: [OutcomeWatcher(trace: trace), MarkingStage(name: "s1", trace: trace, refuseOn: "bad"), HitAnswering(trace: trace)],
-            transport: FakeTransport(trace: trace))
-        var sent = operation("{ bad }")
-        #expect(throws: GatewayError.badRequest("s1 refused")) { try chain.runAtOnce(&sent) }
-        #expect(trace.recorded == ["s1 stage: { bad }", "at once, watched: { bad } -> 400 BAD_REQUEST: s1 refused"])
-    }
-
-    @Test func aWatcherTheHeadPassedWatchesTheResumedRun() async throws {
-        let trace = Trace()
-        let chain = ExchangeChain(
-            exchanges: [OutcomeWatcher(trace: trace), MarkingStage(name: "s1", trace: trace), HitAnswering(trace: trace)],
-            transport: FakeTransport(trace: trace))
-        let result = try await resumedAnswer(chain, "{ miss }")
-        #expect(result?.body.string == "upstream")
+        let hit = try await chain.run(operation("{ hit }")).first()
+        #expect(hit?.body.string == "cached")
+        let miss = try await chain.run(operation("{ miss }")).first()
+        #expect(miss?.body.string == "upstream")
         #expect(trace.recorded == [
-            "s1 stage: { miss }", "cache handle: { miss } s1", #"transport: { miss } s1 body {"query":"{ miss } s1"}"#,
-            "watched: { miss } s1 -> upstream",
+            "s1 stage: { hit }", "at once: { hit } s1",
+            "s1 stage: { miss }", "cache handle: { miss } s1", "s2 stage: { miss } s1",
+            #"transport: { miss } s1 s2 body {"query":"{ miss } s1 s2"}"#,
         ])
-    }
-
-    @Test func aWatcherSeesAWholeRunThroughHandle() async throws {
-        let trace = Trace()
-        let chain = ExchangeChain(
-            exchanges: [OutcomeWatcher(trace: trace), MarkingStage(name: "s1", trace: trace, refuseOn: "bad")],
-            transport: FakeTransport(trace: trace))
-        await #expect(throws: GatewayError.badRequest("s1 refused")) { try await chain.run(operation("{ bad }")) }
-        #expect(trace.recorded == ["s1 stage: { bad }", "watched: { bad } -> 400 BAD_REQUEST: s1 refused"])
     }
 }

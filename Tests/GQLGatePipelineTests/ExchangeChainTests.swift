@@ -56,16 +56,17 @@ private struct RefusingExchange: Exchange {
 
 /// A stage that records the query it sees, appends its name to it, and
 /// refuses queries that contain `refuseOn`.
-struct MarkingStage: OperationStage {
+struct MarkingStage: InlineExchange {
     let name: String
     let trace: Trace
     var refuseOn: String?
 
-    func prepare(_ operation: inout Operation) throws {
+    func decide(_ operation: inout Operation) throws -> InlineDecision {
         let query = operation.request.query ?? "-"
         trace.record("\(name) stage: \(query)")
         if let refuseOn, query.contains(refuseOn) { throw GatewayError.badRequest("\(name) refused") }
         operation.request.query = query + " \(name)"
+        return .passOn
     }
 }
 
@@ -86,7 +87,7 @@ struct FakeTransport: Transport {
     @Test func operationsGoDownInOrderAndResultsComeUpInReverse() async throws {
         let trace = Trace()
         let chain = ExchangeChain(
-            exchanges: [TracingExchange(name: "a", trace: trace), TracingExchange(name: "b", trace: trace)],
+            stages: [.exchange(TracingExchange(name: "a", trace: trace)), .exchange(TracingExchange(name: "b", trace: trace))],
             transport: FakeTransport(trace: trace))
         let result = try await chain.run(operation("{ a }", body: #"{"query":"{ a }"}"#)).first()
         #expect(result?.body.string == "upstream+b+a")
@@ -97,7 +98,7 @@ struct FakeTransport: Transport {
 
     @Test func withoutExchangesTheTransportAnswers() async throws {
         let trace = Trace()
-        let result = try await ExchangeChain(exchanges: [], transport: FakeTransport(trace: trace)).run(operation("{ a }")).first()
+        let result = try await ExchangeChain(stages: [], transport: FakeTransport(trace: trace)).run(operation("{ a }")).first()
         #expect(result?.body.string == "upstream")
         #expect(trace.recorded == [#"transport: { a } body {"query":"{ a }"}"#])
     }
@@ -105,7 +106,7 @@ struct FakeTransport: Transport {
     @Test func anExchangeCanAnswerWithoutCallingNext() async throws {
         let trace = Trace()
         let chain = ExchangeChain(
-            exchanges: [TracingExchange(name: "a", trace: trace), AnsweringExchange(trace: trace), TracingExchange(name: "b", trace: trace)],
+            stages: [.exchange(TracingExchange(name: "a", trace: trace)), .exchange(AnsweringExchange(trace: trace)), .exchange(TracingExchange(name: "b", trace: trace))],
             transport: FakeTransport(trace: trace))
         let result = try #require(try await chain.run(operation("{ a }")).first())
         #expect(result.body.string == "cached+a")
@@ -115,7 +116,7 @@ struct FakeTransport: Transport {
     @Test func anExchangeCanChangeTheOperationForTheRest() async throws {
         let trace = Trace()
         let chain = ExchangeChain(
-            exchanges: [TracingExchange(name: "a", trace: trace), RewritingExchange(), TracingExchange(name: "b", trace: trace)],
+            stages: [.exchange(TracingExchange(name: "a", trace: trace)), .exchange(RewritingExchange()), .exchange(TracingExchange(name: "b", trace: trace))],
             transport: FakeTransport(trace: trace))
         _ = try await chain.run(operation("{ a }", body: #"{ "query": "{ a }" }"#)).first()
         #expect(trace.recorded == [
@@ -127,7 +128,7 @@ struct FakeTransport: Transport {
     @Test func transportErrorsPropagateThroughEveryExchange() async throws {
         let trace = Trace()
         let chain = ExchangeChain(
-            exchanges: [TracingExchange(name: "a", trace: trace), TracingExchange(name: "b", trace: trace)],
+            stages: [.exchange(TracingExchange(name: "a", trace: trace)), .exchange(TracingExchange(name: "b", trace: trace))],
             transport: FakeTransport(trace: trace, error: .upstreamTimeout("slow")))
         await #expect(throws: GatewayError.upstreamTimeout("slow")) { try await chain.run(operation("{ a }")) }
         #expect(trace.recorded == [
@@ -139,7 +140,7 @@ struct FakeTransport: Transport {
     @Test func anExchangeErrorStopsTheOperation() async throws {
         let trace = Trace()
         let chain = ExchangeChain(
-            exchanges: [TracingExchange(name: "a", trace: trace), RefusingExchange(trace: trace), TracingExchange(name: "b", trace: trace)],
+            stages: [.exchange(TracingExchange(name: "a", trace: trace)), .exchange(RefusingExchange(trace: trace)), .exchange(TracingExchange(name: "b", trace: trace))],
             transport: FakeTransport(trace: trace))
         await #expect(throws: GatewayError.badRequest("refused")) { try await chain.run(operation("{ a }")) }
         #expect(trace.recorded == ["a down: { a }", "refuse", "a saw error: 400 BAD_REQUEST: refused"])
@@ -147,7 +148,7 @@ struct FakeTransport: Transport {
 
     @Test func oneChainRunsManyOperations() async throws {
         let trace = Trace()
-        let chain = ExchangeChain(exchanges: [TracingExchange(name: "a", trace: trace)], transport: FakeTransport(trace: trace))
+        let chain = ExchangeChain(stages: [.exchange(TracingExchange(name: "a", trace: trace))], transport: FakeTransport(trace: trace))
         for query in ["{ one }", "{ two }"] { _ = try await chain.run(operation(query)).first() }
         #expect(trace.recorded == [
             "a down: { one }", #"transport: { one } body {"query":"{ one }"}"#, "a up: upstream",
@@ -158,10 +159,10 @@ struct FakeTransport: Transport {
     @Test func stagesInARowRunInOrderBetweenExchanges() async throws {
         let trace = Trace()
         let chain = ExchangeChain(
-            exchanges: [
-                MarkingStage(name: "s1", trace: trace), MarkingStage(name: "s2", trace: trace), TracingExchange(name: "a", trace: trace),
-                MarkingStage(name: "s3", trace: trace),
-            ],
+            stages: [
+                .inline(MarkingStage(name: "s1", trace: trace)), .inline(MarkingStage(name: "s2", trace: trace)), .exchange(TracingExchange(name: "a", trace: trace)),
+                .inline(MarkingStage(name: "s3", trace: trace)),
+                ],
             transport: FakeTransport(trace: trace))
         let result = try await chain.run(operation("{ a }", body: #"{"query":"{ a }"}"#)).first()
         #expect(result?.body.string == "upstream+a")
@@ -174,9 +175,9 @@ struct FakeTransport: Transport {
     @Test func aStageBetweenTwoExchangesRunsAfterTheFirstAndBeforeTheSecond() async throws {
         let trace = Trace()
         let chain = ExchangeChain(
-            exchanges: [
-                TracingExchange(name: "a", trace: trace), MarkingStage(name: "s1", trace: trace), TracingExchange(name: "b", trace: trace),
-            ],
+            stages: [
+                .exchange(TracingExchange(name: "a", trace: trace)), .inline(MarkingStage(name: "s1", trace: trace)), .exchange(TracingExchange(name: "b", trace: trace)),
+                ],
             transport: FakeTransport(trace: trace))
         let result = try await chain.run(operation("{ a }", body: #"{"query":"{ a }"}"#)).first()
         #expect(result?.body.string == "upstream+b+a")
@@ -189,10 +190,10 @@ struct FakeTransport: Transport {
     @Test func aStageThatThrowsAnswersAndTheRestNeverRuns() async throws {
         let trace = Trace()
         let chain = ExchangeChain(
-            exchanges: [
-                TracingExchange(name: "a", trace: trace), MarkingStage(name: "s1", trace: trace),
-                MarkingStage(name: "s2", trace: trace, refuseOn: "bad"), MarkingStage(name: "s3", trace: trace),
-            ],
+            stages: [
+                .exchange(TracingExchange(name: "a", trace: trace)), .inline(MarkingStage(name: "s1", trace: trace)),
+                .inline(MarkingStage(name: "s2", trace: trace, refuseOn: "bad")), .inline(MarkingStage(name: "s3", trace: trace)),
+                ],
             transport: FakeTransport(trace: trace))
         await #expect(throws: GatewayError.badRequest("s2 refused")) { try await chain.run(operation("{ bad }")) }
         #expect(trace.recorded == ["a down: { bad }", "s1 stage: { bad }", "s2 stage: { bad } s1", "a saw error: 400 BAD_REQUEST: s2 refused"])

@@ -11,14 +11,27 @@ private struct Named: Exchange {
     }
 }
 
+/// An inline stage known by its name.
+private struct NamedInline: InlineExchange {
+    let name: String
+
+    func decide(_ operation: inout Operation) -> InlineDecision { .passOn }
+}
+
+/// Each stage's name, and `inline ` before it when it is held as inline.
 private func names(_ builder: PipelineBuilder) -> [String] {
-    builder.exchanges.map { ($0 as? Named)?.name ?? "?" }
+    builder.stages.map { stage in
+        switch stage {
+        case .inline(let exchange): "inline " + ((exchange as? NamedInline)?.name ?? "?")
+        case .exchange(let exchange): (exchange as? Named)?.name ?? "?"
+        }
+    }
 }
 
 @Suite struct PipelineBuilderTests {
     @Test func theBuiltInOrderIsWrittenOnce() {
         #expect(PipelineSlot.allCases == [
-            .requestLog, .rateLimit, .persistedDocuments, .apq, .document, .trace, .safelist, .methodRules, .limits, .cache,
+            .rateLimit, .persistedDocuments, .apq, .document, .safelist, .methodRules, .limits, .cache,
             .dedupe, .upstreamAPQ, .credentials, .retry, .circuitBreaker, .upstreamConcurrency,
         ])
     }
@@ -49,7 +62,15 @@ private func names(_ builder: PipelineBuilder) -> [String] {
         builder.fill(.limits, with: Named(name: "old"))
         builder.fill(.limits, with: Named(name: "new"))
         #expect(names(builder) == ["new"])
-        #expect((builder.exchange(in: .limits) as? Named)?.name == "new")
-        #expect(builder.exchange(in: .cache) == nil)
+        #expect(builder.stage(in: .limits).map { ($0.exchange as? Named)?.name } == "new")
+        #expect(builder.stage(in: .cache) == nil)
+    }
+
+    @Test func whetherAStageIsInlineFollowsFromItsType() {
+        var builder = PipelineBuilder()
+        builder.fill(.document, with: NamedInline(name: "document"))
+        builder.fill(.retry, with: Named(name: "retry"))
+        builder.place([.before(.cache, NamedInline(name: "mine, inline")), .after(.cache, Named(name: "mine"))])
+        #expect(names(builder) == ["inline document", "inline mine, inline", "mine", "retry"])
     }
 }

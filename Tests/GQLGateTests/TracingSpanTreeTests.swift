@@ -32,13 +32,13 @@ private final class ScriptedUpstream: Transport, Sendable {
 /// Answers queries containing `cached`, as the memory cache does a fresh
 /// entry: at once when the head reaches it, else on the way; counts the
 /// answers given at once.
-private final class FreshCache: AnswersAtOnce, Sendable {
+private final class FreshCache: InlineExchange, Sendable {
     let answeredAtOnce = Lock(0)
 
-    func answerAtOnce(_ operation: Operation) -> GraphQLResponse? {
-        guard let hit = hit(operation) else { return nil }
+    func decide(_ operation: inout Operation) -> InlineDecision {
+        guard let hit = hit(operation) else { return .onLoop }
         answeredAtOnce.withLock { $0 += 1 }
-        return hit
+        return .answer(hit)
     }
 
     func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
@@ -53,8 +53,13 @@ private final class FreshCache: AnswersAtOnce, Sendable {
     }
 }
 
-/// The request log the tracing stage runs: metrics only, no access lines.
-let unloggedRequests = RequestLogExchange(log: RequestLog(metrics: GatewayMetrics(), sink: .logger(Logger(label: "test"))))
+/// The request log the recorder writes: metrics only, no access lines.
+let unloggedRequests = RequestLog(metrics: GatewayMetrics(), sink: .logger(Logger(label: "test")))
+
+/// The recorder with tracing on, as the gateway assembles it.
+func tracingRecorder(_ tracer: Tracer) -> RequestRecorder {
+    RequestRecorder(log: unloggedRequests, spans: ServerSpans(tracer: tracer, path: "/graphql", identifiesClientKeys: false))
+}
 
 private let clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
 private let clientSpan = "00f067aa0ba902b7"
@@ -65,17 +70,18 @@ private struct TracedPipeline {
     let upstream: ScriptedUpstream
     let cache = FreshCache()
     let chain: ExchangeChain
+    let recorder: RequestRecorder
 
     init(upstream statuses: [Int] = [200], ratio: Double = 1, limit: ConcurrencyLimit? = nil) {
         upstream = ScriptedUpstream(statuses)
         let tracer = Tracer(sampler: Sampler(ratio: ratio), queue: SpanQueue(capacity: 100))
         self.tracer = tracer
+        recorder = tracingRecorder(tracer)
         chain = ExchangeChain(
-            exchanges: [
-                TracingExchange(tracer: tracer, path: "/graphql", requestLog: unloggedRequests, identifiesClientKeys: false), DocumentExchange(cache: DocumentCache()), RequestTraceExchange(),
-                cache,
-                RetryExchange(policy: RetryPolicy(baseDelay: .milliseconds(1)), budget: RetryBudget(ratio: 1), sleep: { _ in }),
-            ] + (limit.map { [UpstreamConcurrencyExchange(limit: $0)] } ?? []),
+            stages: [
+                .inline(DocumentExchange(cache: DocumentCache())), .inline(cache),
+                .exchange(RetryExchange(policy: RetryPolicy(baseDelay: .milliseconds(1)), budget: RetryBudget(ratio: 1), sleep: { _ in })),
+            ] + (limit.map { [.exchange(UpstreamConcurrencyExchange(limit: $0))] } ?? []),
             transport: TracingTransport(inner: upstream, tracer: tracer, peer: UpstreamPeer(url: "http://user:pw@api.internal:4000/graphql")))
     }
 
@@ -84,10 +90,19 @@ private struct TracedPipeline {
         var operation = Operation(
             request: GraphQLRequest(query: query, variables: variables), clientTransport: .httpPost, headers: headers, requestID: "req-1",
             trace: RequestTrace(startedAt: GatewayClock.system.monotonicNanoseconds()))
-        switch try chain.runAtOnce(&operation) {
-        case .answered(let answer): return answer.status
-        case .goOn(let position): return try await chain.resume(operation, at: position).first()?.status ?? 0
+        let position: ExchangeChain.Position
+        do {
+            switch try chain.runAtOnce(&operation) {
+            case .answered(let answer):
+                recorder.answeredAtOnce(operation, .success(answer))
+                return answer.status
+            case .goOn(let next): position = next
+            }
+        } catch {
+            recorder.answeredAtOnce(operation, .failure(error))
+            throw error
         }
+        return try await recorder.watch(operation) { try await chain.resume($0, at: position) }.first()?.status ?? 0
     }
 
     var spans: [SpanRecord] { tracer.queue.take(upTo: 100) }
@@ -144,7 +159,8 @@ private func attribute(_ span: SpanRecord?, _ key: String) -> SpanAttribute.Valu
 
     @Test func aCacheHitIsOneServerSpanWhetherAnsweredOnTheWayOrAtOnce() async throws {
         let pipeline = TracedPipeline()
-        for answeredAtOnce in [0, 1] {  // the document is analysed on the way first, at once after
+        // The cache decides at once both times: first on the loop the new document was parsed on, then on the server thread.
+        for answeredAtOnce in [1, 2] {
             #expect(try await pipeline.run("query Hit { cached }", headers: ["traceparent": "00-\(clientTrace)-\(clientSpan)-01"]) == 200)
             #expect(pipeline.cache.answeredAtOnce.withLock { $0 } == answeredAtOnce)
             let spans = pipeline.spans

@@ -20,12 +20,13 @@ private final class Received: Sendable {
 }
 
 @Suite struct TracingSubscriptionSpanTests {
-    private func subscribe(_ chain: ExchangeChain) async throws -> (ResultChannel, Received) {
-        var operation = Operation(
+    /// Runs a subscription through `upstream` as the endpoint runs a streamed answer: the whole pipeline, recorded.
+    private func subscribe(_ tracer: Tracer, _ upstream: ChannelUpstream) async throws -> (ResultChannel, Received) {
+        let chain = ExchangeChain(stages: [.inline(DocumentExchange(cache: DocumentCache()))], transport: upstream)
+        let operation = Operation(
             request: GraphQLRequest(query: "subscription Ticks { ticks }"), clientTransport: .httpPost, delivery: .serverSentEvents,
             headers: [:], requestID: "sub-1", trace: RequestTrace(startedAt: GatewayClock.system.monotonicNanoseconds()))
-        guard case .goOn(let position) = try chain.runAtOnce(&operation) else { throw GatewayError.noResult }
-        let results = try await chain.resume(operation, at: position)
+        let results = try await tracingRecorder(tracer).watch(operation) { try await chain.run($0) }
         let channel = try #require(results.channel)
         let received = Received()
         channel.consume { event in
@@ -36,16 +37,10 @@ private final class Received: Sendable {
         return (channel, received)
     }
 
-    private func chain(_ tracer: Tracer, _ upstream: ChannelUpstream) -> ExchangeChain {
-        ExchangeChain(
-            exchanges: [TracingExchange(tracer: tracer, path: "/graphql", requestLog: unloggedRequests, identifiesClientKeys: false), DocumentExchange(cache: DocumentCache()), RequestTraceExchange()],
-            transport: upstream)
-    }
-
     @Test func aSubscriptionsSpanEndsWhenItsResultsEnd() async throws {
         let tracer = Tracer(sampler: Sampler(ratio: 1), queue: SpanQueue(capacity: 10))
         let upstream = ChannelUpstream()
-        let (_, received) = try await subscribe(chain(tracer, upstream))
+        let (_, received) = try await subscribe(tracer, upstream)
         _ = upstream.channel.yield(GraphQLResponse(status: 200, headers: [:], body: Bytes("tick 1"), source: .upstream))
         #expect(tracer.queue.count == 0)
         upstream.channel.finish()
@@ -61,7 +56,7 @@ private final class Received: Sendable {
         let upstream = ChannelUpstream()
         let cancelled = Lock(false)
         upstream.channel.setOnTermination { cancelled.withLock { $0 = true } }
-        let (channel, _) = try await subscribe(chain(tracer, upstream))
+        let (channel, _) = try await subscribe(tracer, upstream)
         channel.cancel()
         upstream.channel.finish()
         #expect(cancelled.withLock { $0 })

@@ -37,10 +37,7 @@ private struct TracedSocket {
 
     var chain: ExchangeChain {
         ExchangeChain(
-            exchanges: [
-                TracingExchange(tracer: tracer, path: "/graphql", requestLog: unloggedRequests, identifiesClientKeys: false), DocumentExchange(cache: DocumentCache()),
-                RequestTraceExchange(),
-            ],
+            stages: [.inline(DocumentExchange(cache: DocumentCache()))],
             transport: SplitTransport(
                 http: TracingTransport(inner: HTTPUpstream(), tracer: tracer, peer: UpstreamPeer(url: "http://api.internal:4000/graphql")),
                 subscriptions: subscriptions))

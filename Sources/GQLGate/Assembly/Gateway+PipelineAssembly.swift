@@ -21,19 +21,14 @@ extension Gateway {
         let traffic = TrafficStages(config: config, client: client, metrics: metrics, previous: context.previous)
         var builder = PipelineBuilder()
         let tracer = tracer(config.tracing, export: spanExport)
-        let logExchange = RequestLogExchange(log: requestLog)
-        if let tracer {  // the request log runs inside the tracing stage: one watcher either way
-            builder.fill(.requestLog, with: TracingExchange(
-                tracer: tracer, path: config.server.path, requestLog: logExchange, identifiesClientKeys: config.clients.apiKeysFile != nil))
-        } else {
-            builder.fill(.requestLog, with: logExchange)
-        }
+        let recorder = RequestRecorder(log: requestLog, spans: tracer.map {
+            ServerSpans(tracer: $0, path: config.server.path, identifiesClientKeys: config.clients.apiKeysFile != nil)
+        })
         if let rateLimit = traffic.rateLimit { builder.fill(.rateLimit, with: rateLimit) }
         if let byID = persisted.byID { builder.fill(.persistedDocuments, with: byID) }
         if let apq = caching.apq { builder.fill(.apq, with: apq) }
         builder.fill(.document, with: DocumentExchange(
             cache: documents, maxDocumentBytes: config.limits.maxDocumentBytes, runAnalysis: LoopHooks.documentAnalysis))
-        builder.fill(.trace, with: RequestTraceExchange())
         if let safelist = persisted.safelist { builder.fill(.safelist, with: safelist) }
         builder.fill(.methodRules, with: HTTPMethodRulesExchange())
         builder.fill(.limits, with: QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)))
@@ -73,7 +68,7 @@ extension Gateway {
             SchemaLearning(chain: schemaLearningBuilder(from: builder).build(transport: transport), source: source)
         }
         return GatewayPipeline(
-            config: config, chain: chain, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
+            config: config, chain: chain, recorder: recorder, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
             subscriptions: subscriptions, schemaLearning: schemaLearning, traffic: traffic, tracer: tracer)
     }
 
@@ -83,7 +78,7 @@ extension Gateway {
         var learning = PipelineBuilder()
         learning.fill(.document, with: DocumentExchange(cache: DocumentCache(capacity: 1), runAnalysis: LoopHooks.documentAnalysis))
         for slot in [PipelineSlot.credentials, .retry] {
-            if let exchange = builder.exchange(in: slot) { learning.fill(slot, with: exchange) }
+            if let stage = builder.stage(in: slot) { learning.fill(slot, with: stage) }
         }
         return learning
     }

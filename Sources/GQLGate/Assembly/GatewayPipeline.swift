@@ -15,6 +15,8 @@ final class GatewayPipeline: Sendable {
     let config: GatewayConfig
     /// The exchanges and the transport.
     let chain: ExchangeChain
+    /// Records how each client request was answered: metrics, the access line, server spans.
+    let recorder: RequestRecorder
     /// Checks client keys, when `clients.api_keys_file` is set.
     let clientAuth: ClientAuthenticator?
     /// The response cache, when `cache.enabled`.
@@ -36,11 +38,12 @@ final class GatewayPipeline: Sendable {
     /// The client header fields whose values reach the upstream (lower case).
     private let passedOnHeaders: [String]
 
-    init(config: GatewayConfig, chain: ExchangeChain, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
+    init(config: GatewayConfig, chain: ExchangeChain, recorder: RequestRecorder, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
          subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?, traffic: TrafficStages = TrafficStages(),
          tracer: Tracer? = nil) {
         self.config = config
         self.chain = chain
+        self.recorder = recorder
         self.clientAuth = clientAuth
         self.cache = cache
         self.subscriptions = subscriptions

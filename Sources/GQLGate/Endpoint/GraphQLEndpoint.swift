@@ -118,13 +118,12 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     }
 
     /// A GET or POST on the GraphQL path: decoded, then run through the
-    /// pipeline's synchronous head on the server thread — answered there
-    /// when a stage answers (a cache hit, a refused operation), else taken,
-    /// to go on from where the head stopped on a loop. A streamed answer
-    /// (SSE, multipart) runs the whole pipeline on a loop; while a drain
-    /// answers every request with 503, nothing runs. The pipeline's first
-    /// stage records what it answers (`RequestLogExchange`); a request that
-    /// cannot be decoded is recorded here.
+    /// pipeline's inline head on the server thread — answered there when a
+    /// stage answers (a cache hit, a refused operation), else taken, to go on
+    /// from where the head stopped on a loop. A streamed answer (SSE,
+    /// multipart) runs the whole pipeline on a loop; while a drain answers
+    /// every request with 503, nothing runs. The pipeline's recorder records
+    /// how each request was answered, whichever way (`RequestRecorder`).
     private func graphQL(_ request: ServerRequest, pipeline: GatewayPipeline) -> ServerAnswer<PendingRequest> {
         guard !inFlight.isClosed else { return .later(.shuttingDown) }
         let trace = RequestTrace(startedAt: GatewayClock.system.monotonicNanoseconds(), clientCertificate: request.clientCertificateSubject)
@@ -149,10 +148,12 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             do {
                 switch try pipeline.chain.runAtOnce(&operation) {
                 case .answered(let result):
+                    pipeline.recorder.answeredAtOnce(operation, .success(result))
                     return .now(serverResponse(result, requestID: requestID, compression: pipeline.compression, requestHeaders: request.headers))
                 case .goOn(let next): position = next
                 }
             } catch {
+                pipeline.recorder.answeredAtOnce(operation, .failure(error))
                 return .now(errorResponse(error, requestID: requestID))
             }
         }
@@ -165,10 +166,12 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     func process(_ context: RequestContext) async -> ServerResponse {
         let requestID = context.operation.requestID
         do {
+            let pipeline = context.pipeline
             if let format = context.stream {
-                return try await streamedAnswer(context.operation, format: format, chain: context.pipeline.chain)
+                return try await streamedAnswer(context.operation, format: format, pipeline: pipeline)
             }
-            guard let result = try await context.pipeline.chain.resume(context.operation, at: context.position).first() else {
+            let results = try await pipeline.recorder.watch(context.operation) { try await pipeline.chain.resume($0, at: context.position) }
+            guard let result = try await results.first() else {
                 return serverResponse(GatewayError.noResult.response(), requestID: requestID)
             }
             return serverResponse(result, requestID: requestID, compression: context.pipeline.compression, requestHeaders: context.operation.headers)

@@ -1,7 +1,6 @@
 import GQLGatePipeline
 
-/// How a client request was answered, as the stages that watch it (the
-/// request log, the tracing stage) read it: the answer's status, whatever
+/// How a client request was answered, as the request recorder reads it: the answer's status, whatever
 /// form the answer took.
 enum WatchedAnswer {
     /// The status of an answer given at once, or of the error answered instead.
@@ -17,8 +16,8 @@ enum WatchedAnswer {
     /// as they are with 200 (their head goes out before them), else the first
     /// result alone with its status; an error is thrown on after its status.
     @inline(__always)
-    static func awaiting(_ operation: consuming Operation, streams: Bool,
-                         _ rest: (consuming Operation) async throws -> ResultStream,
+    static func awaiting(_ operation: Operation, streams: Bool,
+                         _ rest: (Operation) async throws -> ResultStream,
                          answered: (Int) -> Void) async throws -> ResultStream {
         do {
             let results = try await rest(operation)

@@ -2,7 +2,7 @@ import GQLGatePipeline
 import GQLGateTracing
 
 /// What a server span takes from what the stages noted in its request's
-/// trace, the same for a request over HTTP (`TracingExchange`) and an
+/// trace, the same for a request over HTTP (`RequestRecorder`) and an
 /// operation on a client WebSocket (`WebSocketOperationSpan`).
 extension RequestTrace.Snapshot {
     /// The operation, the document, the cache, the persisted id, the attempts and a refusal, those that were noted.

@@ -7,7 +7,7 @@ import GQLGatePipeline
 /// (any other hash is left to APQ). With `requireID`, an operation sent as
 /// text gets 400 `PERSISTED_QUERY_ID_REQUIRED`. Place first, before APQ and
 /// `DocumentExchange`.
-public struct PersistedDocumentExchange: OperationStage {
+public struct PersistedDocumentExchange: InlineExchange {
     private let library: PersistedDocumentLibrary
     private let requireID: Bool
     private let observer: PersistedDocumentsObserver
@@ -18,13 +18,16 @@ public struct PersistedDocumentExchange: OperationStage {
         self.observer = observer
     }
 
-    package func prepare(_ operation: inout Operation) throws(GatewayError) {
-        _ = try prepare(&operation) { library.documents }
+    /// Goes on on a loop (`handle`) when the manifests must be read first.
+    public func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
+        try prepare(&operation) { library.documentsAtOnce() } ? .passOn : .onLoop
     }
 
-    /// On a server thread: goes on on a loop when the manifests must be read first.
-    package func prepareAtOnce(_ operation: inout Operation) throws(GatewayError) -> Bool {
-        try prepare(&operation) { library.documentsAtOnce() }
+    /// Reads the manifests when they changed (on a loop), then runs the operation's document.
+    public func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
+        var operation = operation
+        _ = try prepare(&operation) { library.documents }
+        return try await next(operation)
     }
 
     /// - Parameter documents: the manifests' documents, asked only by a request that names one

@@ -9,7 +9,7 @@ import GQLGatePipeline
 /// (`PersistedDocumentExchange`) are listed and pass. Place after
 /// `DocumentExchange`; reads the analysis the document cache holds, so a
 /// repeated text costs a look-up.
-public struct SafelistExchange: OperationStage {
+public struct SafelistExchange: InlineExchange {
     /// The rules.
     public struct Rules: Sendable {
         /// `persisted_documents.safelist`.
@@ -37,13 +37,16 @@ public struct SafelistExchange: OperationStage {
         self.observer = observer
     }
 
-    package func prepare(_ operation: inout Operation) throws(GatewayError) {
-        _ = try prepare(&operation) { $0.documents }
+    /// Goes on on a loop (`handle`) when the manifests must be read first.
+    public func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
+        try prepare(&operation) { $0.documentsAtOnce() } ? .passOn : .onLoop
     }
 
-    /// On a server thread: goes on on a loop when the manifests must be read first.
-    package func prepareAtOnce(_ operation: inout Operation) throws(GatewayError) -> Bool {
-        try prepare(&operation) { $0.documentsAtOnce() }
+    /// Reads the manifests when they changed (on a loop), then checks the operation.
+    public func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
+        var operation = operation
+        _ = try prepare(&operation) { $0.documents }
+        return try await next(operation)
     }
 
     /// - Parameter documents: the library's documents, asked only for an operation sent as text

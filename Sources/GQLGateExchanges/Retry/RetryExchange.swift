@@ -33,8 +33,9 @@ public struct RetryExchange: Exchange {
         backoff = policy.backoff(random: random)
     }
 
-    public func handle(_ operation: consuming Operation, next: ExchangeNext) async throws -> ResultStream {
-        guard operation.kind == .query || operation.kind == .mutation else { return try await next(consume operation) }
+    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+        guard operation.kind == .query || operation.kind == .mutation else { return try await next(operation) }
+        var operation = operation
         let start = clock.monotonicNanoseconds()
         budget.recordRequest(now: start)
         let deadline = start + policy.deadline.nanoseconds
@@ -44,7 +45,7 @@ public struct RetryExchange: Exchange {
         while true {
             let outcome: Result<GraphQLResponse, UpstreamFailure>
             do {
-                guard let answer = try await next(copy operation).first() else { return .single(noAnswer()) }
+                guard let answer = try await next(operation).first() else { return .single(noAnswer()) }
                 outcome = .success(answer)
             } catch let failure as UpstreamFailure {
                 outcome = .failure(failure)

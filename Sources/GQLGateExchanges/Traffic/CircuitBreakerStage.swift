@@ -17,8 +17,8 @@ public struct CircuitBreakerStage: Exchange {
         self.onShed = onShed
     }
 
-    public func handle(_ operation: consuming Operation, next: ExchangeNext) async throws -> ResultStream {
-        guard operation.kind == .query || operation.kind == .mutation else { return try await next(consume operation) }
+    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+        guard operation.kind == .query || operation.kind == .mutation else { return try await next(operation) }
         if case .refused(let retryAfter) = breaker.admit() {
             onShed()
             operation.trace?.shed(.circuitOpen)
@@ -27,7 +27,7 @@ public struct CircuitBreakerStage: Exchange {
         let client = operation.clientID
         let answer: GraphQLResponse
         do {
-            guard let first = try await next(consume operation).first() else { throw GatewayError.noResult }
+            guard let first = try await next(operation).first() else { throw GatewayError.noResult }
             answer = first
         } catch {
             if let failed = CircuitBreaker.failed(.failure(error)) { breaker.record(failed: failed, client: client) }

@@ -8,7 +8,7 @@ import GQLGatePipeline
 /// fields: `RateLimit-Policy: "default";q=BURST;w=SECONDS` and
 /// `RateLimit: "default";r=REMAINING;t=SECONDS`). Runs on the server thread
 /// with the pipeline's synchronous head.
-public struct RateLimitStage: OperationStage {
+public struct RateLimitStage: InlineExchange {
     /// What a bucket is shared by.
     public enum Partition: Sendable, Equatable {
         /// `Operation.clientID`: the client's key, else its address.
@@ -32,9 +32,9 @@ public struct RateLimitStage: OperationStage {
         policy = "\"default\";q=\(limiter.burst);w=\(limiter.windowSeconds)"
     }
 
-    public func prepare(_ operation: inout Operation) throws {
+    public func decide(_ operation: inout Operation) throws -> InlineDecision {
         let decision = limiter.take(key(of: operation))
-        guard !decision.allowed else { return }
+        guard !decision.allowed else { return .passOn }
         onLimited()
         operation.trace?.shed(.rateLimited)
         throw GatewayError.rateLimited(headers: [

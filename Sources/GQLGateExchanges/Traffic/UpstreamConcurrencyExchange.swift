@@ -16,8 +16,8 @@ public struct UpstreamConcurrencyExchange: Exchange {
         self.onShed = onShed
     }
 
-    public func handle(_ operation: consuming Operation, next: ExchangeNext) async throws -> ResultStream {
-        guard operation.kind == .query || operation.kind == .mutation else { return try await next(consume operation) }
+    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+        guard operation.kind == .query || operation.kind == .mutation else { return try await next(operation) }
         let waitStart = operation.trace?.isSampled != true ? 0 : GatewayClock.system.monotonicNanoseconds()  // timed only when traced
         do {
             try await limit.acquire()
@@ -28,7 +28,7 @@ public struct UpstreamConcurrencyExchange: Exchange {
             throw error
         }
         defer { limit.release() }
-        guard let answer = try await next(consume operation).first() else { return ResultStream.single(noAnswer) }
+        guard let answer = try await next(operation).first() else { return ResultStream.single(noAnswer) }
         return .single(answer)
     }
 
