@@ -76,7 +76,7 @@ let package = Package(
         .target(
             name: "GQLGatePipeline",
             dependencies: [
-                "GQLGateCore", "GQLGateTracing",
+                "GQLGateCore",
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -1,5 +1,4 @@
 import GQLGateCore
-import GQLGateTracing
 
 /// What happened to one client request inside the pipeline, for its access
 /// log line and its metrics: when it arrived, the operation the document

@@ -1,3 +1,5 @@
+import GQLGateCore
+
 /// Encodes spans as an OTLP `ExportTraceServiceRequest`
 /// (opentelemetry/proto/collector/trace/v1/trace_service.proto), the body of
 /// an OTLP/HTTP export with `Content-Type: application/x-protobuf`. Field

@@ -1,3 +1,5 @@
+import GQLGateCore
+
 /// Protocol Buffers' wire format, for the few OTLP messages gqlgate sends:
 /// varints, 64-bit fixed fields and length-delimited fields. Every message
 /// is written into one buffer of its own (no copy per append, no check of

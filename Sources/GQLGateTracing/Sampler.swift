@@ -1,3 +1,5 @@
+import GQLGateCore
+
 /// Parent-based sampling: a client's `traceparent` decides for its trace
 /// (sampled flag set: sampled; clear: not); a new trace is sampled when its
 /// id falls within `ratio` (OpenTelemetry's TraceIdRatioBased, on the id's

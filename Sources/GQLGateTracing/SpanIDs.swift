@@ -1,3 +1,5 @@
+import GQLGateCore
+
 import Synchronization
 
 /// New trace and span ids: SplitMix64 over an atomic counter seeded from the

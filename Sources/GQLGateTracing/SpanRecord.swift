@@ -1,3 +1,5 @@
+import GQLGateCore
+
 /// A finished span, as exported: OpenTelemetry's span data model, reduced to
 /// what gqlgate records (no links).
 public struct SpanRecord: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGatePipeline
 import GQLGateTracing
 

@@ -1,4 +1,4 @@
-import GQLGateTracing
+import GQLGateCore
 import Testing
 
 @Suite struct SpanContextTests {
