@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instructions per proxied request, counted exactly with valgrind's callgrind, for machines
 # whose CPU exposes no counters to perf (most VMs), where scripts/bench.sh can measure only
-# CPU time. See docs/benchmarks.md, "Instructions per request with callgrind".
+# CPU time. See docs/benchmarks.md, "make bench-instructions".
 #
 #   U  nginx `return 200`: the upstream, run natively; it counts the requests it answers
 #   P  nginx `proxy_pass` in front of U, with a kept-alive upstream pool
