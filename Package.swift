@@ -167,7 +167,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings,
             // mimalloc replaces glibc's malloc for the whole process (every library's
-            // allocations included): see README, "Design notes". Only the executable
+            // allocations included): see docs/architecture.md, "Design notes". Only the executable
             // links it: a program built on the library product keeps its own allocator.
             linkerSettings: [.linkedLibrary("mimalloc", .when(platforms: [.linux]))]
         ),

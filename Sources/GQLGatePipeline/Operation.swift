@@ -81,6 +81,10 @@ public struct Operation: Sendable {
     /// The operation's kind, once the document was analysed.
     public var kind: OperationKind? { selected?.kind }
 
+    /// The selected operation's name once the document was analysed (nil for
+    /// an anonymous one), the `operationName` the client sent before.
+    public var operationName: String? { selected == nil ? request.operationName : selected?.name }
+
     /// The body to send upstream: the client's bytes when untouched, else the request re-encoded.
     public func upstreamBody() -> Bytes {
         originalBody ?? Bytes(request.jsonBody())
