@@ -346,7 +346,7 @@ def test_thread_pool_and_several_loops_serve_concurrent_clients(gqlgate, strawbe
 
 def test_the_gateway_allocates_with_mimalloc(gateway):
     """The executable links mimalloc so that every allocation in the process, libcurl's and
-    libmicrohttpd's included, goes to it (README, "Design notes"); a linker that dropped the
+    libmicrohttpd's included, goes to it (docs/architecture.md, "Design notes"); a linker that dropped the
     library would quietly bring back glibc's malloc."""
     assert post_graphql(gateway.url, "{ hello }").status == 200
     maps = Path(f"/proc/{gateway.proc.pid}/maps").read_text()
