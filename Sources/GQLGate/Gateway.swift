@@ -24,7 +24,7 @@ public final class Gateway: Sendable {
     let server: HTTPServer
     let client: HTTPClient
     let endpoint: GraphQLEndpoint
-    let pipelines: CurrentPipeline
+    let generations: CurrentGeneration
     let readiness: Readiness
     let inFlight = InFlightRequests()
     let exchanges: [ExchangePlacement]
@@ -72,13 +72,13 @@ public final class Gateway: Sendable {
         requestLog = RequestLog(metrics: metrics, sink: accessLog.map { .writer($0) } ?? .logger(logger))
         spanExport = SpanExport(client: client, metrics: metrics, destination: SpanExport.Destination(
             endpoint: config.tracing.endpoint, headers: config.tracing.headers, serviceName: config.tracing.serviceName))
-        pipelines = CurrentPipeline(
+        generations = CurrentGeneration(
             try Self.makePipeline(
                 config: config, client: client, exchanges: exchanges, metrics: metrics, requestLog: requestLog, readiness: readiness,
                 spanExport: spanExport,
                 subscriptions: SubscriptionContext(loops: loops, logger: logger, previous: nil)))
         endpoint = GraphQLEndpoint(
-            pipelines: pipelines, loops: loops, maxBodyBytes: config.server.maxBodyBytes,
+            generations: generations, loops: loops, maxBodyBytes: config.server.maxBodyBytes,
             operations: OperationsEndpoints(readiness: readiness, metrics: metrics),
             requestLog: requestLog,
             inFlight: inFlight, metrics: metrics, logger: logger)
@@ -95,14 +95,14 @@ public final class Gateway: Sendable {
     }
 
     /// The configuration it runs with (the last one applied by `reload`).
-    public var config: GatewayConfig { pipelines.current.config }
+    public var config: GatewayConfig { generations.current.config }
 
     /// Binds the listen address and starts serving; with the cache tagging
     /// entities, starts learning the upstream schema; with TLS, starts
     /// watching the certificate files.
     public func start() throws(HTTPServerError) {
         try server.start()
-        pipelines.current.schemaLearning?.start(logger: logger)
+        generations.current.schemaLearning?.start(logger: logger)
         watchTLSFiles()
     }
 

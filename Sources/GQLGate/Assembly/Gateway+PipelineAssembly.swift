@@ -13,12 +13,12 @@ extension Gateway {
     /// around them.
     static func makePipeline(config: GatewayConfig, client: HTTPClient, exchanges: [ExchangePlacement], metrics: GatewayMetrics,
                              requestLog: RequestLog, readiness: Readiness, spanExport: SpanExport,
-                             subscriptions context: SubscriptionContext) throws(ConfigError) -> GatewayPipeline {
+                             subscriptions context: SubscriptionContext) throws(ConfigError) -> GatewayGeneration {
         let documents = DocumentCache()
-        let persisted = try PersistedDocumentStages(config: config, cache: documents, metrics: metrics, logger: context.logger)
-        let caching = try CachingStages(config: config, apqRegisters: persisted.apqRegisters, metrics: metrics,
+        let persisted = try PersistedDocumentsAssembly(config: config, cache: documents, metrics: metrics, logger: context.logger)
+        let caching = try CacheAssembly(config: config, apqRegisters: persisted.apqRegisters, metrics: metrics,
                                         loops: context.loops, logger: context.logger)
-        let traffic = TrafficStages(config: config, client: client, metrics: metrics, previous: context.previous)
+        let traffic = TrafficAssembly(config: config, client: client, metrics: metrics, previous: context.previous)
         var builder = PipelineBuilder()
         let tracer = tracer(config.tracing, export: spanExport)
         let recorder = RequestRecorder(log: requestLog, spans: tracer.map {
@@ -67,8 +67,8 @@ extension Gateway {
         let schemaLearning = caching.schema.map { source in
             SchemaLearning(chain: schemaLearningBuilder(from: builder).build(transport: transport), source: source)
         }
-        return GatewayPipeline(
-            config: config, chain: chain, recorder: recorder, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
+        return GatewayGeneration(
+            config: config, chain: chain, slots: builder.filledSlots, recorder: recorder, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
             subscriptions: subscriptions, schemaLearning: schemaLearning, traffic: traffic, tracer: tracer)
     }
 

@@ -23,7 +23,7 @@ extension GraphQLEndpoint {
     /// large, refused framing) the CORS fields its origin gets, so a page
     /// can read why.
     func allowOrigin(_ request: ServerRequest) {
-        let pipeline = pipelines.current
+        let pipeline = generations.current
         guard request.path == pipeline.path, let cors = pipeline.cors, let fields = cors.answerFields(origin: request.headers["origin"]) else { return }
         request.addToEveryAnswer(fields)
     }

@@ -12,7 +12,7 @@ extension GraphQLEndpoint {
     /// so they become ordinary JSON answers; once it returns results, what
     /// goes wrong goes in the stream. The client leaving cancels the writer,
     /// which ends the results (and the upstream subscription).
-    func streamedAnswer(_ operation: Operation, format: HTTPStreamFormat, pipeline: GatewayPipeline) async throws -> ServerResponse {
+    func streamedAnswer(_ operation: Operation, format: HTTPStreamFormat, pipeline: GatewayGeneration) async throws -> ServerResponse {
         let results = try await pipeline.recorder.watch(operation) { try await pipeline.chain.run($0) }
         let body = StreamingBody(bufferLimit: Self.streamBufferLimit)
         let writer = ResultStreamWriter(format: format, sink: body)

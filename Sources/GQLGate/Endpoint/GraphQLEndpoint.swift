@@ -10,7 +10,7 @@ import Logging
 /// the server thread, and runs GraphQL requests through the current exchange
 /// pipeline as tasks on the gateway loops.
 final class GraphQLEndpoint: HTTPServerDelegate {
-    let pipelines: CurrentPipeline
+    let generations: CurrentGeneration
     let loops: EventLoopGroup
     private let maxBodyBytes: Int
     let requestIDs = RequestIDGenerator()
@@ -23,20 +23,20 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     let streams = OpenStreams()
     private let logger: Logger
 
-    init(pipelines: CurrentPipeline, loops: EventLoopGroup, maxBodyBytes: Int, operations: OperationsEndpoints, requestLog: RequestLog,
+    init(generations: CurrentGeneration, loops: EventLoopGroup, maxBodyBytes: Int, operations: OperationsEndpoints, requestLog: RequestLog,
          inFlight: InFlightRequests, metrics: GatewayMetrics, logger: Logger) {
         self.logger = logger
-        self.pipelines = pipelines
+        self.generations = generations
         self.loops = loops
         self.maxBodyBytes = maxBodyBytes
         self.operations = operations
         self.requestLog = requestLog
         self.inFlight = inFlight
-        webSockets = WebSocketEndpoint(pipelines: pipelines, loops: loops, metrics: metrics, requestIDs: requestIDs)
+        webSockets = WebSocketEndpoint(generations: generations, loops: loops, metrics: metrics, requestIDs: requestIDs)
     }
 
     func answer(_ request: ServerRequest) -> ServerAnswer<PendingRequest> {
-        let pipeline = pipelines.current
+        let pipeline = generations.current
         if request.path == pipeline.path {
             if let cors = pipeline.cors, let fields = cors.answerFields(origin: request.headers["origin"]) {
                 request.addToEveryAnswer(fields)
@@ -124,7 +124,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     /// multipart) runs the whole pipeline on a loop; while a drain answers
     /// every request with 503, nothing runs. The pipeline's recorder records
     /// how each request was answered, whichever way (`RequestRecorder`).
-    private func graphQL(_ request: ServerRequest, pipeline: GatewayPipeline) -> ServerAnswer<PendingRequest> {
+    private func graphQL(_ request: ServerRequest, pipeline: GatewayGeneration) -> ServerAnswer<PendingRequest> {
         guard !inFlight.isClosed else { return .later(.shuttingDown) }
         let trace = RequestTrace(startedAt: GatewayClock.system.monotonicNanoseconds(), clientCertificate: request.clientCertificateSubject)
         let requestID = clientRequestID(request) ?? requestIDs.next()

@@ -7,7 +7,7 @@ import GQLGatePipeline
 /// not copied field by field.
 final class RequestContext: Sendable {
     /// The pipeline the request runs through, taken when it arrived (a reload never changes it half-way).
-    let pipeline: GatewayPipeline
+    let pipeline: GatewayGeneration
     /// The operation, as the stages that ran on the server thread left it.
     let operation: Operation
     /// Where the pipeline goes on from.
@@ -15,7 +15,7 @@ final class RequestContext: Sendable {
     /// How the results are written when the client asked for a stream (SSE, multipart).
     let stream: HTTPStreamFormat?
 
-    init(pipeline: GatewayPipeline, operation: consuming Operation, position: ExchangeChain.Position,
+    init(pipeline: GatewayGeneration, operation: consuming Operation, position: ExchangeChain.Position,
          stream: HTTPStreamFormat?) {
         self.pipeline = pipeline
         self.operation = operation

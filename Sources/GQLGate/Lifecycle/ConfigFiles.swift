@@ -25,7 +25,7 @@ public enum ConfigFiles {
             problems.append(error)
         }
         do {
-            _ = try PersistedDocumentStages.library(config.persistedDocuments, cache: DocumentCache(), logger: Logger(label: "gqlgate"))
+            _ = try PersistedDocumentsAssembly.library(config.persistedDocuments, cache: DocumentCache(), logger: Logger(label: "gqlgate"))
         } catch {
             problems.append(error)
         }

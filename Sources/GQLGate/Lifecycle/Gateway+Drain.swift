@@ -39,7 +39,7 @@ extension Gateway {
     @discardableResult
     public func shutdown(drainTimeout: Duration) -> DrainOutcome {
         readiness.startDraining()
-        pipelines.current.schemaLearning?.stop()
+        generations.current.schemaLearning?.stop()
         tlsWatch.withLock { $0?.cancel() }
         server.quiesce()
         _ = inFlight.waitUntilEmpty(before: Self.deadline(in: drainTimeout))

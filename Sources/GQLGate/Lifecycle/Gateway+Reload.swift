@@ -18,7 +18,7 @@ extension Gateway {
     ///   be used; the running pipeline stays.
     @discardableResult
     public func reload(_ proposed: GatewayConfig) throws(ConfigError) -> ConfigReload {
-        let previous = pipelines.current
+        let previous = generations.current
         let running = previous.config
         let reload = ConfigReload(running: running, proposed: proposed)
         try reload.effective.validate()
@@ -26,7 +26,7 @@ extension Gateway {
             config: reload.effective, client: client, exchanges: exchanges, metrics: metrics, requestLog: requestLog,
             readiness: readiness, spanExport: spanExport,
             subscriptions: SubscriptionContext(loops: loops, logger: logger, previous: previous))
-        pipelines.replace(with: pipeline)
+        generations.replace(with: pipeline)
         if pipeline.subscriptions !== previous.subscriptions { previous.subscriptions.shutdown() }
         previous.schemaLearning?.stop()
         pipeline.schemaLearning?.start(logger: logger)

@@ -19,7 +19,7 @@ import Synchronization
 final class ClientWebSocketSession: WebSocketConnectionDelegate {
     /// Everything a session needs from the gateway.
     struct Context: Sendable {
-        let pipelines: CurrentPipeline
+        let generations: CurrentGeneration
         let metrics: GatewayMetrics
         let requestIDs: RequestIDGenerator
         let sessions: ClientWebSocketSessions
@@ -110,7 +110,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
                 handle(.initRejected(message: ClientAuthenticator.webSocketRejection))
             } else {
                 if clientAuth != nil, clientID != nil { clientID = ClientAuthenticator.presentedKey(in: credentials) ?? clientID }
-                if clientAuth != nil, context.pipelines.current.tracer != nil, let key = ClientAuthenticator.presentedKey(in: credentials) {
+                if clientAuth != nil, context.generations.current.tracer != nil, let key = ClientAuthenticator.presentedKey(in: credentials) {
                     traceOrigin.authenticated(key: key)
                 }
                 handle(.initAccepted(ackPayload: nil))
@@ -135,7 +135,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
     private func start(_ id: String, _ request: GraphQLRequest) {
         nextRun &+= 1
         let run = nextRun
-        let pipeline = context.pipelines.current
+        let pipeline = context.generations.current
         let requestID = context.requestIDs.next()
         let span = pipeline.tracer.flatMap { WebSocketOperationSpan(tracer: $0, request: request, requestID: requestID, origin: traceOrigin) }
         let operation = Operation(

@@ -11,7 +11,7 @@ struct SubscriptionContext: Sendable {
     let loops: EventLoopGroup
     let logger: Logger
     /// The pipeline being replaced (on reload), whose live subscriptions may carry over.
-    let previous: GatewayPipeline?
+    let previous: GatewayGeneration?
 
     /// `previous`'s transport when its subscriptions can carry over to
     /// `config`, else a new one.
@@ -37,6 +37,6 @@ extension Gateway {
     func drainSubscriptions(before deadline: UInt64) {
         endpoint.webSockets.sessions.shutdownAll()
         _ = endpoint.webSockets.sessions.waitUntilEmpty(before: Self.deadline(in: WebSocketEndpoint.closeTimeout + .seconds(1), before: deadline))
-        pipelines.current.subscriptions.shutdown()
+        generations.current.subscriptions.shutdown()
     }
 }

@@ -19,9 +19,9 @@ final class WebSocketEndpoint: Sendable {
     private let loops: EventLoopGroup
     private let context: ClientWebSocketSession.Context
 
-    init(pipelines: CurrentPipeline, loops: EventLoopGroup, metrics: GatewayMetrics, requestIDs: RequestIDGenerator) {
+    init(generations: CurrentGeneration, loops: EventLoopGroup, metrics: GatewayMetrics, requestIDs: RequestIDGenerator) {
         self.loops = loops
-        context = ClientWebSocketSession.Context(pipelines: pipelines, metrics: metrics, requestIDs: requestIDs, sessions: sessions)
+        context = ClientWebSocketSession.Context(generations: generations, metrics: metrics, requestIDs: requestIDs, sessions: sessions)
     }
 
     /// How long a client has to answer gqlgate's close frame before its socket is closed anyway.
@@ -33,7 +33,7 @@ final class WebSocketEndpoint: Sendable {
     }
 
     /// The answer to an upgrade request on the GraphQL path: 101, or 400/426 for a bad handshake.
-    func answer(_ request: ServerRequest, pipeline: GatewayPipeline) -> ServerResponse {
+    func answer(_ request: ServerRequest, pipeline: GatewayGeneration) -> ServerResponse {
         let accepted: WebSocketUpgradeAcceptance
         do {
             accepted = try WebSocketHandshake.acceptUpgrade(

@@ -11,7 +11,7 @@ import Logging
 /// `.dedupe`). The cache keeps its answers in memory or, with
 /// `cache.backend: redis`, in Redis (on the gateway loops, with wall-clock
 /// times shared by every replica).
-struct CachingStages: Sendable {
+struct CacheAssembly: Sendable {
     /// The APQ exchange, when `apq.enabled`.
     let apq: APQExchange?
     /// The cache exchange, when `cache.enabled`.

@@ -11,7 +11,7 @@ import GQLGatePipeline
 /// that buckets, the breaker's state and the places held by requests in
 /// flight carry over (two limits side by side would let twice as many
 /// requests through).
-struct TrafficStages: Sendable {
+struct TrafficAssembly: Sendable {
     let rateLimit: RateLimitStage?
     let circuitBreaker: CircuitBreakerStage?
     /// The breaker `circuitBreaker` asks (for `/readyz` and subscription reconnects).
@@ -34,7 +34,7 @@ struct TrafficStages: Sendable {
     /// - Parameters:
     ///   - client: what the circuit breaker's probe is sent with.
     ///   - previous: the pipeline being replaced, whose stages are kept where their settings stay.
-    init(config: GatewayConfig, client: HTTPClient, metrics: GatewayMetrics, previous: GatewayPipeline?) {
+    init(config: GatewayConfig, client: HTTPClient, metrics: GatewayMetrics, previous: GatewayGeneration?) {
         let old = previous?.config
         let limit = config.clients.rateLimit
         identifiesClients = limit.isEnabled && limit.by == .key || config.upstream.circuitBreaker.enabled

@@ -8,7 +8,7 @@ import Logging
 /// The stages of `persisted_documents` and `limits.introspection`, for
 /// their slots (`PipelineSlot.persistedDocuments`, `.safelist`): none at all
 /// when no manifest is configured and introspection is allowed.
-struct PersistedDocumentStages: Sendable {
+struct PersistedDocumentsAssembly: Sendable {
     /// Requests by id and `require_id`, when manifests are configured.
     let byID: PersistedDocumentExchange?
     /// The safelist, `log_unknown` and introspection rules, when any applies.

@@ -6,15 +6,18 @@ import GQLGatePipeline
 import GQLGateTracing
 import GQLGateTransports
 
-/// Everything a request reads from the configuration, built once per load:
-/// the exchange chain and the settings the endpoint uses. A request takes the
-/// current pipeline when it starts and keeps it to the end, so a reload never
-/// changes a request half-way.
-final class GatewayPipeline: Sendable {
+/// One generation of the gateway: everything a request reads from the
+/// configuration, built once per load (start, and each reload) — the
+/// pipeline, its recorder and the settings the endpoint uses. A request takes
+/// the current generation when it starts and keeps it to the end, so a
+/// reload never changes a request half-way.
+final class GatewayGeneration: Sendable {
     /// The configuration it was built from.
     let config: GatewayConfig
     /// The exchanges and the transport.
     let chain: ExchangeChain
+    /// The built-in slots the configuration filled, in order.
+    let slots: [PipelineSlot]
     /// Records how each client request was answered: metrics, the access line, server spans.
     let recorder: RequestRecorder
     /// Checks client keys, when `clients.api_keys_file` is set.
@@ -26,7 +29,7 @@ final class GatewayPipeline: Sendable {
     /// Learns the upstream schema for the cache's entity tags, when it tags entities.
     let schemaLearning: SchemaLearning?
     /// The rate limit, circuit breaker and upstream concurrency limit; kept by the next pipeline where their settings stay.
-    let traffic: TrafficStages
+    let traffic: TrafficAssembly
     /// What browser pages on other origins may do, when `cors.allow_origins` is set.
     let cors: CORSPolicy?
     /// The CSRF rule, when `csrf.enabled`.
@@ -38,11 +41,12 @@ final class GatewayPipeline: Sendable {
     /// The client header fields whose values reach the upstream (lower case).
     private let passedOnHeaders: [String]
 
-    init(config: GatewayConfig, chain: ExchangeChain, recorder: RequestRecorder, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
-         subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?, traffic: TrafficStages = TrafficStages(),
+    init(config: GatewayConfig, chain: ExchangeChain, slots: [PipelineSlot], recorder: RequestRecorder, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
+         subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?, traffic: TrafficAssembly = TrafficAssembly(),
          tracer: Tracer? = nil) {
         self.config = config
         self.chain = chain
+        self.slots = slots
         self.recorder = recorder
         self.clientAuth = clientAuth
         self.cache = cache
@@ -78,21 +82,21 @@ final class GatewayPipeline: Sendable {
     }
 }
 
-/// The current pipeline, replaced whole on reload.
-final class CurrentPipeline: Sendable {
-    private let slot: Lock<GatewayPipeline>
+/// The current generation, replaced whole on reload.
+final class CurrentGeneration: Sendable {
+    private let slot: Lock<GatewayGeneration>
 
-    init(_ pipeline: GatewayPipeline) {
+    init(_ pipeline: GatewayGeneration) {
         slot = Lock(pipeline)
     }
 
-    /// The pipeline new requests use.
-    var current: GatewayPipeline {
+    /// The generation new requests use.
+    var current: GatewayGeneration {
         slot.withLock { $0 }
     }
 
-    /// Makes `pipeline` the one new requests use; requests already running keep theirs.
-    func replace(with pipeline: GatewayPipeline) {
+    /// Makes `pipeline` the generation new requests use; requests already running keep theirs.
+    func replace(with pipeline: GatewayGeneration) {
         slot.withLock { $0 = pipeline }
     }
 }
