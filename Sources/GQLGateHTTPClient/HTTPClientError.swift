@@ -1,7 +1,9 @@
 /// Why an upstream request produced no HTTP answer, sorted by what it means
 /// for retrying: whether the request can have reached the upstream.
 public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
-    /// What the failure means for the request.
+    /// What the failure means for the request: the cases of the pipeline's
+    /// `UpstreamFailure.Kind` (which this module cannot import; the
+    /// transports map one to the other), and `cancelled`.
     public enum Kind: Sendable, Equatable {
         /// Nothing was sent: connection refused, DNS failure, connect timeout.
         /// Safe to retry even a mutation.

@@ -11,7 +11,7 @@ import Prometheus
 /// Features call its methods; `GET /metrics` renders `registry`.
 ///
 /// ```swift
-/// metrics.retry(reason: .status)
+/// metrics.retry(reason: .status(503))
 /// metrics.cacheHit()
 /// ```
 public final class GatewayMetrics: Sendable {
@@ -22,9 +22,9 @@ public final class GatewayMetrics: Sendable {
 
     private let requests: [[CoreMetrics.Counter]]
     private let requestDurations: [ValueHistogram]
-    private let upstreamRequests: [CoreMetrics.Counter]
+    private let upstreamRequests: LabelledCounters
     private let upstreamDuration: ValueHistogram
-    private let retries: [CoreMetrics.Counter]
+    private let retries: LabelledCounters
     private let cacheHits: CoreMetrics.Counter
     private let cacheMisses: CoreMetrics.Counter
     private let cacheSize: Meter
@@ -67,13 +67,10 @@ public final class GatewayMetrics: Sendable {
             registry.makeValueHistogram(descriptor: durationName("gqlgate_request_duration"), labels: [("operation", operation.rawValue)],
                                         buckets: seconds)
         }
-        upstreamRequests = UpstreamOutcome.allCases.map {
-            Counter(label: "gqlgate_upstream_requests_total", dimensions: [("outcome", $0.rawValue)], factory: factory)
-        }
+        upstreamRequests = LabelledCounters(
+            "gqlgate_upstream_requests_total", label: "outcome", values: UpstreamAttemptOutcome.labels, factory: factory)
         upstreamDuration = registry.makeValueHistogram(descriptor: durationName("gqlgate_upstream_duration"), buckets: seconds)
-        retries = RetryLabel.allCases.map {
-            Counter(label: "gqlgate_retries_total", dimensions: [("reason", $0.rawValue)], factory: factory)
-        }
+        retries = LabelledCounters("gqlgate_retries_total", label: "reason", values: RetryReason.labels, factory: factory)
         cacheHits = Counter(label: "gqlgate_cache_hits_total", factory: factory)
         cacheMisses = Counter(label: "gqlgate_cache_misses_total", factory: factory)
         cacheSize = Meter(label: "gqlgate_cache_bytes", factory: factory)
@@ -115,8 +112,8 @@ public final class GatewayMetrics: Sendable {
     }
 
     /// One upstream attempt ended.
-    public func upstreamFinished(outcome: UpstreamOutcome, duration: Duration) {
-        upstreamRequests[outcome.index].increment()
+    public func upstreamFinished(outcome: UpstreamAttemptOutcome, duration: Duration) {
+        upstreamRequests.increment(outcome.label)
         upstreamDuration.record(Self.seconds(duration))
     }
 
@@ -125,8 +122,8 @@ public final class GatewayMetrics: Sendable {
     }
 
     /// An upstream attempt is retried.
-    public func retry(reason: RetryLabel) {
-        retries[reason.index].increment()
+    public func retry(reason: RetryReason) {
+        retries.increment(reason.label)
     }
 
     // MARK: - Cache
@@ -195,4 +192,20 @@ public final class GatewayMetrics: Sendable {
 
     /// `count` spans were dropped: the export queue was full, or their export failed.
     public func spansDropped(_ count: Int) { spansDropped.increment(by: count) }
+}
+
+/// One counter per value of a label whose values the pipeline names
+/// (`UpstreamAttemptOutcome.labels`, `RetryReason.labels`), found by its
+/// value: a few short strings, compared in place, with no hashing.
+struct LabelledCounters: Sendable {
+    private let counters: [(value: String, counter: CoreMetrics.Counter)]
+
+    init(_ name: String, label: String, values: [String], factory: PrometheusMetricsFactory) {
+        counters = values.map { ($0, Counter(label: name, dimensions: [(label, $0)], factory: factory)) }
+    }
+
+    /// Counts one for `value` (a value without a series is not counted).
+    func increment(_ value: String) {
+        counters.first { $0.value == value }?.counter.increment()
+    }
 }

@@ -37,43 +37,6 @@ public enum OperationLabel: String, CaseIterable, Sendable {
     }
 }
 
-/// The `outcome` label of `gqlgate_upstream_requests_total`: how one upstream attempt ended.
-public enum UpstreamOutcome: String, CaseIterable, Sendable {
-    /// An HTTP answer below 400.
-    case ok
-    /// An HTTP answer of 400 or more.
-    case httpError = "http_error"
-    /// No answer within `upstream.timeout`.
-    case timeout
-    /// Nothing was sent: connection refused, DNS failure, connect timeout.
-    case unreachable
-    /// The connection failed after the request was (partly) sent.
-    case connectionError = "connection_error"
-    /// The client went away and the attempt was abandoned.
-    case cancelled
-    /// The answer ran past `upstream.max_response_bytes` and was cut off.
-    case tooLarge = "too_large"
-
-    /// The outcome of an attempt that got an HTTP answer with `status`.
-    public init(status: Int) {
-        self = status < 400 ? .ok : .httpError
-    }
-}
-
-/// The `reason` label of `gqlgate_retries_total`: why an attempt is retried.
-public enum RetryLabel: String, CaseIterable, Sendable {
-    /// The upstream answered with a status in `retry.on_status`.
-    case status
-    /// The attempt ran past `upstream.timeout`.
-    case timeout
-    /// The upstream could not be reached.
-    case unreachable
-    /// The connection failed after the request left.
-    case connectionError = "connection_error"
-    /// The upstream answered 401 and fresh credentials are tried once (`auth.refresh_on_401`).
-    case unauthorized
-}
-
 /// The `outcome` label of `gqlgate_token_refreshes_total`.
 public enum TokenRefreshOutcome: String, CaseIterable, Sendable {
     case ok
@@ -111,32 +74,6 @@ extension OperationLabel {
         case .mutation: 1
         case .subscription: 2
         case .unknown: 3
-        }
-    }
-}
-
-extension UpstreamOutcome {
-    var index: Int {
-        switch self {
-        case .ok: 0
-        case .httpError: 1
-        case .timeout: 2
-        case .unreachable: 3
-        case .connectionError: 4
-        case .cancelled: 5
-        case .tooLarge: 6
-        }
-    }
-}
-
-extension RetryLabel {
-    var index: Int {
-        switch self {
-        case .status: 0
-        case .timeout: 1
-        case .unreachable: 2
-        case .connectionError: 3
-        case .unauthorized: 4
         }
     }
 }

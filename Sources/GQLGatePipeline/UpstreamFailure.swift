@@ -1,20 +1,27 @@
 /// Why an upstream gave no answer, whatever the transport: sorted by what it
 /// means for trying again, that is whether the request can have reached the
 /// upstream. Transports throw it for failed attempts (cancellation stays
-/// `CancellationError`); retry and metrics read it.
+/// `CancellationError`); retry, the circuit breaker, metrics and spans read
+/// it, through `UpstreamAttemptOutcome`.
 public struct UpstreamFailure: Error, Sendable, CustomStringConvertible {
-    /// What the failure means for the request.
-    public enum Kind: Sendable, Equatable {
+    /// What the failure means for the request. The raw value is the kind's
+    /// label, the one string metrics (`outcome` of
+    /// `gqlgate_upstream_requests_total`, `reason` of `gqlgate_retries_total`)
+    /// and spans (`gqlgate.upstream.outcome`, `error.type`) print for it.
+    public enum Kind: String, Sendable, Equatable, CaseIterable {
         /// Nothing was sent: connection refused, DNS failure, connect timeout.
         /// Safe to retry even a mutation.
-        case notReached
+        case notReached = "unreachable"
         /// The attempt ran past its deadline after the request left.
-        case timedOut
+        case timedOut = "timeout"
         /// The connection failed after (part of) the request was sent.
-        case failedAfterSend
+        case failedAfterSend = "connection_error"
         /// The answer's body, decoded, was larger than `upstream.max_response_bytes`:
         /// the upstream ran the request, and the same answer would come again.
-        case answerTooLarge
+        case answerTooLarge = "too_large"
+
+        /// What metrics and spans print for the kind (its raw value).
+        public var label: String { rawValue }
     }
 
     public let kind: Kind

@@ -70,10 +70,10 @@ public struct HTTPTransport: Transport {
                 throw failure
             }
         } catch {
-            observer?.attemptEnded(.failure(error), startedAt: started)
+            observer?.attemptEnded(UpstreamAttemptOutcome(error: error), startedAt: started)
             throw error
         }
-        observer?.attemptEnded(.success(answer.status), startedAt: started)
+        observer?.attemptEnded(.answered(status: answer.status), startedAt: started)
         operation.trace?.upstreamAnswered(status: answer.status)
         return .single(GraphQLResponse(status: answer.status, headers: answer.headers, body: answer.body, source: .upstream))
     }
@@ -130,8 +130,8 @@ public protocol UpstreamAttemptObserver: Sendable {
     func attemptStarted()
 
     /// The attempt that started at `startedAt` (monotonic nanoseconds, `GatewayClock`)
-    /// ended with the upstream's status, or with the error it threw.
-    func attemptEnded(_ outcome: Result<Int, any Error>, startedAt: UInt64)
+    /// ended with `outcome`.
+    func attemptEnded(_ outcome: UpstreamAttemptOutcome, startedAt: UInt64)
 }
 
 extension UpstreamAttemptObserver {

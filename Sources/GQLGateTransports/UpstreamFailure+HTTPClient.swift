@@ -2,8 +2,10 @@ import GQLGateHTTPClient
 import GQLGatePipeline
 
 extension UpstreamFailure {
-    /// What a failed libcurl transfer means for the request; nil when the
-    /// transfer was cancelled (which is not a failure of the upstream).
+    /// What a failed libcurl transfer means for the request, the kind of the
+    /// same name; nil when the transfer was cancelled (which is not a failure
+    /// of the upstream). The one place an `HTTPClientError` becomes an
+    /// `UpstreamFailure`.
     init?(_ error: HTTPClientError) {
         let kind: Kind
         switch error.kind {

@@ -139,13 +139,14 @@ final class ScriptedProbe: Sendable {
     let manual = ManualClock()
 
     @Test func badGatewaysConnectionFailuresAndTimeoutsAreFailuresOtherAnswersAndCancellationsAreNot() {
-        for status in [500, 429, 404, 200] { #expect(CircuitBreaker.failed(.success(status)) == false) }
-        for status in [502, 503, 504] { #expect(CircuitBreaker.failed(.success(status)) == true) }
-        #expect(CircuitBreaker.failed(.failure(CancellationError())) == nil)
-        #expect(CircuitBreaker.failed(.failure(GatewayError.upstreamTimeout("deadline"))) == nil)
-        #expect(CircuitBreaker.failed(.failure(UpstreamFailure(kind: .timedOut, message: "slow"))) == true)
-        #expect(CircuitBreaker.failed(.failure(UpstreamFailure(kind: .notReached, message: "refused"))) == true)
-        #expect(CircuitBreaker.failed(.failure(UpstreamFailure(kind: .answerTooLarge, message: "larger than 10 bytes"))) == false)
+        for status in [500, 429, 404, 200] { #expect(CircuitBreaker.failed(.answered(status: status)) == false) }
+        for status in [502, 503, 504] { #expect(CircuitBreaker.failed(.answered(status: status)) == true) }
+        #expect(CircuitBreaker.failed(UpstreamAttemptOutcome(error: CancellationError())) == nil)
+        #expect(CircuitBreaker.failed(UpstreamAttemptOutcome(error: GatewayError.upstreamTimeout("deadline"))) == nil)
+        #expect(CircuitBreaker.failed(UpstreamAttemptOutcome(error: UpstreamFailure(kind: .timedOut, message: "slow"))) == true)
+        #expect(CircuitBreaker.failed(UpstreamAttemptOutcome(error: UpstreamFailure(kind: .notReached, message: "refused"))) == true)
+        #expect(CircuitBreaker.failed(.failed(.failedAfterSend)) == true)
+        #expect(CircuitBreaker.failed(.failed(.answerTooLarge)) == false)
     }
 
     @Test func whileOpenQueriesAndMutationsAreRefusedWithTheOpenTimeLeft() async throws {

@@ -35,7 +35,7 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
         let upstream = ScriptedAttempts([.answer(503), .fail(.notReached), .answer(200)])
         #expect(await run(exchange(clock: clock, observed: observed), try analysedOperation(.query), upstream) == "200")
         #expect(upstream.calls == 3)
-        #expect(observed.reasons.withLock { $0 } == [.status(503), .notReached])
+        #expect(observed.reasons.withLock { $0 } == [.status(503), .failure(.notReached)])
         #expect(clock.sleeps == [.milliseconds(100), .milliseconds(200)])
     }
 

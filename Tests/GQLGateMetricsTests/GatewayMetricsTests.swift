@@ -66,9 +66,9 @@ import Testing
 
     @Test func upstreamAttemptsAreCountedByOutcome() {
         let metrics = GatewayMetrics()
-        metrics.upstreamFinished(outcome: UpstreamOutcome(status: 200), duration: .milliseconds(1))
-        metrics.upstreamFinished(outcome: UpstreamOutcome(status: 503), duration: .milliseconds(1))
-        metrics.upstreamFinished(outcome: .unreachable, duration: .milliseconds(1))
+        metrics.upstreamFinished(outcome: .answered(status: 200), duration: .milliseconds(1))
+        metrics.upstreamFinished(outcome: .answered(status: 503), duration: .milliseconds(1))
+        metrics.upstreamFinished(outcome: .failed(.notReached), duration: .milliseconds(1))
         let rendered = lines(metrics)
         #expect(rendered.contains(#"gqlgate_upstream_requests_total{outcome="ok"} 1"#))
         #expect(rendered.contains(#"gqlgate_upstream_requests_total{outcome="http_error"} 1"#))
@@ -79,8 +79,8 @@ import Testing
 
     @Test func featureCountersAndGauges() {
         let metrics = GatewayMetrics()
-        metrics.retry(reason: .status)
-        metrics.retry(reason: .status)
+        metrics.retry(reason: .status(503))
+        metrics.retry(reason: .status(429))
         metrics.cacheHit()
         metrics.cacheMiss()
         metrics.cacheBytes(4096)

@@ -45,7 +45,7 @@ extension Gateway {
         if config.retry.maxAttempts > 1 {
             builder.fill(.retry, with: RetryExchange(
                 policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget),
-                observer: { metrics.retry(reason: RetryLabel($0)) }, sleep: LoopHooks.sleep))
+                observer: { metrics.retry(reason: $0) }, sleep: LoopHooks.sleep))
         }
         if let breaker = traffic.circuitBreaker { builder.fill(.circuitBreaker, with: breaker) }
         if let concurrency = traffic.concurrency { builder.fill(.upstreamConcurrency, with: concurrency) }

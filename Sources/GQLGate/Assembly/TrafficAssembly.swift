@@ -70,7 +70,7 @@ struct TrafficAssembly: Sendable {
                 settings: settings,
                 probe: {
                     guard let answer = try? await client.execute(probe.request) else { return false }
-                    return CircuitBreaker.failed(.success(answer.status)) == false
+                    return CircuitBreaker.failed(.answered(status: answer.status)) == false
                 },
                 executor: LoopHooks.currentExecutor, onChange: { metrics.circuitState($0.rawValue) })
             breaker = made

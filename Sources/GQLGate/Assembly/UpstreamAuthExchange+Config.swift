@@ -25,7 +25,7 @@ extension UpstreamAuthExchange {
         }
         let budget = LineBudget(lines: 10, window: .seconds(10))
         self.init(staticHeaders: auth.headers.map { HTTPHeaders.Field(name: $0.name, value: $0.value) },
-                  tokens: tokens, refreshOnUnauthorized: auth.refreshOn401, onResend: { metrics.retry(reason: .unauthorized) },
+                  tokens: tokens, refreshOnUnauthorized: auth.refreshOn401, onRetry: { metrics.retry(reason: $0) },
                   onFailure: { reason in
                       guard let dropped = budget.take() else { return }
                       var metadata: Logger.Metadata = ["error": "\(reason)"]

@@ -26,41 +26,48 @@ struct TracingTransport: Transport {
         do {
             // The HTTP transport's answer is one ready result.
             guard let answer = try await inner.send(operation).first() else { throw GatewayError.noResult }
-            finish(context, parent: parent, attempt: attempt, start: start, status: answer.status, failure: nil)
+            finish(context, parent: parent, attempt: attempt, start: start, outcome: .answered(status: answer.status))
             return .single(answer)
         } catch {
-            finish(context, parent: parent, attempt: attempt, start: start, status: nil, failure: error)
+            finish(context, parent: parent, attempt: attempt, start: start, outcome: UpstreamAttemptOutcome(error: error))
             throw error
         }
     }
 
-    private func finish(_ context: SpanContext, parent: SpanContext, attempt: Int, start: UInt64, status: Int?, failure: (any Error)?) {
+    private func finish(_ context: SpanContext, parent: SpanContext, attempt: Int, start: UInt64, outcome: UpstreamAttemptOutcome) {
         var attributes: [SpanAttribute] = []
         attributes.reserveCapacity(peer.attributes.count + 6)
         attributes.append(contentsOf: peer.attributes)
         attributes.append(SpanAttribute("gqlgate.upstream.attempt", attempt))
         if attempt > 1 { attributes.append(SpanAttribute("http.request.resend_count", attempt - 1)) }
-        let outcome: String
-        if let status {
-            attributes.append(SpanAttribute("http.response.status_code", status))
-            outcome = status >= 500 ? "error_status" : "answered"
-            if status >= 500 { attributes.append(SpanAttribute("error.type", String(status))) }
-        } else if let failure = failure as? UpstreamFailure {
-            outcome = switch failure.kind {
-            case .notReached: "not_reached"
-            case .timedOut: "timed_out"
-            case .failedAfterSend: "failed_after_send"
-            case .answerTooLarge: "too_large"
-            }
-            attributes.append(SpanAttribute("error.type", outcome))
-        } else {
-            outcome = failure is CancellationError ? "cancelled" : "answered"
-        }
-        attributes.append(SpanAttribute("gqlgate.upstream.outcome", outcome))
-        let failed = (status ?? 0) >= 500 || failure is UpstreamFailure
+        if case .answered(let status) = outcome { attributes.append(SpanAttribute("http.response.status_code", status)) }
+        let errorType = outcome.spanErrorType
+        if let errorType { attributes.append(SpanAttribute("error.type", errorType)) }
+        attributes.append(SpanAttribute("gqlgate.upstream.outcome", outcome.spanLabel))
         tracer.finished(SpanRecord(
             context: context, parentSpanID: parent.spanID, name: "POST", kind: .client, startUnixNano: start,
-            endUnixNano: tracer.nowUnixNano(), attributes: attributes, status: failed ? .error : .unset))
+            endUnixNano: tracer.nowUnixNano(), attributes: attributes, status: errorType != nil ? .error : .unset))
+    }
+}
+
+extension UpstreamAttemptOutcome {
+    /// `gqlgate.upstream.outcome` of an attempt's span: an answer is
+    /// `answered`, or `error_status` from 500 up; no answer reads as `label`.
+    var spanLabel: String {
+        switch self {
+        case .answered(let status): status >= 500 ? "error_status" : "answered"
+        case .failed, .cancelled: label
+        }
+    }
+
+    /// `error.type` of an attempt that failed (its span's status is then an
+    /// error): an answer's status from 500 up, a failure's label; nil otherwise.
+    var spanErrorType: String? {
+        switch self {
+        case .answered(let status): status >= 500 ? String(status) : nil
+        case .failed(let kind): kind.label
+        case .cancelled: nil
+        }
     }
 }
 

@@ -15,41 +15,14 @@ struct UpstreamAttemptMetrics: UpstreamAttemptObserver {
         metrics.upstreamAttemptStarted()
     }
 
-    func attemptEnded(_ outcome: Result<Int, any Error>, startedAt: UInt64) {
+    func attemptEnded(_ outcome: UpstreamAttemptOutcome, startedAt: UInt64) {
         metrics.upstreamAttemptEnded()
         let finished = GatewayClock.system.monotonicNanoseconds()
-        let duration = Duration.nanoseconds(finished &- startedAt)
-        switch outcome {
-        case .success(let status):
-            metrics.upstreamFinished(outcome: UpstreamOutcome(status: status), duration: duration)
-            readiness.upstreamAnswered(at: finished)
-        case .failure(let error):
-            let failure = UpstreamOutcome(failure: error)
-            metrics.upstreamFinished(outcome: failure, duration: duration)
-            switch failure {
-            case .cancelled: break
-            case .tooLarge: readiness.upstreamAnswered(at: finished)  // it did answer
-            default: readiness.upstreamFailed(at: finished)
-            }
-        }
-    }
-}
-
-extension UpstreamOutcome {
-    /// The outcome of an attempt that ended with `failure` instead of an answer.
-    init(failure: any Error) {
-        switch failure {
-        case let error as UpstreamFailure:
-            switch error.kind {
-            case .notReached: self = .unreachable
-            case .timedOut: self = .timeout
-            case .failedAfterSend: self = .connectionError
-            case .answerTooLarge: self = .tooLarge
-            }
-        case is CancellationError:
-            self = .cancelled
-        default:
-            self = .connectionError
+        metrics.upstreamFinished(outcome: outcome, duration: .nanoseconds(finished &- startedAt))
+        switch outcome.upstreamAnswered {
+        case true?: readiness.upstreamAnswered(at: finished)
+        case false?: readiness.upstreamFailed(at: finished)
+        case nil: break
         }
     }
 }

@@ -14,21 +14,21 @@ public struct UpstreamAuthExchange: Exchange {
     private let staticHeaders: HTTPHeaders
     private let tokens: (any BearerTokenSource)?
     private let refreshOnUnauthorized: Bool
-    private let onResend: @Sendable () -> Void
+    private let onRetry: @Sendable (RetryReason) -> Void
     private let onFailure: @Sendable (String) -> Void
 
     /// What a client is told when no token can be had.
     public static let failure = GatewayError.upstreamAuthFailed("gqlgate could not get its credentials for the upstream; its log says why.")
 
     /// - Parameters:
-    ///   - onResend: called when an operation is sent again after a 401 (for metrics).
+    ///   - onRetry: told `.unauthorized` when an operation is sent again after a 401 (for metrics).
     ///   - onFailure: told why no token could be had (the token source's message, without secrets).
     public init(staticHeaders: [HTTPHeaders.Field], tokens: (any BearerTokenSource)?, refreshOnUnauthorized: Bool,
-                onResend: @escaping @Sendable () -> Void = {}, onFailure: @escaping @Sendable (String) -> Void = { _ in }) {
+                onRetry: @escaping @Sendable (RetryReason) -> Void = { _ in }, onFailure: @escaping @Sendable (String) -> Void = { _ in }) {
         self.staticHeaders = HTTPHeaders(staticHeaders)
         self.tokens = tokens
         self.refreshOnUnauthorized = refreshOnUnauthorized
-        self.onResend = onResend
+        self.onRetry = onRetry
         self.onFailure = onFailure
     }
 
@@ -64,7 +64,7 @@ public struct UpstreamAuthExchange: Exchange {
         let fresh = try await fetchToken(from: tokens)
         guard fresh != token else { return .single(answer) }
         operation.upstreamHeaders.replaceOrAdd(name: "Authorization", value: "Bearer " + fresh.value)
-        onResend()
+        onRetry(.unauthorized)
         return try await next(operation)
     }
 

@@ -1,18 +1,6 @@
 import GQLGateCore
 import GQLGatePipeline
 
-/// Why an attempt is tried again.
-public enum RetryReason: Sendable, Equatable {
-    /// The upstream answered with a status in `retry.on_status`.
-    case status(Int)
-    /// The request never reached the upstream (refused, DNS, connect timeout).
-    case notReached
-    /// The upstream took longer than `upstream.timeout`.
-    case timedOut
-    /// The connection broke after the request was sent.
-    case connectionLost
-}
-
 /// The `retry` rules: which outcomes are retried for which operations, and
 /// how long to wait before each retry.
 public struct RetryPolicy: Sendable {
@@ -46,14 +34,11 @@ public struct RetryPolicy: Sendable {
     /// A mutation is retried only when the request provably never left,
     /// unless `idempotentMutations`.
     public func reason(toRetry failure: UpstreamFailure, kind: OperationKind?) -> RetryReason? {
-        let reason: RetryReason
         switch failure.kind {
-        case .notReached: return .notReached
-        case .timedOut: reason = .timedOut
-        case .failedAfterSend: reason = .connectionLost
-        case .answerTooLarge: return nil
+        case .notReached: .failure(.notReached)
+        case .timedOut, .failedAfterSend: retriesSentRequests(kind) ? .failure(failure.kind) : nil
+        case .answerTooLarge: nil
         }
-        return retriesSentRequests(kind) ? reason : nil
     }
 
     /// Why an upstream answer may be retried, or `nil` when it goes to the client.

@@ -134,16 +134,15 @@ public final class CircuitBreaker: Sendable {
     /// The upstream answers that count as failures.
     static let failingStatuses: Set<Int> = [502, 503, 504]
 
-    /// Whether an attempt that ended with the upstream's status, or with the
-    /// error that ended it, failed: 502, 503, 504 and `UpstreamFailure`s
-    /// (connection errors, timeouts) did, other statuses and an answer too
-    /// large to take (the upstream did answer) did not; nil for other errors
-    /// (cancellation, a deadline passed before sending), which tell nothing.
-    public static func failed(_ outcome: Result<Int, any Error>) -> Bool? {
+    /// Whether an attempt that ended with `outcome` failed: answers with
+    /// 502, 503 and 504 and failures without an answer (connection errors,
+    /// timeouts) did, other statuses and an answer too large to take (the
+    /// upstream did answer) did not; nil for a cancelled attempt (the client
+    /// went away, a deadline passed before sending), which tells nothing.
+    public static func failed(_ outcome: UpstreamAttemptOutcome) -> Bool? {
         switch outcome {
-        case .success(let status): failingStatuses.contains(status)
-        case .failure(let failure as UpstreamFailure): failure.kind != .answerTooLarge
-        case .failure: nil
+        case .answered(let status): failingStatuses.contains(status)
+        case .failed, .cancelled: outcome.upstreamAnswered.map { !$0 }
         }
     }
 

@@ -30,10 +30,10 @@ public struct CircuitBreakerStage: Exchange {
             guard let first = try await next(operation).first() else { throw GatewayError.noResult }
             answer = first
         } catch {
-            if let failed = CircuitBreaker.failed(.failure(error)) { breaker.record(failed: failed, client: client) }
+            if let failed = CircuitBreaker.failed(UpstreamAttemptOutcome(error: error)) { breaker.record(failed: failed, client: client) }
             throw error
         }
-        if let failed = CircuitBreaker.failed(.success(answer.status)) { breaker.record(failed: failed, client: client) }
+        if let failed = CircuitBreaker.failed(.answered(status: answer.status)) { breaker.record(failed: failed, client: client) }
         return .single(answer)
     }
 }
