@@ -103,7 +103,7 @@ let package = Package(
         .target(
             name: "GQLGateRedis",
             dependencies: [
-                "GQLGateCore", "GQLGateEventLoop", "GQLGateExchanges", "CHiredis", "CHiredisShims", "CZlib",
+                "GQLGateCore", "GQLGateEventLoop", "GQLGatePipeline", "GQLGateExchanges", "CHiredis", "CHiredisShims", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

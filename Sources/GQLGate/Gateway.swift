@@ -81,7 +81,7 @@ public final class Gateway: Sendable {
             generations: generations, loops: loops, maxBodyBytes: config.server.maxBodyBytes,
             operations: OperationsEndpoints(readiness: readiness, metrics: metrics),
             requestLog: requestLog,
-            inFlight: inFlight, metrics: metrics, logger: logger)
+            inFlight: inFlight, logger: logger)
         tlsFiles = try TLSFiles(config.server.tls)
         server = HTTPServer(
             configuration: HTTPServerConfiguration(

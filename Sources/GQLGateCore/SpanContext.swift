@@ -17,6 +17,11 @@ public struct SpanContext: Sendable, Equatable {
         self.traceState = traceState
     }
 
+    /// A new span of the same trace under this one (an upstream attempt's), with a random non-zero id.
+    public func child() -> SpanContext {
+        SpanContext(traceID: traceID, spanID: UInt64.random(in: 1...UInt64.max), sampled: sampled, traceState: traceState)
+    }
+
     /// The context a `traceparent` field names (and its `tracestate`), or nil
     /// when the field is not a valid version-00-compatible `traceparent`
     /// (all-zero ids, version `ff`, wrong lengths or non-hex digits).

@@ -83,7 +83,7 @@ public struct CacheExchange: InlineExchange {
         else { return nil }
         var response = served(found.answer, age: found.age)
         response.headers.add(name: "X-Cache", value: CacheOutcome.hit.rawValue)  // stored without one
-        operation.trace?.cacheServed(CacheOutcome.hit.rawValue)
+        operation.record(.cacheServed(.hit))
         return response
     }
 
@@ -115,7 +115,7 @@ public struct CacheExchange: InlineExchange {
             (response, outcome) = try await fetchOrError(operation, key: key, next: next, mayStore: false)
         }
         cache.record(outcome)
-        operation.trace?.cacheServed(outcome.rawValue)
+        operation.record(.cacheServed(outcome))
         var marked = response
         marked.headers.replaceOrAdd(name: "X-Cache", value: outcome.rawValue)
         return marked

@@ -71,7 +71,7 @@ public struct DocumentExchange: InlineExchange {
         let selected = try document.selectOperation(named: operation.request.operationName)
         operation.selected = selected
         operation.document = document
-        operation.trace?.operationSelected(kind: selected.kind, name: selected.name, documentSHA256: document.sha256)
+        operation.record(.operationSelected(kind: selected.kind, name: selected.name, documentSHA256: document.sha256))
     }
 
     /// Parses and analyses `query`, through `runAnalysis` when there is one.

@@ -61,13 +61,14 @@ public struct Operation: Sendable {
     /// with, else its address. Set by the gateway only when a stage reads it
     /// (`clients.rate_limit` by key).
     public var clientID: String?
-    /// Where stages note what happened to the client request (its access log
-    /// line and metrics read it); `nil` when nobody keeps one.
-    public let trace: RequestTrace?
+    /// The facts gathered for the client request (its access line, metrics
+    /// and span read them); `nil` when nobody keeps them. Stages add to it
+    /// through `record`.
+    public let facts: OperationRecord?
 
     public init(request: GraphQLRequest, clientTransport: ClientTransport, delivery: ResultDelivery = .single,
                 headers: HTTPHeaders, requestID: String, originalBody: Bytes? = nil, clientID: String? = nil,
-                trace: RequestTrace? = nil) {
+                facts: OperationRecord? = nil) {
         self.request = request
         self.clientID = clientID
         self.clientTransport = clientTransport
@@ -75,7 +76,13 @@ public struct Operation: Sendable {
         self.headers = headers
         self.requestID = requestID
         self.originalBody = originalBody
-        self.trace = trace
+        self.facts = facts
+    }
+
+    /// States `fact` about the operation: kept in its record and told to the gateway's recorder.
+    @inlinable
+    public func record(_ fact: @autoclosure () -> OperationFact) {
+        facts?.record(fact())
     }
 
     /// The operation's kind, once the document was analysed.

@@ -1,6 +1,7 @@
 import GQLGateCore
 import GQLGateEventLoop
 import GQLGateExchanges
+import GQLGatePipeline
 
 /// The response cache in Redis, shared by every replica that uses the same
 /// server and key prefix (see `RedisCacheKeys` for the data model). Answers
@@ -13,27 +14,23 @@ import GQLGateExchanges
 /// Its clock is `.wall`, so that replicas agree on an answer's age.
 /// `max_bytes` does not bound Redis; its own `maxmemory` does.
 public final class RedisResponseCache: ResponseCacheStore {
-    /// Told of each recorded outcome (for metrics).
-    public typealias Observer = @Sendable (CacheOutcome) -> Void
 
     private let redis: RedisClient
     private let keys: RedisCacheKeys
     private let staleWhileRevalidate: Duration
     private let staleIfError: Duration
     private let counters = Lock(ResponseCacheStatistics())
-    private let observer: Observer
 
     /// - Parameters:
     ///   - keys: the key names, under `cache.redis_key_prefix`.
     ///   - staleWhileRevalidate: `cache.stale_while_revalidate`.
     ///   - staleIfError: `cache.stale_if_error`.
     public init(client: RedisClient, keys: RedisCacheKeys = RedisCacheKeys(), staleWhileRevalidate: Duration = .zero,
-                staleIfError: Duration = .zero, observer: @escaping Observer = { _ in }) {
+                staleIfError: Duration = .zero) {
         redis = client
         self.keys = keys
         self.staleWhileRevalidate = staleWhileRevalidate
         self.staleIfError = staleIfError
-        self.observer = observer
     }
 
     public func lookup(_ key: RequestKey, now: Duration) async -> ResponseCacheLookup {
@@ -134,7 +131,6 @@ public final class RedisResponseCache: ResponseCacheStore {
             case .bypass: counters.bypasses += 1
             }
         }
-        observer(outcome)
     }
 
     public var statistics: ResponseCacheStatistics { counters.withLock { $0 } }

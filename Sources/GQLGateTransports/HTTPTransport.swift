@@ -36,46 +36,37 @@ public struct HTTPTransport: Transport {
 
     private let client: HTTPClient
     private let settings: Settings
-    private let observer: (any UpstreamAttemptObserver)?
     /// The lengths of the forwarded names, one bit per length (`lengthBit`):
     /// most client fields are ruled out by length alone, without hashing.
     private let forwardedNameLengths: UInt64
 
-    /// - Parameter observer: told about every attempt (the gateway's metrics and readiness).
-    public init(client: HTTPClient, settings: Settings, observer: (any UpstreamAttemptObserver)? = nil) {
+    public init(client: HTTPClient, settings: Settings) {
         self.client = client
         self.settings = settings
-        self.observer = observer
         forwardedNameLengths = settings.forwardedHeaders.reduce(0) { $0 | Self.lengthBit($1.utf8.count) }
     }
 
     /// One attempt: the upstream's answer, or the error that ended the attempt
-    /// (an `UpstreamFailure`, or `CancellationError`; told to the observer either
-    /// way, and noted in the operation's trace).
-    /// One async call, with the client's.
+    /// (an `UpstreamFailure`, or `CancellationError`), stated as facts of the
+    /// operation (`Operation.upstreamAttempt`). One async call, with the client's.
     public func send(_ operation: Operation) async throws -> ResultStream {
-        operation.trace?.upstreamAttemptStarted()
-        observer?.attemptStarted()
-        let started = observer == nil ? 0 : GatewayClock.system.monotonicNanoseconds()
-        var answer: HTTPClientResponse
+        .single(try await operation.upstreamAttempt(attempt))
+    }
+
+    /// Sends `operation` and takes the answer, or throws what ended the attempt.
+    private func attempt(_ operation: Operation) async throws -> GraphQLResponse {
+        let request = HTTPClientRequest(
+            url: settings.url, method: .post, headers: upstreamHeaders(for: operation), body: operation.upstreamBody(),
+            timeout: try attemptTimeout(for: operation), connectTimeout: settings.connectTimeout,
+            acceptsCompression: settings.compression, maxResponseBytes: settings.maxResponseBytes)
+        let answer: HTTPClientResponse
         do {
-            let request = HTTPClientRequest(
-                url: settings.url, method: .post, headers: upstreamHeaders(for: operation), body: operation.upstreamBody(),
-                timeout: try attemptTimeout(for: operation), connectTimeout: settings.connectTimeout,
-                acceptsCompression: settings.compression, maxResponseBytes: settings.maxResponseBytes)
-            do {
-                answer = try await client.execute(request)
-            } catch let error as HTTPClientError {
-                guard let failure = UpstreamFailure(error) else { throw CancellationError() }
-                throw failure
-            }
-        } catch {
-            observer?.attemptEnded(UpstreamAttemptOutcome(error: error), startedAt: started)
-            throw error
+            answer = try await client.execute(request)
+        } catch let error as HTTPClientError {
+            guard let failure = UpstreamFailure(error) else { throw CancellationError() }
+            throw failure
         }
-        observer?.attemptEnded(.answered(status: answer.status), startedAt: started)
-        operation.trace?.upstreamAnswered(status: answer.status)
-        return .single(GraphQLResponse(status: answer.status, headers: answer.headers, body: answer.body, source: .upstream))
+        return GraphQLResponse(status: answer.status, headers: answer.headers, body: answer.body, source: .upstream)
     }
 
     func upstreamHeaders(for operation: Operation) -> HTTPHeaders {
@@ -120,20 +111,4 @@ public struct HTTPTransport: Transport {
     /// Fields the transport sets or leaves to libcurl: a client's `Accept-Encoding`
     /// never goes upstream (the upstream's codings are libcurl's, `upstream.compression`).
     static let transportOwned = ["content-type", "accept", "x-request-id", "host", "expect", "content-encoding", "accept-encoding"]
-}
-
-/// Told about every upstream attempt an `HTTPTransport` makes, on the
-/// attempt's task: the gateway counts and times them, and takes them as
-/// evidence of the upstream's readiness.
-public protocol UpstreamAttemptObserver: Sendable {
-    /// An attempt starts (`attemptEnded` follows, once).
-    func attemptStarted()
-
-    /// The attempt that started at `startedAt` (monotonic nanoseconds, `GatewayClock`)
-    /// ended with `outcome`.
-    func attemptEnded(_ outcome: UpstreamAttemptOutcome, startedAt: UInt64)
-}
-
-extension UpstreamAttemptObserver {
-    public func attemptStarted() {}
 }

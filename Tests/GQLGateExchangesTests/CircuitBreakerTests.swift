@@ -25,13 +25,20 @@ final class ScriptedProbe: Sendable {
 
 @Suite struct CircuitBreakerTests {
     let manual = ManualClock()
-    let changes = Recorded<CircuitBreaker.State>()
+    let facts = RecordedFacts()
     let probe = ScriptedProbe()
 
     private func breaker(ratio: Double = 0.5, minRequests: Int = 4, window: Duration = .seconds(10),
                          openFor: Duration = .seconds(5)) -> CircuitBreaker {
         CircuitBreaker(settings: .init(errorRatio: ratio, minRequests: minRequests, window: window, openFor: openFor),
-                       clock: manual.clock, probe: probe.probe, onChange: { [changes] state in changes.add(state) })
+                       clock: manual.clock, probe: probe.probe, recorder: facts)
+    }
+
+    /// The states the breaker told its recorder, in order.
+    private var stateChanges: [CircuitBreaker.State] {
+        facts.gatewayFacts.compactMap { fact in
+            if case .circuitStateChanged(let raw) = fact { CircuitBreaker.State(rawValue: raw) } else { nil }
+        }
     }
 
     /// An attempt of one of four clients in turn, so that no one client makes most of the failures.
@@ -95,7 +102,7 @@ final class ScriptedProbe: Sendable {
         #expect(await eventually { breaker.state == .closed })
         #expect(probe.sent == 1)
         #expect(breaker.admit() == .admitted)
-        #expect(changes.all == [.open, .halfOpen, .closed])
+        #expect(stateChanges == [.open, .halfOpen, .closed])
     }
 
     @Test func theOpenTimeLeftIsWhatReconnectsWaitFor() {
@@ -116,7 +123,7 @@ final class ScriptedProbe: Sendable {
         #expect(breaker.admit() == .refused(retryAfter: .seconds(1)))
         #expect(await eventually { breaker.state == .open })
         #expect(breaker.admit() == .refused(retryAfter: .seconds(5)))
-        #expect(changes.all == [.open, .halfOpen, .open])
+        #expect(stateChanges == [.open, .halfOpen, .open])
         manual.advance(by: .seconds(5))
         probe.answer(true)
         _ = breaker.admit()
@@ -152,8 +159,8 @@ final class ScriptedProbe: Sendable {
     @Test func whileOpenQueriesAndMutationsAreRefusedWithTheOpenTimeLeft() async throws {
         let breaker = CircuitBreaker(settings: .init(errorRatio: 1, minRequests: 2, openFor: .seconds(5)), clock: manual.clock,
                                      probe: { true })
-        let shed = Counter()
-        let stage = CircuitBreakerStage(breaker: breaker, onShed: { shed.add() })
+        let stage = CircuitBreakerStage(breaker: breaker)
+        let facts = RecordedFacts()
         let failing: ExchangeNext = { _ in .single(GraphQLResponse(status: 502, headers: [:], body: Bytes("bad gateway"), source: .upstream)) }
         for client in ["one", "two"] {
             var query = try analysedOperation(.query)
@@ -162,10 +169,10 @@ final class ScriptedProbe: Sendable {
         }
         manual.advance(by: .seconds(2))
         await #expect(throws: GatewayError.upstreamCircuitOpen(retryAfter: .seconds(3))) {
-            _ = try await stage.handle(try analysedOperation(.query), next: failing)
+            _ = try await stage.handle(facts.tracking(try analysedOperation(.query)), next: failing)
         }
-        await #expect(throws: GatewayError.self) { _ = try await stage.handle(try analysedOperation(.mutation), next: failing) }
-        #expect(shed.value == 2)
+        await #expect(throws: GatewayError.self) { _ = try await stage.handle(facts.tracking(try analysedOperation(.mutation)), next: failing) }
+        #expect(facts.sheds(.circuitOpen) == 2)
     }
 
     @Test func theStageTellsTheBreakerWhoseAttemptFailed() async throws {

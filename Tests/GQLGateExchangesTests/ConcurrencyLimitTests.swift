@@ -71,8 +71,8 @@ import Testing
 @Suite struct UpstreamConcurrencyExchangeTests {
     @Test func eachAttemptHoldsAPlaceUntilItsAnswerAndShedsAreCounted() async throws {
         let limit = ConcurrencyLimit(limit: 1, queueTimeout: .milliseconds(10))
-        let shed = Counter()
-        let exchange = UpstreamConcurrencyExchange(limit: limit, onShed: { shed.add() })
+        let facts = RecordedFacts()
+        let exchange = UpstreamConcurrencyExchange(limit: limit)
         let query = try analysedOperation(.query)
         let seen = Recorded<Int>()
         _ = try await exchange.handle(query) { _ in
@@ -82,13 +82,10 @@ import Testing
         #expect(seen.all == [1])
         #expect(limit.holders == 0)
         try await limit.acquire()
-        let trace = RequestTrace()
-        var traced = query
-        traced = Operation(request: query.request, clientTransport: .httpPost, headers: [:], requestID: "r", trace: trace)
-        traced.selected = query.selected
+        let traced = facts.tracking(query)
         await #expect(throws: GatewayError.self) { _ = try await exchange.handle(traced, next: RecordingNext().next) }
-        #expect(shed.value == 1)
-        #expect(trace.snapshot.shed == .overloaded)
+        #expect(facts.sheds(.overloaded) == 1)
+        #expect(traced.facts?.snapshot.shed == .overloaded)
     }
 
     @Test func subscriptionsTakeNoPlace() async throws {

@@ -155,8 +155,8 @@ private func waitUntil(_ condition: () -> Bool) async {
     @Test func tokenIsTheTrimmedFileAndFollowsRotation() async throws {
         let file = TemporaryFile("  first-token\n")
         let clock = ManualClock()
-        let refreshes = Lock(0)
-        let tokens = BearerTokenFile(path: file.path, clock: clock.clock, onRefresh: { _ in refreshes.withLock { $0 += 1 } })
+        let facts = RecordedFacts()
+        let tokens = BearerTokenFile(path: file.path, clock: clock.clock, recorder: facts)
         let first = try tokens.token()
         #expect(first.value == "first-token")
         file.write("second-token\n")
@@ -165,7 +165,7 @@ private func waitUntil(_ condition: () -> Bool) async {
         let second = try tokens.token()
         #expect(second.value == "second-token")
         #expect(second.generation > first.generation)
-        #expect(refreshes.withLock { $0 } == 2)
+        #expect(facts.gatewayFacts.count == 2)
     }
 
     @Test func removedFileKeepsTheLastGoodToken() throws {

@@ -5,18 +5,18 @@ import Testing
 
 /// The document stage notes the operation it selected in the operation's trace.
 @Suite struct OperationSelectedTraceTests {
-    private func selected(_ query: String, name: String?, trace: RequestTrace?) throws -> Operation {
+    private func selected(_ query: String, name: String?, facts: OperationRecord?) throws -> Operation {
         var op = Operation(
             request: GraphQLRequest(query: query, operationName: name), clientTransport: .httpPost,
-            headers: [:], requestID: "req-1", trace: trace)
+            headers: [:], requestID: "req-1", facts: facts)
         let decision = try DocumentExchange(cache: DocumentCache()).handleAtOnceOrParse(&op)
         #expect(decision)
         return op
     }
 
     @Test func notesTheSelectedOperationInTheOperationsTrace() throws {
-        let trace = RequestTrace()
-        _ = try selected("query A { a } mutation B { b }", name: "B", trace: trace)
+        let trace = OperationRecord()
+        _ = try selected("query A { a } mutation B { b }", name: "B", facts: trace)
         #expect(trace.snapshot.kind == .mutation)
         #expect(trace.snapshot.operationName == "B")
         #expect(trace.snapshot.documentSHA256?.count == 64)
@@ -24,17 +24,17 @@ import Testing
     }
 
     @Test func anOperationWithoutATraceIsLeftAsItIs() throws {
-        let op = try selected("{ a }", name: nil, trace: nil)
-        #expect(op.trace == nil)
+        let op = try selected("{ a }", name: nil, facts: nil)
+        #expect(op.facts == nil)
         #expect(op.kind == .query)
     }
 
     @Test func copiesOfAnOperationShareItsTrace() throws {
-        let trace = RequestTrace()
-        let op = try selected("{ a }", name: nil, trace: trace)
+        let trace = OperationRecord()
+        let op = try selected("{ a }", name: nil, facts: trace)
         let retried = op
-        retried.trace?.upstreamAttemptStarted()
-        op.trace?.upstreamAttemptStarted()
+        _ = retried.facts?.upstreamAttemptBegins()
+        _ = op.facts?.upstreamAttemptBegins()
         #expect(trace.snapshot.attempts == 2)
     }
 }

@@ -7,14 +7,16 @@ private let hero = "query Hero { hero { name } }"
 private let heroHash = DocumentCache.digest(of: hero).hexString
 private let twoDefinitions = "query Named { hero { ...N } } fragment N on Character { name }"
 
-/// Outcomes the stages reported, in order.
+/// Outcomes the stages stated, in order.
 private final class Outcomes: Sendable {
-    private let state = Lock<(outcomes: [PersistedDocumentOutcome], unknown: [String])>(([], []))
-    var outcomes: [PersistedDocumentOutcome] { state.withLock { $0.outcomes } }
-    var unknown: [String] { state.withLock { $0.unknown } }
-    var observer: PersistedDocumentsObserver {
-        PersistedDocumentsObserver(outcome: { outcome in self.state.withLock { $0.outcomes.append(outcome) } },
-                                   unknownOperation: { name, sha in self.state.withLock { $0.unknown.append("\(name ?? "-") \(sha)") } })
+    let facts = RecordedFacts()
+    var outcomes: [PersistedDocumentOutcome] {
+        facts.operationFacts.compactMap { fact in if case .persistedDocument(let outcome) = fact { outcome } else { nil } }
+    }
+    var unknown: [String] {
+        facts.operationFacts.compactMap { fact in
+            if case .unlistedOperation(let name, let sha) = fact { "\(name ?? "-") \(sha)" } else { nil }
+        }
     }
 }
 
@@ -36,9 +38,9 @@ private struct Stages {
             failures?.lines.withLock { $0.append(failure.description) }
         }
         chain = [
-            PersistedDocumentExchange(library: library, requireID: requireID, observer: outcomes.observer),
+            PersistedDocumentExchange(library: library, requireID: requireID),
             APQExchange(registers: !rules.safelist), DocumentExchange(cache: cache),
-            SafelistExchange(library: library, rules: rules, observer: outcomes.observer),
+            SafelistExchange(library: library, rules: rules),
         ]
     }
 
@@ -46,7 +48,8 @@ private struct Stages {
     func run(_ request: GraphQLRequest, transport: ClientTransport = .httpPost) async -> String {
         let next = RecordingNext()
         let result = await outcome(of: Chain(exchanges: chain, transport: TestTransport(next)),
-                                   Operation(request: request, clientTransport: transport, headers: [:], requestID: "r"), next: next)
+                                   Operation(request: request, clientTransport: transport, headers: [:], requestID: "r",
+                                             facts: OperationRecord(recorder: outcomes.facts)), next: next)
         guard result == "200 upstream" else { return result }
         return next.operations.last?.request.query ?? "-"
     }

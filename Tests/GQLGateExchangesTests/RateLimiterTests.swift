@@ -118,15 +118,13 @@ import Testing
     }
 
     @Test func aRefusalIsNotedInTheTraceAndCounted() {
-        let counted = Counter()
-        let stage = RateLimitStage(limiter: RateLimiter(requestsPerSecond: 1, burst: 1, clock: manual.clock), partition: .global,
-                                   onLimited: { counted.add() })
-        let trace = RequestTrace()
-        let limited = Operation(request: GraphQLRequest(query: "{ a }"), clientTransport: .httpPost, headers: [:], requestID: "r", trace: trace)
+        let facts = RecordedFacts()
+        let stage = RateLimitStage(limiter: RateLimiter(requestsPerSecond: 1, burst: 1, clock: manual.clock), partition: .global)
+        let limited = facts.tracking(Operation(request: GraphQLRequest(query: "{ a }"), clientTransport: .httpPost, headers: [:], requestID: "r"))
         _ = refusal(stage, limited)
-        #expect(trace.snapshot.shed == nil)
+        #expect(limited.facts?.snapshot.shed == nil)
         _ = refusal(stage, limited)
-        #expect(trace.snapshot.shed == .rateLimited)
-        #expect(counted.value == 1)
+        #expect(limited.facts?.snapshot.shed == .rateLimited)
+        #expect(facts.sheds(.rateLimited) == 1)
     }
 }

@@ -3,16 +3,9 @@ import GQLGateExchanges
 import GQLGatePipeline
 import Testing
 
-/// The reasons an exchange reported, in order.
-private final class ObservedRetries: Sendable {
-    let reasons = Lock<[RetryReason]>([])
-}
-
 private func exchange(_ policy: RetryPolicy = RetryPolicy(), clock: SleepingClock, budget: RetryBudget = RetryBudget(ratio: 1),
-                      observed: ObservedRetries? = nil,
                       random: @escaping @Sendable () -> Double = { 1 }) -> RetryExchange {
-    RetryExchange(policy: policy, budget: budget, observer: { reason in observed?.reasons.withLock { $0.append(reason) } },
-                  clock: clock.clock, sleep: clock.sleep, random: random)
+    RetryExchange(policy: policy, budget: budget, clock: clock.clock, sleep: clock.sleep, random: random)
 }
 
 private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: ScriptedAttempts) async -> String {
@@ -31,11 +24,12 @@ private func run(_ exchange: RetryExchange, _ operation: Operation, _ upstream: 
 @Suite struct RetryExchangeTests {
     @Test func flakyQuerySucceedsOnItsThirdAttempt() async throws {
         let clock = SleepingClock()
-        let observed = ObservedRetries()
+        let facts = RecordedFacts()
         let upstream = ScriptedAttempts([.answer(503), .fail(.notReached), .answer(200)])
-        #expect(await run(exchange(clock: clock, observed: observed), try analysedOperation(.query), upstream) == "200")
+        #expect(await run(exchange(clock: clock), facts.tracking(try analysedOperation(.query)), upstream) == "200")
         #expect(upstream.calls == 3)
-        #expect(observed.reasons.withLock { $0 } == [.status(503), .failure(.notReached)])
+        let retries = facts.operationFacts.compactMap { fact -> RetryReason? in if case .retrying(let reason) = fact { reason } else { nil } }
+        #expect(retries == [.status(503), .failure(.notReached)])
         #expect(clock.sleeps == [.milliseconds(100), .milliseconds(200)])
     }
 

@@ -1,4 +1,5 @@
 import GQLGateExchanges
+import GQLGatePipeline
 import GQLGateRedis
 import Testing
 

@@ -1,6 +1,8 @@
 @testable import GQLGate
 import GQLGateCore
+import GQLGateEventLoop
 import GQLGateExchanges
+import GQLGateHTTPClient
 import GQLGateMetrics
 import GQLGatePipeline
 import GQLGateTracing
@@ -8,8 +10,8 @@ import Logging
 import Testing
 
 /// The upstream: answers each attempt with the next status of its script
-/// and keeps the header fields each attempt was sent with; notes each
-/// attempt in the trace, as `HTTPTransport` does.
+/// and keeps the header fields each attempt was sent with; states each
+/// attempt, as `HTTPTransport` does (`Operation.upstreamAttempt`).
 private final class ScriptedUpstream: Transport, Sendable {
     private let state: Lock<(statuses: [Int], sent: [HTTPHeaders])>
 
@@ -20,12 +22,13 @@ private final class ScriptedUpstream: Transport, Sendable {
     var sent: [HTTPHeaders] { state.withLock { $0.sent } }
 
     func send(_ operation: Operation) async throws -> ResultStream {
-        operation.trace?.upstreamAttemptStarted()
-        let status = state.withLock { state in
-            state.sent.append(operation.upstreamHeaders)
-            return state.statuses.count > 1 ? state.statuses.removeFirst() : state.statuses[0]
-        }
-        return .single(GraphQLResponse(status: status, headers: [:], body: Bytes("{}"), source: .upstream))
+        .single(try await operation.upstreamAttempt { sent in
+            let status = state.withLock { state in
+                state.sent.append(sent.upstreamHeaders)
+                return state.statuses.count > 1 ? state.statuses.removeFirst() : state.statuses[0]
+            }
+            return GraphQLResponse(status: status, headers: [:], body: Bytes("{}"), source: .upstream)
+        })
     }
 }
 
@@ -48,7 +51,7 @@ private final class FreshCache: InlineExchange, Sendable {
 
     private func hit(_ operation: Operation) -> GraphQLResponse? {
         guard operation.request.query?.contains("cached") == true else { return nil }
-        operation.trace?.cacheServed("HIT")
+        operation.record(.cacheServed(.hit))
         return GraphQLResponse(status: 200, headers: [:], body: Bytes("{}"), source: .cache)
     }
 }
@@ -56,9 +59,15 @@ private final class FreshCache: InlineExchange, Sendable {
 /// The request log the recorder writes: metrics only, no access lines.
 let unloggedRequests = RequestLog(metrics: GatewayMetrics(), sink: .logger(Logger(label: "test")))
 
-/// The recorder with tracing on, as the gateway assembles it.
-func tracingRecorder(_ tracer: Tracer) -> RequestRecorder {
-    RequestRecorder(log: unloggedRequests, spans: ServerSpans(tracer: tracer, path: "/graphql", identifiesClientKeys: false))
+/// A loop for the test recorders' readiness (which never probes).
+private let recorderLoops = EventLoopGroup(count: 1)
+
+/// The gateway's recorder with tracing on, as a generation makes it, for an upstream at `upstream`.
+func tracingRecorder(_ tracer: Tracer, upstream: String = "http://user:pw@api.internal:4000/graphql") -> GatewayRecorder {
+    var config = GatewayConfig()
+    config.upstream.url = upstream
+    return GatewayRecorder(metrics: GatewayMetrics(), readiness: Readiness(client: HTTPClient(group: recorderLoops)), log: unloggedRequests,
+                           tracing: (tracer, config), logger: Logger(label: "test"))
 }
 
 private let clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -70,7 +79,7 @@ private struct TracedPipeline {
     let upstream: ScriptedUpstream
     let cache = FreshCache()
     let chain: ExchangeChain
-    let recorder: RequestRecorder
+    let recorder: GatewayRecorder
 
     init(upstream statuses: [Int] = [200], ratio: Double = 1, limit: ConcurrencyLimit? = nil) {
         upstream = ScriptedUpstream(statuses)
@@ -82,14 +91,14 @@ private struct TracedPipeline {
                 .inline(DocumentExchange(cache: DocumentCache())), .inline(cache),
                 .exchange(RetryExchange(policy: RetryPolicy(baseDelay: .milliseconds(1)), budget: RetryBudget(ratio: 1), sleep: { _ in })),
             ] + (limit.map { [.exchange(UpstreamConcurrencyExchange(limit: $0))] } ?? []),
-            transport: TracingTransport(inner: upstream, tracer: tracer, peer: UpstreamPeer(url: "http://user:pw@api.internal:4000/graphql")))
+            transport: upstream)
     }
 
     /// Runs `query` as the endpoint does (the head at once, then the rest): the status answered.
     func run(_ query: String, headers: HTTPHeaders = [:], variables: JSONValue? = nil) async throws -> Int {
         var operation = Operation(
             request: GraphQLRequest(query: query, variables: variables), clientTransport: .httpPost, headers: headers, requestID: "req-1",
-            trace: RequestTrace(startedAt: GatewayClock.system.monotonicNanoseconds()))
+            facts: OperationRecord(startedAt: GatewayClock.system.monotonicNanoseconds(), recorder: recorder))
         let position: ExchangeChain.Position
         do {
             switch try chain.runAtOnce(&operation) {
@@ -209,7 +218,7 @@ private func attribute(_ span: SpanRecord?, _ key: String) -> SpanAttribute.Valu
         let request = Task { try await pipeline.run("{ hello }") }
         while limit.waiters == 0 { await Task.yield() }
         let queued = GatewayClock.system.monotonicNanoseconds()
-        while GatewayClock.system.monotonicNanoseconds() - queued < 2 * RequestTrace.shortestWait { await Task.yield() }
+        while GatewayClock.system.monotonicNanoseconds() - queued < 2 * OperationRecord.shortestWait { await Task.yield() }
         limit.release()
         #expect(try await request.value == 200)
         let spans = pipeline.spans
@@ -219,7 +228,7 @@ private func attribute(_ span: SpanRecord?, _ key: String) -> SpanAttribute.Valu
         #expect(spans.count == 3)
         #expect(wait.name == "upstream queue wait")
         #expect(wait.parentSpanID == server.context.spanID)
-        #expect(wait.endUnixNano - wait.startUnixNano >= RequestTrace.shortestWait)
+        #expect(wait.endUnixNano - wait.startUnixNano >= OperationRecord.shortestWait)
         #expect(wait.endUnixNano <= attempt.startUnixNano)
     }
 

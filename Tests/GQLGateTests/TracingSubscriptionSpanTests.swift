@@ -23,10 +23,11 @@ private final class Received: Sendable {
     /// Runs a subscription through `upstream` as the endpoint runs a streamed answer: the whole pipeline, recorded.
     private func subscribe(_ tracer: Tracer, _ upstream: ChannelUpstream) async throws -> (ResultChannel, Received) {
         let chain = ExchangeChain(stages: [.inline(DocumentExchange(cache: DocumentCache()))], transport: upstream)
+        let recorder = tracingRecorder(tracer)
         let operation = Operation(
             request: GraphQLRequest(query: "subscription Ticks { ticks }"), clientTransport: .httpPost, delivery: .serverSentEvents,
-            headers: [:], requestID: "sub-1", trace: RequestTrace(startedAt: GatewayClock.system.monotonicNanoseconds()))
-        let results = try await tracingRecorder(tracer).watch(operation) { try await chain.run($0) }
+            headers: [:], requestID: "sub-1", facts: OperationRecord(startedAt: GatewayClock.system.monotonicNanoseconds(), recorder: recorder))
+        let results = try await recorder.watch(operation) { try await chain.run($0) }
         let channel = try #require(results.channel)
         let received = Received()
         channel.consume { event in

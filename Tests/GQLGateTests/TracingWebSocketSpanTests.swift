@@ -15,11 +15,12 @@ private final class SubscriptionUpstream: Transport, Sendable {
     }
 }
 
-/// The upstream over HTTP: one answer per attempt, noted in the trace as `HTTPTransport` does.
+/// The upstream over HTTP: one answer per attempt, stated as `HTTPTransport` does.
 private struct HTTPUpstream: Transport {
     func send(_ operation: Operation) async throws -> ResultStream {
-        operation.trace?.upstreamAttemptStarted()
-        return .single(GraphQLResponse(status: 200, headers: [:], body: Bytes(#"{"data":{"hello":"hi"}}"#), source: .upstream))
+        .single(try await operation.upstreamAttempt { _ in
+            GraphQLResponse(status: 200, headers: [:], body: Bytes(#"{"data":{"hello":"hi"}}"#), source: .upstream)
+        })
     }
 }
 
@@ -30,26 +31,31 @@ private let secret = "s3cr3t-value"
 /// A client WebSocket's operations through a pipeline with tracing on, as the session runs them.
 private struct TracedSocket {
     let tracer = Tracer(sampler: Sampler(ratio: 1), queue: SpanQueue(capacity: 100))
+    let recorder: GatewayRecorder
     let subscriptions = SubscriptionUpstream()
     var origin = WebSocketTraceOrigin(
         upgradeHeaders: ["traceparent": upgradeParent, "x-api-key": secret], path: "/graphql", subprotocol: "graphql-transport-ws",
         clientAddress: "192.0.2.7")
 
+    init() {
+        recorder = tracingRecorder(tracer, upstream: "http://api.internal:4000/graphql")
+    }
+
     var chain: ExchangeChain {
         ExchangeChain(
             stages: [.inline(DocumentExchange(cache: DocumentCache()))],
             transport: SplitTransport(
-                http: TracingTransport(inner: HTTPUpstream(), tracer: tracer, peer: UpstreamPeer(url: "http://api.internal:4000/graphql")),
+                http: HTTPUpstream(),
                 subscriptions: subscriptions))
     }
 
     /// Starts `query` as the session does: its span, then the operation with the span's trace through the chain.
     func start(_ query: String, extensions: JSONValue? = nil) async throws -> (WebSocketOperationSpan, ResultStream) {
         let request = GraphQLRequest(query: query, variables: .object([("token", .string(secret))]), extensions: extensions)
-        let span = try #require(WebSocketOperationSpan(tracer: tracer, request: request, requestID: "ws-1", origin: origin))
+        let span = try #require(WebSocketOperationSpan(tracer: tracer, request: request, requestID: "ws-1", origin: origin, recorder: recorder))
         let operation = Operation(
             request: request, clientTransport: .webSocket, delivery: .webSocket, headers: ["x-api-key": secret], requestID: "ws-1",
-            trace: span.trace)
+            facts: span.record)
         return (span, try await chain.run(operation))
     }
 
@@ -62,8 +68,8 @@ private struct TracedSocket {
         let (span, results) = try await socket.start("subscription Ticks { ticks }")
         #expect(results.channel != nil)
         let now = GatewayClock.system.monotonicNanoseconds()
-        span.trace.upstreamReconnecting(UpstreamReconnect(at: now, attempt: 1, reason: .closed, closeCode: 1006))
-        span.trace.upstreamReconnecting(UpstreamReconnect(at: now, attempt: 2, reason: .connectFailed))
+        span.record.record(.upstreamReconnecting(UpstreamReconnect(at: now, attempt: 1, reason: .closed, closeCode: 1006)))
+        span.record.record(.upstreamReconnecting(UpstreamReconnect(at: now, attempt: 2, reason: .connectFailed)))
         #expect(socket.tracer.queue.count == 0)  // the pipeline's tracing stage makes no span of its own for it
         span.end(.stopped)
 
@@ -138,19 +144,19 @@ private struct TracedSocket {
         let origin = WebSocketTraceOrigin(
             upgradeHeaders: ["traceparent": "00-\(clientTrace)-00f067aa0ba902b7-00"], path: "/graphql", subprotocol: "graphql-ws",
             clientAddress: nil)
-        #expect(WebSocketOperationSpan(tracer: tracer, request: GraphQLRequest(query: "{ hello }"), requestID: "r", origin: origin) == nil)
+        #expect(WebSocketOperationSpan(tracer: tracer, request: GraphQLRequest(query: "{ hello }"), requestID: "r", origin: origin, recorder: RecordedNothing()) == nil)
     }
 
     @Test func reconnectsPastTheLimitAreCountedAsDroppedEvents() throws {
         let socket = TracedSocket()
         let span = try #require(WebSocketOperationSpan(
-            tracer: socket.tracer, request: GraphQLRequest(query: "subscription { ticks }"), requestID: "r", origin: socket.origin))
-        for attempt in 1...(RequestTrace.mostReconnects + 3) {
-            span.trace.upstreamReconnecting(UpstreamReconnect(at: GatewayClock.system.monotonicNanoseconds(), attempt: attempt, reason: .closed))
+            tracer: socket.tracer, request: GraphQLRequest(query: "subscription { ticks }"), requestID: "r", origin: socket.origin, recorder: socket.recorder))
+        for attempt in 1...(OperationRecord.mostReconnects + 3) {
+            span.record.record(.upstreamReconnecting(UpstreamReconnect(at: GatewayClock.system.monotonicNanoseconds(), attempt: attempt, reason: .closed)))
         }
         span.end(.connectionClosed)
         let server = try #require(socket.spans.first)
-        #expect(server.events.count == RequestTrace.mostReconnects)
+        #expect(server.events.count == OperationRecord.mostReconnects)
         #expect(server.droppedEventsCount == 3)
         #expect(server["gqlgate.websocket.end"] == .string("connection_closed"))
         #expect(server.name == "GraphQL Operation")  // the document was never read
@@ -162,4 +168,10 @@ private extension [UInt8] {
         guard needle.count <= count else { return false }
         return (0...(count - needle.count)).contains { Array(self[$0..<($0 + needle.count)]) == needle }
     }
+}
+
+/// A recorder that keeps nothing.
+private struct RecordedNothing: FactRecorder {
+    func record(_ fact: OperationFact, in record: OperationRecord) {}
+    func record(_ fact: GatewayFact) {}
 }

@@ -25,11 +25,12 @@ struct CacheAssembly: Sendable {
     let schema: EntitySchemaSource?
 
     /// - Parameter apqRegisters: whether APQ may register new text (not while the operation safelist is on).
-    init(config: GatewayConfig, apqRegisters: Bool, metrics: GatewayMetrics, loops: EventLoopGroup, logger: Logger) throws(ConfigError) {
+    /// - Parameter recorder: told the bytes the memory cache holds.
+    init(config: GatewayConfig, apqRegisters: Bool, recorder: GatewayRecorder, loops: EventLoopGroup, logger: Logger) throws(ConfigError) {
         apq = config.apq.enabled ? APQExchange(registers: apqRegisters) : nil
         if config.cache.enabled {
             let settings = config.cache
-            let cache = try Self.store(settings, metrics: metrics, loops: loops, logger: logger)
+            let cache = try Self.store(settings, recorder: recorder, loops: loops, logger: logger)
             let ttl = CacheTTLPolicy(
                 defaultTTL: settings.defaultTTL,
                 typeTTLs: Dictionary(settings.types.map { ($0.typeName, $0.ttl) }, uniquingKeysWith: { first, _ in first }))
@@ -50,23 +51,14 @@ struct CacheAssembly: Sendable {
             ? DedupeExchange(keyHeaders: config.keyHeaders, calls: SharedCalls(executor: LoopHooks.currentExecutor)) : nil
     }
 
-    /// The store `cache.backend` names, reporting to `metrics`.
-    private static func store(_ settings: CacheConfig, metrics: GatewayMetrics, loops: EventLoopGroup,
+    /// The store `cache.backend` names.
+    private static func store(_ settings: CacheConfig, recorder: GatewayRecorder, loops: EventLoopGroup,
                               logger: Logger) throws(ConfigError) -> any ResponseCacheStore {
-        let count: @Sendable (CacheOutcome) -> Void = { outcome in
-            switch outcome {
-            case .hit: metrics.cacheHit()
-            case .miss, .bypass: metrics.cacheMiss()
-            }
-        }
         switch settings.backend {
         case .memory:
             return MemoryResponseCache(
                 maxBytes: settings.maxBytes, staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError,
-                observer: { outcome, bytes in
-                    count(outcome)
-                    metrics.cacheBytes(bytes)
-                })
+                recorder: recorder)
         case .redis:
             let url: RedisURL
             do {
@@ -77,7 +69,7 @@ struct CacheAssembly: Sendable {
             }
             return RedisResponseCache(
                 client: RedisClient(url: url, group: loops, logger: logger), keys: RedisCacheKeys(prefix: settings.redisKeyPrefix),
-                staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError, observer: count)
+                staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError)
         }
     }
 }

@@ -14,16 +14,15 @@ extension Gateway {
     static func makePipeline(config: GatewayConfig, client: HTTPClient, exchanges: [ExchangePlacement], metrics: GatewayMetrics,
                              requestLog: RequestLog, readiness: Readiness, spanExport: SpanExport,
                              subscriptions context: SubscriptionContext) throws(ConfigError) -> GatewayGeneration {
-        let documents = DocumentCache()
-        let persisted = try PersistedDocumentsAssembly(config: config, cache: documents, metrics: metrics, logger: context.logger)
-        let caching = try CacheAssembly(config: config, apqRegisters: persisted.apqRegisters, metrics: metrics,
-                                        loops: context.loops, logger: context.logger)
-        let traffic = TrafficAssembly(config: config, client: client, metrics: metrics, previous: context.previous)
-        var builder = PipelineBuilder()
         let tracer = tracer(config.tracing, export: spanExport)
-        let recorder = RequestRecorder(log: requestLog, spans: tracer.map {
-            ServerSpans(tracer: $0, path: config.server.path, identifiesClientKeys: config.clients.apiKeysFile != nil)
-        })
+        let recorder = GatewayRecorder(
+            metrics: metrics, readiness: readiness, log: requestLog, tracing: tracer.map { ($0, config) }, logger: context.logger)
+        let documents = DocumentCache()
+        let persisted = try PersistedDocumentsAssembly(config: config, cache: documents, logger: context.logger)
+        let caching = try CacheAssembly(config: config, apqRegisters: persisted.apqRegisters, recorder: recorder,
+                                        loops: context.loops, logger: context.logger)
+        let traffic = TrafficAssembly(config: config, client: client, recorder: recorder, previous: context.previous)
+        var builder = PipelineBuilder()
         if let rateLimit = traffic.rateLimit { builder.fill(.rateLimit, with: rateLimit) }
         if let byID = persisted.byID { builder.fill(.persistedDocuments, with: byID) }
         if let apq = caching.apq { builder.fill(.apq, with: apq) }
@@ -37,15 +36,14 @@ extension Gateway {
         if config.apq.upstream { builder.fill(.upstreamAPQ, with: UpstreamAPQExchange()) }
         var credentials: UpstreamAuthExchange?
         if config.auth.addsCredentials {
-            let exchange = UpstreamAuthExchange(config.auth, client: client, upstream: config.upstream, metrics: metrics,
+            let exchange = UpstreamAuthExchange(config.auth, client: client, upstream: config.upstream, recorder: recorder,
                                                 logger: context.logger)
             credentials = exchange
             builder.fill(.credentials, with: exchange)
         }
         if config.retry.maxAttempts > 1 {
             builder.fill(.retry, with: RetryExchange(
-                policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget),
-                observer: { metrics.retry(reason: $0) }, sleep: LoopHooks.sleep))
+                policy: RetryPolicy(config.retry), budget: RetryBudget(ratio: config.retry.budget), sleep: LoopHooks.sleep))
         }
         if let breaker = traffic.circuitBreaker { builder.fill(.circuitBreaker, with: breaker) }
         if let concurrency = traffic.concurrency { builder.fill(.upstreamConcurrency, with: concurrency) }
@@ -57,13 +55,10 @@ extension Gateway {
                 url: config.upstream.url ?? "", timeout: config.upstream.timeout, connectTimeout: config.upstream.connectTimeout,
                 forwardedHeaders: config.headers.forwardedNames,
                 compression: config.upstream.compression.asks(upstreamURL: config.upstream.url ?? ""),
-                maxResponseBytes: config.upstream.maxResponseBytes),
-            observer: UpstreamAttemptMetrics(metrics: metrics, readiness: readiness))
-        let subscriptions = context.transport(config: config, client: client, metrics: metrics, credentials: credentials)
+                maxResponseBytes: config.upstream.maxResponseBytes))
+        let subscriptions = context.transport(config: config, client: client, recorder: recorder, credentials: credentials)
         subscriptions.connectGate.set(traffic.connectWait)
-        let http: any Transport = tracer.map { TracingTransport(inner: transport, tracer: $0, peer: UpstreamPeer(url: config.upstream.url ?? "")) }
-            ?? transport
-        let chain = builder.build(transport: SplitTransport(http: http, subscriptions: subscriptions))
+        let chain = builder.build(transport: SplitTransport(http: transport, subscriptions: subscriptions))
         let schemaLearning = caching.schema.map { source in
             SchemaLearning(chain: schemaLearningBuilder(from: builder).build(transport: transport), source: source)
         }

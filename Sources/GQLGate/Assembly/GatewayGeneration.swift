@@ -19,7 +19,7 @@ final class GatewayGeneration: Sendable {
     /// The built-in slots the configuration filled, in order.
     let slots: [PipelineSlot]
     /// Records how each client request was answered: metrics, the access line, server spans.
-    let recorder: RequestRecorder
+    let recorder: GatewayRecorder
     /// Checks client keys, when `clients.api_keys_file` is set.
     let clientAuth: ClientAuthenticator?
     /// The response cache, when `cache.enabled`.
@@ -41,7 +41,7 @@ final class GatewayGeneration: Sendable {
     /// The client header fields whose values reach the upstream (lower case).
     private let passedOnHeaders: [String]
 
-    init(config: GatewayConfig, chain: ExchangeChain, slots: [PipelineSlot], recorder: RequestRecorder, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
+    init(config: GatewayConfig, chain: ExchangeChain, slots: [PipelineSlot], recorder: GatewayRecorder, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
          subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?, traffic: TrafficAssembly = TrafficAssembly(),
          tracer: Tracer? = nil) {
         self.config = config

@@ -18,7 +18,7 @@ struct PersistedDocumentsAssembly: Sendable {
 
     /// Reads every manifest into `cache`; a file that cannot be used is a
     /// config error naming it and the entry.
-    init(config: GatewayConfig, cache: DocumentCache, metrics: GatewayMetrics, logger: Logger) throws(ConfigError) {
+    init(config: GatewayConfig, cache: DocumentCache, logger: Logger) throws(ConfigError) {
         let settings = config.persistedDocuments
         let rules = SafelistExchange.Rules(
             safelist: settings.safelist, logUnknown: settings.logUnknown, introspection: config.limits.introspection)
@@ -28,17 +28,8 @@ struct PersistedDocumentsAssembly: Sendable {
             safelist = rules.introspection ? nil : SafelistExchange(library: nil, rules: rules)
             return
         }
-        let budget = LineBudget(lines: 10, window: .seconds(10))
-        let observer = PersistedDocumentsObserver(
-            outcome: { metrics.persistedDocument(PersistedDocumentLabel($0)) },
-            unknownOperation: { name, sha256 in
-                guard let dropped = budget.take() else { return }
-                var metadata: Logger.Metadata = ["operation": "\(name ?? "")", "sha256": "\(sha256)"]
-                if dropped > 0 { metadata["not_logged_before"] = "\(dropped)" }
-                logger.warning("An operation not in the persisted documents", metadata: metadata)
-            })
-        byID = PersistedDocumentExchange(library: library, requireID: settings.requireID, observer: observer)
-        safelist = SafelistExchange(library: library, rules: rules, observer: observer)
+        byID = PersistedDocumentExchange(library: library, requireID: settings.requireID)
+        safelist = SafelistExchange(library: library, rules: rules)
     }
 
     /// Every manifest of `settings`, read into `cache`; a file that cannot be used is a config

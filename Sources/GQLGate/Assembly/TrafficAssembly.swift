@@ -34,7 +34,8 @@ struct TrafficAssembly: Sendable {
     /// - Parameters:
     ///   - client: what the circuit breaker's probe is sent with.
     ///   - previous: the pipeline being replaced, whose stages are kept where their settings stay.
-    init(config: GatewayConfig, client: HTTPClient, metrics: GatewayMetrics, previous: GatewayGeneration?) {
+    ///   - recorder: told the circuit breaker's states.
+    init(config: GatewayConfig, client: HTTPClient, recorder: GatewayRecorder, previous: GatewayGeneration?) {
         let old = previous?.config
         let limit = config.clients.rateLimit
         identifiesClients = limit.isEnabled && limit.by == .key || config.upstream.circuitBreaker.enabled
@@ -50,13 +51,13 @@ struct TrafficAssembly: Sendable {
             }
             rateLimit = RateLimitStage(
                 limiter: RateLimiter(requestsPerSecond: limit.requestsPerSecond, burst: limit.effectiveBurst),
-                partition: partition, onLimited: { metrics.rateLimited() })
+                partition: partition)
         }
 
         let breakerConfig = config.upstream.circuitBreaker
         if !breakerConfig.enabled {
             (breaker, circuitBreaker) = (nil, nil)
-            metrics.circuitState(CircuitBreaker.State.closed.rawValue)
+            recorder.record(.circuitStateChanged(CircuitBreaker.State.closed.rawValue))
         } else if let kept = previous?.traffic, let exchange = kept.circuitBreaker, old?.upstream.circuitBreaker == breakerConfig,
                   old?.upstream.url == config.upstream.url {
             (breaker, circuitBreaker) = (kept.breaker, exchange)
@@ -64,7 +65,7 @@ struct TrafficAssembly: Sendable {
             let settings = CircuitBreaker.Settings(
                 errorRatio: breakerConfig.errorRatio, minRequests: breakerConfig.minRequests, window: breakerConfig.window,
                 openFor: breakerConfig.openFor)
-            metrics.circuitState(CircuitBreaker.State.closed.rawValue)
+            recorder.record(.circuitStateChanged(CircuitBreaker.State.closed.rawValue))
             let probe = ReadinessProbe(upstream: config.upstream)
             let made = CircuitBreaker(
                 settings: settings,
@@ -72,9 +73,9 @@ struct TrafficAssembly: Sendable {
                     guard let answer = try? await client.execute(probe.request) else { return false }
                     return CircuitBreaker.failed(.answered(status: answer.status)) == false
                 },
-                executor: LoopHooks.currentExecutor, onChange: { metrics.circuitState($0.rawValue) })
+                executor: LoopHooks.currentExecutor, recorder: recorder)
             breaker = made
-            circuitBreaker = CircuitBreakerStage(breaker: made, onShed: { metrics.loadShed(.circuitOpen) })
+            circuitBreaker = CircuitBreakerStage(breaker: made)
         }
 
         let upstream = config.upstream
@@ -85,8 +86,7 @@ struct TrafficAssembly: Sendable {
             concurrency = kept
         } else {
             concurrency = UpstreamConcurrencyExchange(
-                limit: ConcurrencyLimit(limit: upstream.maxConcurrency, queueTimeout: upstream.queueTimeout, sleep: LoopHooks.sleep),
-                onShed: { metrics.loadShed(.overloaded) })
+                limit: ConcurrencyLimit(limit: upstream.maxConcurrency, queueTimeout: upstream.queueTimeout, sleep: LoopHooks.sleep))
         }
     }
 }

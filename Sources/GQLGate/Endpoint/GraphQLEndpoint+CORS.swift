@@ -15,7 +15,7 @@ extension GraphQLEndpoint {
         let requestID = clientRequestID(request) ?? requestIDs.next()
         var headers = fields
         Self.stamp(&headers, requestID: requestID)
-        requestLog.record(status: 204, requestID: requestID, startedAt: GatewayClock.system.monotonicNanoseconds(), trace: nil)
+        requestLog.record(status: 204, requestID: requestID, startedAt: GatewayClock.system.monotonicNanoseconds(), facts: nil)
         return ServerResponse(status: 204, headers: headers)
     }
 

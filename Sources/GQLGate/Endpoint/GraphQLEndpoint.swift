@@ -24,7 +24,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     private let logger: Logger
 
     init(generations: CurrentGeneration, loops: EventLoopGroup, maxBodyBytes: Int, operations: OperationsEndpoints, requestLog: RequestLog,
-         inFlight: InFlightRequests, metrics: GatewayMetrics, logger: Logger) {
+         inFlight: InFlightRequests, logger: Logger) {
         self.logger = logger
         self.generations = generations
         self.loops = loops
@@ -32,7 +32,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         self.operations = operations
         self.requestLog = requestLog
         self.inFlight = inFlight
-        webSockets = WebSocketEndpoint(generations: generations, loops: loops, metrics: metrics, requestIDs: requestIDs)
+        webSockets = WebSocketEndpoint(generations: generations, loops: loops, requestIDs: requestIDs)
     }
 
     func answer(_ request: ServerRequest) -> ServerAnswer<PendingRequest> {
@@ -52,7 +52,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
                     return .now(refuse(request, .originNotAllowed(request.headers["origin"])))
                 }
                 let response = webSockets.answer(request, pipeline: pipeline)
-                requestLog.record(status: response.status, requestID: nil, startedAt: GatewayClock.system.monotonicNanoseconds(), trace: nil,
+                requestLog.record(status: response.status, requestID: nil, startedAt: GatewayClock.system.monotonicNanoseconds(), facts: nil,
                                   clientCertificate: request.clientCertificateSubject)
                 return .now(response)
             }
@@ -126,7 +126,8 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     /// how each request was answered, whichever way (`RequestRecorder`).
     private func graphQL(_ request: ServerRequest, pipeline: GatewayGeneration) -> ServerAnswer<PendingRequest> {
         guard !inFlight.isClosed else { return .later(.shuttingDown) }
-        let trace = RequestTrace(startedAt: GatewayClock.system.monotonicNanoseconds(), clientCertificate: request.clientCertificateSubject)
+        let facts = OperationRecord(
+            startedAt: GatewayClock.system.monotonicNanoseconds(), clientCertificate: request.clientCertificateSubject, recorder: pipeline.recorder)
         let requestID = clientRequestID(request) ?? requestIDs.next()
         let sent: GraphQLRequest, transport: ClientTransport
         do {
@@ -134,14 +135,14 @@ final class GraphQLEndpoint: HTTPServerDelegate {
                 method: request.method, contentType: request.headers["content-type"], queryItems: request.queryItems, body: request.body)
         } catch {
             let response = errorResponse(error, requestID: requestID)
-            requestLog.record(status: response.status, requestID: requestID, startedAt: trace.startedAt, trace: nil,
+            requestLog.record(status: response.status, requestID: requestID, startedAt: facts.startedAt, facts: nil,
                               clientCertificate: request.clientCertificateSubject)
             return .now(response)
         }
         let delivery = ResultDelivery.requested(byAccept: request.headers["accept"])
         var operation = Operation(
             request: sent, clientTransport: transport, delivery: delivery, headers: request.headers, requestID: requestID,
-            originalBody: transport == .httpPost ? request.body : nil, clientID: pipeline.clientID(request), trace: trace)
+            originalBody: transport == .httpPost ? request.body : nil, clientID: pipeline.clientID(request), facts: facts)
         let stream = HTTPStreamFormat(delivery, keepAlive: pipeline.config.subscriptions.keepalive)
         var position = ExchangeChain.Position.start
         if stream == nil {
@@ -213,7 +214,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     func refuse(_ request: ServerRequest, _ error: GatewayError) -> ServerResponse {
         let requestID = clientRequestID(request) ?? requestIDs.next()
         let response = serverResponse(error.response(), requestID: requestID)
-        requestLog.record(status: response.status, requestID: requestID, startedAt: GatewayClock.system.monotonicNanoseconds(), trace: nil,
+        requestLog.record(status: response.status, requestID: requestID, startedAt: GatewayClock.system.monotonicNanoseconds(), facts: nil,
                           clientCertificate: request.clientCertificateSubject)
         return response
     }

@@ -24,39 +24,39 @@ struct RequestLog: Sendable {
     let sink: Sink
 
     /// Records an answer with `status` to the request `requestID` received at
-    /// `startedAt` (monotonic nanoseconds), with what the pipeline noted in
-    /// `trace` or, for a request the pipeline did not see, the subject of its
+    /// `startedAt` (monotonic nanoseconds), with the facts its operation
+    /// gathered or, for a request the pipeline did not see, the subject of its
     /// client certificate.
-    func record(status: Int, requestID: String?, startedAt: UInt64, trace: RequestTrace.Snapshot?, clientCertificate: String? = nil) {
+    func record(status: Int, requestID: String?, startedAt: UInt64, facts: OperationRecord.Snapshot?, clientCertificate: String? = nil) {
         let elapsed = GatewayClock.system.monotonicNanoseconds() &- startedAt
-        metrics.requestFinished(kind: trace?.kind, status: status, duration: .nanoseconds(elapsed))
+        metrics.requestFinished(kind: facts?.kind, status: status, duration: .nanoseconds(elapsed))
         switch sink {
         case .writer(let writer) where writer.isEnabled:
             writer.write(Self.accessLine(
-                status: status, requestID: requestID, elapsedNanoseconds: elapsed, trace: trace, clientCertificate: clientCertificate))
+                status: status, requestID: requestID, elapsedNanoseconds: elapsed, facts: facts, clientCertificate: clientCertificate))
         case .logger(let logger) where logger.logLevel <= .info:
             logger.info("\(AccessLine.message)", metadata: Self.accessLine(
-                status: status, requestID: requestID, elapsedNanoseconds: elapsed, trace: trace, clientCertificate: clientCertificate).metadata)
+                status: status, requestID: requestID, elapsedNanoseconds: elapsed, facts: facts, clientCertificate: clientCertificate).metadata)
         case .writer, .logger:
             break
         }
     }
 
     /// The access line's fields.
-    static func accessLine(status: Int, requestID: String?, elapsedNanoseconds: UInt64, trace: RequestTrace.Snapshot?,
+    static func accessLine(status: Int, requestID: String?, elapsedNanoseconds: UInt64, facts: OperationRecord.Snapshot?,
                            clientCertificate: String? = nil) -> AccessLine {
         var line = AccessLine(status: status, durationMilliseconds: Double(elapsedNanoseconds / 1_000) / 1_000)
         line.requestID = requestID
         line.clientCertificate = clientCertificate
-        if let trace {
-            line.operation = trace.kind?.rawValue
-            line.operationName = trace.operationName
-            line.cache = trace.cache
-            line.persistedID = trace.persistedID
-            if trace.attempts > 0 { line.attempts = trace.attempts }
-            line.upstreamStatus = trace.upstreamStatus
-            line.shed = trace.shed?.rawValue
-            if let span = trace.span {
+        if let facts {
+            line.operation = facts.kind?.rawValue
+            line.operationName = facts.operationName
+            line.cache = facts.cache?.rawValue
+            line.persistedID = facts.persistedID
+            if facts.attempts > 0 { line.attempts = facts.attempts }
+            line.upstreamStatus = facts.upstreamStatus
+            line.shed = facts.shed?.rawValue
+            if let span = facts.span {
                 line.traceID = span.traceID.hex
                 line.spanID = span.spanIDHex
             }

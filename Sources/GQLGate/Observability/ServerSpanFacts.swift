@@ -5,13 +5,13 @@ import GQLGateTracing
 /// What a server span takes from what the stages noted in its request's
 /// trace, the same for a request over HTTP (`RequestRecorder`) and an
 /// operation on a client WebSocket (`WebSocketOperationSpan`).
-extension RequestTrace.Snapshot {
+extension OperationRecord.Snapshot {
     /// The operation, the document, the cache, the persisted id, the attempts and a refusal, those that were noted.
     func addSpanAttributes(to attributes: inout [SpanAttribute]) {
         if let kind { attributes.append(SpanAttribute("graphql.operation.type", kind.rawValue)) }
         if let operationName { attributes.append(SpanAttribute("graphql.operation.name", operationName)) }
         if let documentSHA256 { attributes.append(SpanAttribute("graphql.document.sha256", documentSHA256)) }
-        if let cache { attributes.append(SpanAttribute("gqlgate.cache.status", cache)) }
+        if let cache { attributes.append(SpanAttribute("gqlgate.cache.status", cache.rawValue)) }
         if let persistedID { attributes.append(SpanAttribute("gqlgate.persisted_document.id", persistedID)) }
         if attempts > 0 { attributes.append(SpanAttribute("gqlgate.upstream.attempts", attempts)) }
         if let shed { attributes.append(SpanAttribute("gqlgate.shed", shed.rawValue)) }
@@ -32,7 +32,7 @@ extension RequestTrace.Snapshot {
 
 extension Tracer {
     /// Exports the waits noted (`upstream queue wait`, `upstream token`) as internal spans under `parent`.
-    func finishWaits(of facts: RequestTrace.Snapshot, under parent: SpanContext) {
+    func finishWaits(of facts: OperationRecord.Snapshot, under parent: SpanContext) {
         for wait in facts.waits {
             finished(SpanRecord(
                 context: child(of: parent), parentSpanID: parent.spanID, name: wait.kind.rawValue, kind: .internal,

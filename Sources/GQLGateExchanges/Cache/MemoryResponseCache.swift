@@ -23,21 +23,20 @@ public final class MemoryResponseCache: ResponseCacheStore {
     private let state: Lock<State>
     private let staleWhileRevalidate: Duration
     private let staleIfError: Duration
-    private let observer: Observer
-
-    /// Told of each recorded outcome with the bytes held at that moment (for metrics).
-    public typealias Observer = @Sendable (CacheOutcome, _ bytesHeld: Int) -> Void
+    /// Told the bytes held with each outcome counted (`GatewayFact.cacheBytesHeld`).
+    private let recorder: (any FactRecorder)?
 
     /// - Parameters:
     ///   - maxBytes: `cache.max_bytes`.
     ///   - staleWhileRevalidate: `cache.stale_while_revalidate`.
     ///   - staleIfError: `cache.stale_if_error`.
+    ///   - recorder: told the bytes held.
     public init(maxBytes: Int, staleWhileRevalidate: Duration = .zero, staleIfError: Duration = .zero,
-                observer: @escaping Observer = { _, _ in }) {
+                recorder: (any FactRecorder)? = nil) {
         state = Lock(State(entries: CostBoundedLRU(capacity: maxBytes)))
         self.staleWhileRevalidate = staleWhileRevalidate
         self.staleIfError = staleIfError
-        self.observer = observer
+        self.recorder = recorder
     }
 
     /// The answer for `key` at time `now`; entries past every window are dropped.
@@ -70,7 +69,7 @@ public final class MemoryResponseCache: ResponseCacheStore {
             return (entry.answer, age, state.entries.totalCost)
         }
         guard let found else { return nil }
-        observer(.hit, found.bytesHeld)
+        recorder?.record(.cacheBytesHeld(found.bytesHeld))
         return (found.answer, found.age)
     }
 
@@ -126,7 +125,7 @@ public final class MemoryResponseCache: ResponseCacheStore {
             }
             return state.entries.totalCost
         }
-        observer(outcome, bytes)
+        recorder?.record(.cacheBytesHeld(bytes))
     }
 
     /// The counters now.

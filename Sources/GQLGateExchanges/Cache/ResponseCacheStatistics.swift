@@ -24,9 +24,3 @@ public struct ResponseCacheStatistics: Sendable, Equatable {
     public init() {}
 }
 
-/// How one query answer was served, as `X-Cache` says.
-public enum CacheOutcome: String, Sendable {
-    case hit = "HIT"
-    case miss = "MISS"
-    case bypass = "BYPASS"
-}

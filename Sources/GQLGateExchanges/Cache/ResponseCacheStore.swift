@@ -1,3 +1,5 @@
+import GQLGatePipeline
+
 /// Where `CacheExchange` keeps answers: `MemoryResponseCache` in this
 /// process, or a shared store such as Redis. A store that cannot be reached
 /// never fails a request: its look-up says `.unavailable` and the query goes

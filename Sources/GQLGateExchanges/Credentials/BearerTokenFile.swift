@@ -17,16 +17,16 @@ public final class BearerTokenFile: BearerTokenSource {
 
     private let state: Lock<State>
     private let clock: GatewayClock
-    private let onRefresh: @Sendable (_ succeeded: Bool) -> Void
+    private let recorder: (any FactRecorder)?
 
     /// - Parameters:
     ///   - clock: when the file was last checked (tests move it).
-    ///   - onRefresh: called each time the file is read for a new token, with whether it held one (for metrics).
+    ///   - recorder: told each time the file is read for a new token, with whether it held one.
     public init(path: String, clock: GatewayClock = .system,
-                onRefresh: @escaping @Sendable (_ succeeded: Bool) -> Void = { _ in }) {
+                recorder: (any FactRecorder)? = nil) {
         state = Lock(State(file: WatchedFile(path: path)))
         self.clock = clock
-        self.onRefresh = onRefresh
+        self.recorder = recorder
     }
 
     public func token() throws(GatewayError) -> BearerToken {
@@ -49,7 +49,7 @@ public final class BearerTokenFile: BearerTokenSource {
             state.token = token
             return (.success(token), true)
         }
-        if let read { onRefresh(read) }
+        if let read { recorder?.record(.upstreamTokenRefreshed(succeeded: read)) }
         return try result.get()
     }
 

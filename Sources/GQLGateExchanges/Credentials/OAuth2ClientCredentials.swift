@@ -30,16 +30,16 @@ public final class OAuth2ClientCredentials: BearerTokenSource {
     private let state = Lock(State())
     private let fetch: Fetch
     private let clock: GatewayClock
-    private let onRefresh: @Sendable (_ succeeded: Bool) -> Void
+    private let recorder: (any FactRecorder)?
 
     /// - Parameters:
     ///   - clock: when tokens expire and failures may be retried (tests move it).
-    ///   - onRefresh: called after each token request with whether it brought a token (for metrics).
+    ///   - recorder: told after each token request whether it brought a token.
     public init(fetch: @escaping Fetch, clock: GatewayClock = .system,
-                onRefresh: @escaping @Sendable (_ succeeded: Bool) -> Void = { _ in }) {
+                recorder: (any FactRecorder)? = nil) {
         self.fetch = fetch
         self.clock = clock
-        self.onRefresh = onRefresh
+        self.recorder = recorder
     }
 
     public func token() async throws(GatewayError) -> BearerToken {
@@ -112,7 +112,7 @@ public final class OAuth2ClientCredentials: BearerTokenSource {
                 return (waiters, .failure(error))
             }
         }
-        onRefresh(result.isSuccess)
+        recorder?.record(.upstreamTokenRefreshed(succeeded: result.isSuccess))
         for waiter in waiters { waiter.resume(returning: result) }
     }
 

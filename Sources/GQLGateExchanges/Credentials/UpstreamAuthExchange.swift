@@ -14,21 +14,18 @@ public struct UpstreamAuthExchange: Exchange {
     private let staticHeaders: HTTPHeaders
     private let tokens: (any BearerTokenSource)?
     private let refreshOnUnauthorized: Bool
-    private let onRetry: @Sendable (RetryReason) -> Void
     private let onFailure: @Sendable (String) -> Void
 
     /// What a client is told when no token can be had.
     public static let failure = GatewayError.upstreamAuthFailed("gqlgate could not get its credentials for the upstream; its log says why.")
 
     /// - Parameters:
-    ///   - onRetry: told `.unauthorized` when an operation is sent again after a 401 (for metrics).
-    ///   - onFailure: told why no token could be had (the token source's message, without secrets).
+    /// - Parameter onFailure: told why no token could be had (the token source's message, without secrets).
     public init(staticHeaders: [HTTPHeaders.Field], tokens: (any BearerTokenSource)?, refreshOnUnauthorized: Bool,
-                onRetry: @escaping @Sendable (RetryReason) -> Void = { _ in }, onFailure: @escaping @Sendable (String) -> Void = { _ in }) {
+                onFailure: @escaping @Sendable (String) -> Void = { _ in }) {
         self.staticHeaders = HTTPHeaders(staticHeaders)
         self.tokens = tokens
         self.refreshOnUnauthorized = refreshOnUnauthorized
-        self.onRetry = onRetry
         self.onFailure = onFailure
     }
 
@@ -52,9 +49,9 @@ public struct UpstreamAuthExchange: Exchange {
             }
         }
         guard let tokens else { return try await next(operation) }
-        let waitStart = operation.trace?.isSampled != true ? 0 : GatewayClock.system.monotonicNanoseconds()  // timed only when traced
+        let waitStart = operation.facts?.isSampled != true ? 0 : GatewayClock.system.monotonicNanoseconds()  // timed only when traced
         let token = try await fetchToken(from: tokens)
-        if waitStart != 0 { operation.trace?.waited(.token, since: waitStart) }
+        if waitStart != 0 { operation.record(.waited(.token, start: waitStart, end: GatewayClock.system.monotonicNanoseconds())) }
         operation.upstreamHeaders.replaceOrAdd(name: "Authorization", value: "Bearer " + token.value)
         let results = try await next(operation)
         guard refreshOnUnauthorized, operation.kind == .query || operation.kind == .mutation else { return results }
@@ -64,7 +61,7 @@ public struct UpstreamAuthExchange: Exchange {
         let fresh = try await fetchToken(from: tokens)
         guard fresh != token else { return .single(answer) }
         operation.upstreamHeaders.replaceOrAdd(name: "Authorization", value: "Bearer " + fresh.value)
-        onRetry(.unauthorized)
+        operation.record(.retrying(.unauthorized))
         return try await next(operation)
     }
 

@@ -10,12 +10,10 @@ import GQLGatePipeline
 public struct PersistedDocumentExchange: InlineExchange {
     private let library: PersistedDocumentLibrary
     private let requireID: Bool
-    private let observer: PersistedDocumentsObserver
 
-    public init(library: PersistedDocumentLibrary, requireID: Bool, observer: PersistedDocumentsObserver = .init()) {
+    public init(library: PersistedDocumentLibrary, requireID: Bool) {
         self.library = library
         self.requireID = requireID
-        self.observer = observer
     }
 
     /// Goes on on a loop (`handle`) when the manifests must be read first.
@@ -37,7 +35,7 @@ public struct PersistedDocumentExchange: InlineExchange {
         if let id = operation.request.documentID {
             guard let documents = documents() else { return false }
             guard let listed = documents.document(forID: id) else {
-                observer.outcome(.idUnknown)
+                operation.record(.persistedDocument(.idUnknown))
                 throw .persistedQueryNotInList(id)
             }
             run(listed, id: id, for: &operation)
@@ -47,16 +45,16 @@ public struct PersistedDocumentExchange: InlineExchange {
             if let listed, (operation.request.query ?? "").isEmpty || operation.request.query == listed.text {
                 run(listed, id: hash, for: &operation)
             } else if operation.request.query != nil, requireID {
-                try refuseText()
+                try refuseText(operation)
             }
         } else if operation.request.query != nil, requireID {
-            try refuseText()
+            try refuseText(operation)
         }
         return true
     }
 
-    private func refuseText() throws(GatewayError) {
-        observer.outcome(.refused)
+    private func refuseText(_ operation: borrowing Operation) throws(GatewayError) {
+        operation.record(.persistedDocument(.refused))
         throw .persistedQueryIDRequired
     }
 
@@ -69,8 +67,8 @@ public struct PersistedDocumentExchange: InlineExchange {
             operation.request.extensions = Self.removingPersistedQuery(from: operation.request.extensions)
         }
         operation.persistedDocumentID = id
-        operation.trace?.persistedDocumentUsed(id: id)
-        observer.outcome(.idFound)
+        operation.record(.persistedDocumentUsed(id: id))
+        operation.record(.persistedDocument(.idFound))
     }
 
     /// The lower-case `extensions.persistedQuery.sha256Hash`, when it is a string.

@@ -28,13 +28,11 @@ public struct SafelistExchange: InlineExchange {
 
     private let library: PersistedDocumentLibrary?
     private let rules: Rules
-    private let observer: PersistedDocumentsObserver
 
     /// - Parameter library: the manifests; nil when there are none (only `introspection` applies).
-    public init(library: PersistedDocumentLibrary?, rules: Rules, observer: PersistedDocumentsObserver = .init()) {
+    public init(library: PersistedDocumentLibrary?, rules: Rules) {
         self.library = library
         self.rules = rules
-        self.observer = observer
     }
 
     /// Goes on on a loop (`handle`) when the manifests must be read first.
@@ -62,17 +60,17 @@ public struct SafelistExchange: InlineExchange {
         }
         guard let documents = documents(library) else { return false }
         if documents.lists(document) {
-            observer.outcome(.listedText)
+            operation.record(.persistedDocument(.listedText))
         } else if refusesIntrospection {
-            observer.outcome(.refused)
+            operation.record(.persistedDocument(.refused))
             throw .introspectionDisabled
         } else {
-            if rules.logUnknown { observer.unknownOperation(selected.name, document.sha256) }
+            if rules.logUnknown { operation.record(.unlistedOperation(name: selected.name, documentSHA256: document.sha256)) }
             guard !rules.safelist else {
-                observer.outcome(.refused)
+                operation.record(.persistedDocument(.refused))
                 throw .queryNotInSafelist
             }
-            observer.outcome(.unlistedText)
+            operation.record(.persistedDocument(.unlistedText))
         }
         return true
     }

@@ -8,12 +8,8 @@ import GQLGatePipeline
 /// provably never left (`RetryPolicy`). Place after the credentials exchange
 /// and before the transport. Subscriptions pass through.
 public struct RetryExchange: Exchange {
-    /// Called before each retry (for metrics).
-    public typealias Observer = @Sendable (RetryReason) -> Void
-
     private let policy: RetryPolicy
     private let budget: RetryBudget
-    private let observer: Observer
     private let clock: GatewayClock
     private let sleep: @Sendable (Duration) async throws -> Void
     private let backoff: Backoff
@@ -21,13 +17,11 @@ public struct RetryExchange: Exchange {
     /// - Parameters:
     ///   - clock: deadlines and `Retry-After` dates; `sleep` and `random` (numbers in `0...1`) are the waits and the jitter (injected by tests).
     ///   - sleep: the waits (`Task.sleep` unless given; the gateway waits on its loops' timers).
-    public init(policy: RetryPolicy, budget: RetryBudget, observer: @escaping Observer = { _ in },
-                clock: GatewayClock = .system,
+    public init(policy: RetryPolicy, budget: RetryBudget, clock: GatewayClock = .system,
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.policy = policy
         self.budget = budget
-        self.observer = observer
         self.clock = clock
         self.sleep = sleep
         backoff = policy.backoff(random: random)
@@ -55,7 +49,7 @@ public struct RetryExchange: Exchange {
                   clock.monotonicNanoseconds() + delay.nanoseconds < operation.deadline ?? .max,
                   budget.tryRetry(now: clock.monotonicNanoseconds())
             else { return .single(try outcome.get()) }
-            observer(reason)
+            operation.record(.retrying(reason))
             try await sleep(delay)
             retries += 1
         }

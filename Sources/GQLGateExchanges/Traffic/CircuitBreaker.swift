@@ -66,22 +66,21 @@ public final class CircuitBreaker: Sendable {
     private let clock: GatewayClock
     private let probe: @Sendable () async -> Bool
     private let executor: @Sendable () -> (any TaskExecutor)?
-    private let onChange: @Sendable (State) -> Void
+    private let recorder: (any FactRecorder)?
 
     /// - Parameters:
     ///   - probe: asks the upstream something of gqlgate's own; true when it answered
     ///     (with a status other than 502, 503 and 504).
     ///   - executor: where the probe runs (a gateway loop); nil: the global pool.
-    ///   - onChange: told every new state (metrics), outside the breaker's lock.
+    ///   - recorder: told every new state (`GatewayFact.circuitStateChanged`), outside the breaker's lock.
     public init(settings: Settings, clock: GatewayClock = .system, probe: @escaping @Sendable () async -> Bool,
-                executor: @escaping @Sendable () -> (any TaskExecutor)? = { nil },
-                onChange: @escaping @Sendable (State) -> Void = { _ in }) {
+                executor: @escaping @Sendable () -> (any TaskExecutor)? = { nil }, recorder: (any FactRecorder)? = nil) {
         self.settings = settings
         bucketWidth = max(1, settings.window.nanoseconds / UInt64(Self.bucketCount))
         self.clock = clock
         self.probe = probe
         self.executor = executor
-        self.onChange = onChange
+        self.recorder = recorder
     }
 
     /// The state now (an open breaker whose time is over counts as half-open).
@@ -114,7 +113,7 @@ public final class CircuitBreaker: Sendable {
                 return (.refused(retryAfter: .seconds(1)), changed, true)
             }
         }
-        if let changed { onChange(changed) }
+        if let changed { recorder?.record(.circuitStateChanged(changed.rawValue)) }
         if startsProbe {
             Task(executorPreference: executor()) { self.probeEnded(answered: await self.probe()) }
         }
@@ -128,7 +127,7 @@ public final class CircuitBreaker: Sendable {
             counts.probing = false
             return answered ? close(&counts) : open(&counts, now: now)
         }
-        onChange(changed)
+        recorder?.record(.circuitStateChanged(changed.rawValue))
     }
 
     /// The upstream answers that count as failures.
@@ -167,7 +166,7 @@ public final class CircuitBreaker: Sendable {
                   2 * mostFailuresOfOneClient(counts) <= failures else { return nil }
             return open(&counts, now: now)
         }
-        if let changed { onChange(changed) }
+        if let changed { recorder?.record(.circuitStateChanged(changed.rawValue)) }
     }
 
     /// The failures in the window of the client that made the most.

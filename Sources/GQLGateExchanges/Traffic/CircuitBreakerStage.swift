@@ -9,19 +9,15 @@ import GQLGatePipeline
 /// an open breaker before reconnecting).
 public struct CircuitBreakerStage: Exchange {
     private let breaker: CircuitBreaker
-    private let onShed: @Sendable () -> Void
 
-    /// - Parameter onShed: called for each operation answered `UPSTREAM_CIRCUIT_OPEN` (metrics).
-    public init(breaker: CircuitBreaker, onShed: @escaping @Sendable () -> Void = {}) {
+    public init(breaker: CircuitBreaker) {
         self.breaker = breaker
-        self.onShed = onShed
     }
 
     public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
         guard operation.kind == .query || operation.kind == .mutation else { return try await next(operation) }
         if case .refused(let retryAfter) = breaker.admit() {
-            onShed()
-            operation.trace?.shed(.circuitOpen)
+            operation.record(.shed(.circuitOpen))
             throw GatewayError.upstreamCircuitOpen(retryAfter: retryAfter)
         }
         let client = operation.clientID

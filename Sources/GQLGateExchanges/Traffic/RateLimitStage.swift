@@ -22,21 +22,17 @@ public struct RateLimitStage: InlineExchange {
     private let limiter: RateLimiter
     private let partition: Partition
     private let policy: String
-    private let onLimited: @Sendable () -> Void
 
-    /// - Parameter onLimited: called for each refused operation (metrics).
-    public init(limiter: RateLimiter, partition: Partition, onLimited: @escaping @Sendable () -> Void = {}) {
+    public init(limiter: RateLimiter, partition: Partition) {
         self.limiter = limiter
         self.partition = partition
-        self.onLimited = onLimited
         policy = "\"default\";q=\(limiter.burst);w=\(limiter.windowSeconds)"
     }
 
     public func decide(_ operation: inout Operation) throws -> InlineDecision {
         let decision = limiter.take(key(of: operation))
         guard !decision.allowed else { return .passOn }
-        onLimited()
-        operation.trace?.shed(.rateLimited)
+        operation.record(.shed(.rateLimited))
         throw GatewayError.rateLimited(headers: [
             "Retry-After": GatewayError.retryAfterSeconds(decision.retryAfter),
             "RateLimit-Policy": policy,

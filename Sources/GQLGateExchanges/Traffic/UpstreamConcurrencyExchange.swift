@@ -8,23 +8,19 @@ import GQLGatePipeline
 /// pass through.
 public struct UpstreamConcurrencyExchange: Exchange {
     private let limit: ConcurrencyLimit
-    private let onShed: @Sendable () -> Void
 
-    /// - Parameter onShed: called for each operation answered `UPSTREAM_OVERLOADED` (metrics).
-    public init(limit: ConcurrencyLimit, onShed: @escaping @Sendable () -> Void = {}) {
+    public init(limit: ConcurrencyLimit) {
         self.limit = limit
-        self.onShed = onShed
     }
 
     public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
         guard operation.kind == .query || operation.kind == .mutation else { return try await next(operation) }
-        let waitStart = operation.trace?.isSampled != true ? 0 : GatewayClock.system.monotonicNanoseconds()  // timed only when traced
+        let waitStart = operation.facts?.isSampled != true ? 0 : GatewayClock.system.monotonicNanoseconds()  // timed only when traced
         do {
             try await limit.acquire()
-            if waitStart != 0 { operation.trace?.waited(.upstreamQueue, since: waitStart) }
+            if waitStart != 0 { operation.record(.waited(.upstreamQueue, start: waitStart, end: GatewayClock.system.monotonicNanoseconds())) }
         } catch let error as GatewayError {
-            onShed()
-            operation.trace?.shed(.overloaded)
+            operation.record(.shed(.overloaded))
             throw error
         }
         defer { limit.release() }

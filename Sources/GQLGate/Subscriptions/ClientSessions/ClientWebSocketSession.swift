@@ -20,7 +20,6 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
     /// Everything a session needs from the gateway.
     struct Context: Sendable {
         let generations: CurrentGeneration
-        let metrics: GatewayMetrics
         let requestIDs: RequestIDGenerator
         let sessions: ClientWebSocketSessions
     }
@@ -71,7 +70,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
     /// Starts the protocol (loop thread).
     func start() {
         assert(loop.inLoop)
-        context.metrics.websocketOpened()
+        context.generations.current.recorder.record(.webSocketOpened)
         connection.delegate = self
         handle(.opened)
         connection.start()  // frames what the client sent with its upgrade request at once
@@ -137,10 +136,13 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
         let run = nextRun
         let pipeline = context.generations.current
         let requestID = context.requestIDs.next()
-        let span = pipeline.tracer.flatMap { WebSocketOperationSpan(tracer: $0, request: request, requestID: requestID, origin: traceOrigin) }
+        let span = pipeline.tracer.flatMap {
+            WebSocketOperationSpan(tracer: $0, request: request, requestID: requestID, origin: traceOrigin, recorder: pipeline.recorder)
+        }
         let operation = Operation(
-            request: request, clientTransport: .webSocket, delivery: .webSocket, headers: upgradeHeaders,
-            requestID: requestID, clientID: clientID, trace: span?.trace)
+            request: request, clientTransport: .webSocket, delivery: .webSocket, headers: upgradeHeaders, requestID: requestID,
+            clientID: clientID,
+            facts: span?.record ?? OperationRecord(startedAt: GatewayClock.system.monotonicNanoseconds(), recorder: pipeline.recorder))
         let chain = pipeline.chain
         let me = LoopBound(self, loop: loop)
         let task = Task(executorPreference: loop) {
@@ -237,7 +239,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
         operations.removeAll()
         if let timer { loop.cancel(timer) }
         timer = nil
-        context.metrics.websocketClosed()
+        context.generations.current.recorder.record(.webSocketClosed)
         context.sessions.remove(self)
     }
 }

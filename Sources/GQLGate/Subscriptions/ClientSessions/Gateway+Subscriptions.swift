@@ -15,7 +15,7 @@ struct SubscriptionContext: Sendable {
 
     /// `previous`'s transport when its subscriptions can carry over to
     /// `config`, else a new one.
-    func transport(config: GatewayConfig, client: HTTPClient, metrics: GatewayMetrics,
+    func transport(config: GatewayConfig, client: HTTPClient, recorder: GatewayRecorder,
                    credentials: UpstreamAuthExchange?) -> UpstreamSubscriptions {
         if let previous, UpstreamSubscriptionSettings.carriesOver(from: previous.config, to: config) {
             return previous.subscriptions
@@ -24,7 +24,7 @@ struct SubscriptionContext: Sendable {
             { @Sendable refused in await exchange.freshCredentials(replacing: refused) }
         }
         return UpstreamSubscriptions(
-            settings: UpstreamSubscriptionSettings(config: config), client: client, loops: loops, metrics: metrics,
+            settings: UpstreamSubscriptionSettings(config: config), client: client, loops: loops, recorder: recorder,
             logger: logger, refreshCredentials: refresh)
     }
 }

@@ -19,9 +19,9 @@ final class WebSocketEndpoint: Sendable {
     private let loops: EventLoopGroup
     private let context: ClientWebSocketSession.Context
 
-    init(generations: CurrentGeneration, loops: EventLoopGroup, metrics: GatewayMetrics, requestIDs: RequestIDGenerator) {
+    init(generations: CurrentGeneration, loops: EventLoopGroup, requestIDs: RequestIDGenerator) {
         self.loops = loops
-        context = ClientWebSocketSession.Context(generations: generations, metrics: metrics, requestIDs: requestIDs, sessions: sessions)
+        context = ClientWebSocketSession.Context(generations: generations, requestIDs: requestIDs, sessions: sessions)
     }
 
     /// How long a client has to answer gqlgate's close frame before its socket is closed anyway.

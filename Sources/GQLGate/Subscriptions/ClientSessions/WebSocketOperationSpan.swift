@@ -72,21 +72,21 @@ struct WebSocketOperationSpan: Sendable {
         case connectionClosed = "connection_closed"
     }
 
-    /// Where the operation's stages note what happened; its span is this one.
-    let trace: RequestTrace
+    /// The facts the operation's stages state; its span is this one.
+    let record: OperationRecord
     private let tracer: Tracer
     private let context: SpanContext
     private let parentSpanID: UInt64
     private let attributes: [SpanAttribute]
 
     /// A span for `request`, or nil when its trace is not sampled.
-    init?(tracer: Tracer, request: GraphQLRequest, requestID: String, origin: WebSocketTraceOrigin) {
+    init?(tracer: Tracer, request: GraphQLRequest, requestID: String, origin: WebSocketTraceOrigin, recorder: any FactRecorder) {
         let parent = origin.context(for: request)
         guard let (context, parentSpanID) = tracer.startServerSpan(traceparent: parent.traceparent, tracestate: parent.tracestate) else {
             return nil
         }
-        trace = RequestTrace(startedAt: GatewayClock.system.monotonicNanoseconds())
-        trace.spanStarted(context)
+        record = OperationRecord(startedAt: GatewayClock.system.monotonicNanoseconds(), recorder: recorder)
+        record.spanStarted(context)
         self.tracer = tracer
         self.context = context
         self.parentSpanID = parentSpanID
@@ -95,7 +95,7 @@ struct WebSocketOperationSpan: Sendable {
 
     /// Ends the span; `errors` are those the operation ended with (`end` is `.error`).
     func end(_ end: End, errors: [JSONValue] = []) {
-        let facts = trace.snapshot
+        let facts = record.snapshot
         var attributes = attributes
         facts.addSpanAttributes(to: &attributes)
         attributes.append(SpanAttribute("gqlgate.websocket.end", end.rawValue))
@@ -106,13 +106,13 @@ struct WebSocketOperationSpan: Sendable {
         tracer.finishWaits(of: facts, under: context)
         tracer.finished(SpanRecord(
             context: context, parentSpanID: parentSpanID, name: Self.name(facts), kind: .server,
-            startUnixNano: tracer.unixNano(ofMonotonic: trace.startedAt), endUnixNano: tracer.nowUnixNano(),
+            startUnixNano: tracer.unixNano(ofMonotonic: record.startedAt), endUnixNano: tracer.nowUnixNano(),
             attributes: attributes, events: facts.reconnectEvents(tracer), droppedEventsCount: facts.reconnectsLeftOut,
             status: end == .error ? .error : .unset))
     }
 
     /// OpenTelemetry's GraphQL span name: `{type} {name}`, `{type}`, or `GraphQL Operation` before the document was read.
-    private static func name(_ facts: RequestTrace.Snapshot) -> String {
+    private static func name(_ facts: OperationRecord.Snapshot) -> String {
         guard let kind = facts.kind else { return "GraphQL Operation" }
         guard let name = facts.operationName else { return kind.rawValue }
         return kind.rawValue + " " + name

@@ -1,7 +1,6 @@
 import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPClient
-import GQLGateMetrics
 import GQLGatePipeline
 import GQLGateSubscriptions
 import GQLGateTransports
@@ -26,7 +25,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     let loop: EventLoop
     private let settings: UpstreamSubscriptionSettings
     private let client: HTTPClient
-    private let metrics: GatewayMetrics
+    private let recorder: any FactRecorder
     private let logger: Logger
     private let refreshCredentials: CredentialRefresh?
     private let connectGate: UpstreamConnectGate
@@ -35,7 +34,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     private var multiplexer: UpstreamMultiplexer<UInt64>
     private var listeners: [UInt64: Listener] = [:]
     /// The listeners' request traces, for those tracing sampled: a reconnect is an event of their spans.
-    private var traces: [UInt64: RequestTrace] = [:]
+    private var traces: [UInt64: OperationRecord] = [:]
     /// Why the connection was last lost, and the close code the upstream sent.
     private var lossCause: (reason: UpstreamReconnect.Reason, closeCode: Int?) = (.closed, nil)
     /// Losses since the upstream last acknowledged a connection.
@@ -50,13 +49,13 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     private var stopped = false
 
     init(loop: EventLoop, credentials: HTTPHeaders, settings: UpstreamSubscriptionSettings, client: HTTPClient,
-         metrics: GatewayMetrics, logger: Logger, refreshCredentials: CredentialRefresh?,
+         recorder: any FactRecorder, logger: Logger, refreshCredentials: CredentialRefresh?,
          connectGate: UpstreamConnectGate = UpstreamConnectGate(), retire: @escaping Retire) {
         self.loop = loop
         self.credentials = credentials
         self.settings = settings
         self.client = client
-        self.metrics = metrics
+        self.recorder = recorder
         self.logger = logger
         self.refreshCredentials = refreshCredentials
         self.connectGate = connectGate
@@ -67,7 +66,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     // MARK: - Listeners (loop thread)
 
     /// Starts delivering the subscription `key` to `listener`; `trace`, when tracing sampled the subscription, is told of reconnects.
-    func add(_ id: UInt64, key: SubscriptionKey, request: GraphQLRequest, listener: Listener, trace: RequestTrace?) {
+    func add(_ id: UInt64, key: SubscriptionKey, request: GraphQLRequest, listener: Listener, trace: OperationRecord?) {
         assert(loop.inLoop)
         guard !stopped else {
             listener.finish(throwing: GraphQLErrorsFailure(errors: [UpstreamSession.shuttingDownError]))
@@ -75,7 +74,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
         }
         listeners[id] = listener
         if let trace { traces[id] = trace }
-        metrics.subscriptionStarted()
+        recorder.record(.subscriptionStarted)
         perform(multiplexer.add(id, key: key, request: request, now: .now))
     }
 
@@ -84,7 +83,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
         assert(loop.inLoop)
         guard listeners.removeValue(forKey: id) != nil else { return }
         traces[id] = nil
-        metrics.subscriptionEnded()
+        recorder.record(.subscriptionEnded)
         perform(multiplexer.remove(id, now: .now))
     }
 
@@ -137,9 +136,9 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
             case .deliver(let ids, .completed):
                 for id in ids { end(id) { $0.finish() } }
             case .upstreamSubscriptionStarted:
-                metrics.upstreamSubscriptionStarted()
+                recorder.record(.upstreamSubscriptionStarted)
             case .upstreamSubscriptionEnded:
-                metrics.upstreamSubscriptionEnded()
+                recorder.record(.upstreamSubscriptionEnded)
             case .connectionLost(let resubscribing):
                 logger.warning("upstream websocket lost; reconnecting", metadata: ["subscriptions": "\(resubscribing)"])
                 lossesInARow += 1
@@ -169,7 +168,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     private func end(_ id: UInt64, _ finish: (Listener) -> Void) {
         guard let listener = listeners.removeValue(forKey: id) else { return }
         traces[id] = nil
-        metrics.subscriptionEnded()
+        recorder.record(.subscriptionEnded)
         finish(listener)
     }
 
@@ -178,7 +177,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
         guard !traces.isEmpty else { return }
         let reconnect = UpstreamReconnect(
             at: GatewayClock.system.monotonicNanoseconds(), attempt: lossesInARow, reason: lossCause.reason, closeCode: lossCause.closeCode)
-        for trace in traces.values { trace.upstreamReconnecting(reconnect) }
+        for trace in traces.values { trace.record(.upstreamReconnecting(reconnect)) }
     }
 
     // MARK: - The socket

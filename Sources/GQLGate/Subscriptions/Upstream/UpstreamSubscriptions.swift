@@ -2,7 +2,6 @@ import GQLGateCore
 import GQLGateEventLoop
 import GQLGateExchanges
 import GQLGateHTTPClient
-import GQLGateMetrics
 import GQLGatePipeline
 import GQLGateSubscriptions
 import Logging
@@ -33,7 +32,7 @@ public final class UpstreamSubscriptions: Transport {
     private let settings: UpstreamSubscriptionSettings
     private let client: HTTPClient
     private let loops: EventLoopGroup
-    private let metrics: GatewayMetrics
+    private let recorder: any FactRecorder
     private let logger: Logger
     private let refreshCredentials: CredentialRefresh?
     private let state = Lock(State())
@@ -42,12 +41,12 @@ public final class UpstreamSubscriptions: Transport {
     private let nextListener = Atomic<UInt64>(0)
 
     /// - Parameter refreshCredentials: fresh credentials for a connection the upstream closed with 4401/4403.
-    public init(settings: UpstreamSubscriptionSettings, client: HTTPClient, loops: EventLoopGroup, metrics: GatewayMetrics,
+    public init(settings: UpstreamSubscriptionSettings, client: HTTPClient, loops: EventLoopGroup, recorder: any FactRecorder,
          logger: Logger, refreshCredentials: CredentialRefresh?) {
         self.settings = settings
         self.client = client
         self.loops = loops
-        self.metrics = metrics
+        self.recorder = recorder
         self.logger = logger
         self.refreshCredentials = refreshCredentials
     }
@@ -63,7 +62,7 @@ public final class UpstreamSubscriptions: Transport {
         let id = nextListener.add(1, ordering: .relaxed).newValue
         let listener = ResultChannel(bufferLimit: settings.maxQueuedResults)
         let request = operation.request
-        let trace = operation.trace.flatMap { $0.isSampled ? $0 : nil }
+        let trace = operation.facts.flatMap { $0.isSampled ? $0 : nil }
         listener.setOnTermination { connection.loop.execute { connection.value.remove(id) } }
         connection.loop.execute { connection.value.add(id, key: key, request: request, listener: listener, trace: trace) }
         return ResultStream(listener)
@@ -84,7 +83,7 @@ public final class UpstreamSubscriptions: Transport {
             if let existing = state.connections[key] { return existing.connection }
             let loop = loops.next()
             let created = UpstreamSubscriptionConnection(
-                loop: loop, credentials: credentials, settings: settings, client: client, metrics: metrics,
+                loop: loop, credentials: credentials, settings: settings, client: client, recorder: recorder,
                 logger: logger, refreshCredentials: refreshCredentials, connectGate: connectGate,
                 retire: { [weak self] idle in self?.forget(ObjectIdentifier(idle), key: key) })
             let bound = LoopBound(created, loop: loop)

@@ -1,11 +1,5 @@
-import GQLGateExchanges
 import GQLGateMetrics
-
-extension TokenRefreshOutcome {
-    init(succeeded: Bool) {
-        self = succeeded ? .ok : .failed
-    }
-}
+import GQLGatePipeline
 
 extension PersistedDocumentLabel {
     init(_ outcome: PersistedDocumentOutcome) {

@@ -1,0 +1,100 @@
+import GQLGateCore
+
+/// Something that happened to one operation on its way, stated as a value by
+/// the stage or transport that saw it (`Operation.record`). Stages never
+/// call metrics, logs or tracing: the gateway's recorder (`FactRecorder`)
+/// turns facts into metrics, the access line and spans, the same for an
+/// operation over HTTP, SSE, multipart or a WebSocket.
+public enum OperationFact: Sendable {
+    /// The document was analysed and this operation selected; `documentSHA256` is the text's (lower-case hex).
+    case operationSelected(kind: OperationKind, name: String?, documentSHA256: String)
+    /// What the persisted documents' stages made of the operation.
+    case persistedDocument(PersistedDocumentOutcome)
+    /// The client's persisted document `id` runs in place of what it sent.
+    case persistedDocumentUsed(id: String)
+    /// The operation is not in the persisted documents and was sent as text
+    /// (`log_unknown`): its name (nil when anonymous) and the SHA-256 of its text.
+    case unlistedOperation(name: String?, documentSHA256: String)
+    /// The response cache served it so (`X-Cache`: HIT, MISS, BYPASS).
+    case cacheServed(CacheOutcome)
+    /// Traffic protection refused it.
+    case shed(ShedReason)
+    /// It waited for `kind` from `start` to `end` (monotonic nanoseconds, `GatewayClock`).
+    case waited(WaitKind, start: UInt64, end: UInt64)
+    /// An upstream attempt begins.
+    case upstreamAttemptStarted(UpstreamAttempt)
+    /// The attempt ended so.
+    case upstreamAttemptEnded(UpstreamAttempt, UpstreamAttemptOutcome)
+    /// An attempt goes again.
+    case retrying(RetryReason)
+    /// The upstream WebSocket carrying the subscription was lost; it is being reconnected.
+    case upstreamReconnecting(UpstreamReconnect)
+}
+
+/// What the response cache did with an operation (`X-Cache`).
+public enum CacheOutcome: String, Sendable, CaseIterable {
+    /// Answered from the cache.
+    case hit = "HIT"
+    /// Not in the cache (or expired): asked upstream.
+    case miss = "MISS"
+    /// Not to be cached (a client's `no-store`): asked upstream, not stored.
+    case bypass = "BYPASS"
+}
+
+/// What became of one operation at the persisted documents' stages
+/// (`gqlgate_persisted_documents_total{outcome}`).
+public enum PersistedDocumentOutcome: String, Sendable, CaseIterable {
+    /// Asked for by an id in the manifests: the listed document ran.
+    case idFound = "id_found"
+    /// Asked for by an id in none of the manifests: 404.
+    case idUnknown = "id_unknown"
+    /// Sent as text that is in the manifests.
+    case listedText = "listed_text"
+    /// Sent as text that is not in the manifests, and run (no safelist).
+    case unlistedText = "unlisted_text"
+    /// Refused: text while `require_id` is on, unlisted text with the
+    /// safelist on, or introspection while it is disabled.
+    case refused
+}
+
+/// One upstream attempt, as its start and end state it.
+public struct UpstreamAttempt: Sendable {
+    /// 1 for the operation's first attempt.
+    public var number: Int
+    /// When it began (monotonic nanoseconds, `GatewayClock`).
+    public var start: UInt64
+    /// The attempt's span (a child of the request's), when tracing sampled the request: the upstream gets it as `traceparent`.
+    public var span: SpanContext?
+
+    public init(number: Int, start: UInt64, span: SpanContext? = nil) {
+        self.number = number
+        self.start = start
+        self.span = span
+    }
+}
+
+/// Something that happened to the gateway rather than to one operation.
+public enum GatewayFact: Sendable {
+    /// The response cache holds this many bytes.
+    case cacheBytesHeld(Int)
+    /// The circuit breaker changed state (`CircuitBreaker.State`'s raw value).
+    case circuitStateChanged(Int)
+    /// An upstream token was fetched (OAuth2) or re-read (a token file), or failed to be.
+    case upstreamTokenRefreshed(succeeded: Bool)
+    /// A client subscription began, or ended.
+    case subscriptionStarted, subscriptionEnded
+    /// A subscription began, or ended, on an upstream WebSocket.
+    case upstreamSubscriptionStarted, upstreamSubscriptionEnded
+    /// A client WebSocket opened, or closed.
+    case webSocketOpened, webSocketClosed
+}
+
+/// Turns facts into metrics, log lines and spans: the gateway's one recorder.
+/// An operation's facts reach it through the operation's `OperationRecord`,
+/// which keeps them for the request's access line and span too.
+public protocol FactRecorder: Sendable {
+    /// `fact` happened to the operation whose record is `record`.
+    func record(_ fact: OperationFact, in record: OperationRecord)
+    /// `fact` happened to the gateway.
+    func record(_ fact: GatewayFact)
+}
