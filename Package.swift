@@ -90,6 +90,7 @@ let package = Package(
                 "GQLGateCore", "GQLGatePipeline",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "GraphQL", package: "GraphQL"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -183,7 +184,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GQLGateHTTPClientTests", dependencies: ["GQLGateHTTPClient", "GQLGateEventLoop", "GQLGateCompression"], swiftSettings: swiftSettings),
-        .testTarget(name: "GQLGatePipelineTests", dependencies: ["GQLGatePipeline"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GQLGatePipelineTests", dependencies: ["GQLGatePipeline", .product(name: "GraphQL", package: "GraphQL")],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "GQLGateRedisTests",
             dependencies: ["GQLGateRedis", "GQLGateCore", "GQLGateExchanges", "GQLGatePipeline", "GQLGateEventLoop", "CHiredis",
@@ -236,7 +239,7 @@ if Context.environment["GQLGATE_FUZZ"] != nil {
         .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
         .target(name: "FuzzerSupport", dependencies: ["CFuzzerDriver"], path: "Fuzz/FuzzerSupport", swiftSettings: swiftSettings),
         fuzzer("RequestDecoder", ["GQLGatePipeline", "GQLGateCore"]),
-        fuzzer("DocumentAnalysis", ["GQLGatePipeline", .product(name: "GraphQL", package: "GraphQL")]),
+        fuzzer("DocumentAnalysis", ["GQLGateExchanges", "GQLGatePipeline", .product(name: "GraphQL", package: "GraphQL")]),
         fuzzer("AnswerInspection", ["GQLGateExchanges", "GQLGatePipeline", "GQLGateCore"]),
         fuzzer("ClientProtocols", ["GQLGateSubscriptions", "GQLGatePipeline", "GQLGateCore"]),
         fuzzer("WebSocketFrames", ["GQLGateWebSocket", "GQLGateEventLoop", "GQLGateCore"]),

@@ -1,4 +1,5 @@
 import FuzzerSupport
+import GQLGateExchanges
 import GQLGatePipeline
 import GraphQL
 

@@ -78,3 +78,32 @@ private func select(_ query: String, named name: String? = nil) throws -> Result
         #expect(error.message.contains("no operation"))
     }
 }
+
+private enum LengthMemo: DocumentMemo {
+    typealias Value = Int
+}
+
+private enum OtherMemo: DocumentMemo {
+    typealias Value = Int
+}
+
+/// What a stage keeps with a document: derived once per slot, again only when no longer current.
+@Suite struct DocumentMemoTests {
+    @Test func eachSlotIsDerivedOnceUntilItsValueIsNoLongerCurrent() throws {
+        let document = try DocumentCache().analyse("{ hello }")
+        var derivations = 0
+        func length(accepting current: Bool = true) -> Int {
+            document.memoized(LengthMemo.self, isCurrent: { _ in current }) {
+                derivations += 1
+                return document.queryText.count
+            }
+        }
+        #expect(length() == 9)
+        #expect(length() == 9)
+        #expect(derivations == 1)
+        #expect(document.memoized(OtherMemo.self) { 7 } == 7)
+        #expect(length(accepting: false) == 9)
+        #expect(derivations == 2)
+        #expect(document.memoized(OtherMemo.self) { 8 } == 7)
+    }
+}

@@ -23,18 +23,18 @@ public final class AnalysedDocument: @unchecked Sendable {
     /// The operations it defines, in order.
     public let operations: [DocumentOperation]
     /// The query text it was parsed from.
-    let queryText: String
+    package let queryText: String
     /// Hex SHA-256 of the query text (the APQ hash).
     public let sha256: String
-    /// Forms derived on first use, for the response cache and dedupe.
+    /// Forms derived on first use: the digests, and what other modules keep
+    /// with the document (`memoized(_:isCurrent:derive:)`).
     private let derived = Lock<DerivedForms>(DerivedForms())
 
     private struct DerivedForms {
         var canonicalDigest: (bytes: [UInt8], hex: String)?
         var definitionSetDigest: DocumentDigest?
-        /// nil: not rewritten yet; `.some(nil)`: the document cannot be.
-        var typenamed: TypenamedDocument??
-        var withIDs: (schema: EntitySchema, document: TypenamedDocument?)?
+        /// By the `DocumentMemo` type whose slot each is.
+        var memos: [ObjectIdentifier: any Sendable] = [:]
     }
 
     /// Analyses `document`; throws `QUERY_TOO_COMPLEX` when its fragments spread each other in a cycle.
@@ -84,25 +84,19 @@ public final class AnalysedDocument: @unchecked Sendable {
         return digest
     }
 
-    /// The document with `__typename` added to every non-root selection set
-    /// under an alias of its own, rewritten once per distinct document; nil
-    /// when it holds a definition other than an operation or a fragment.
-    public var typenamed: TypenamedDocument? {
-        if let known = derived.withLock({ $0.typenamed }) { return known }
-        let rewritten = TypenameRewriter.rewrite(document, query: queryText)
-        derived.withLock { $0.typenamed = rewritten }
-        return rewritten
-    }
-
-    /// `typenamed` with `id` added too where `schema` gives the type one;
-    /// `typenamed` itself without a schema. Rewritten once per document and
-    /// schema (a new schema, learned on reload, rewrites again).
-    public func typenamed(schema: EntitySchema?) -> TypenamedDocument? {
-        guard let schema else { return typenamed }
-        if let known = derived.withLock({ $0.withIDs }), known.schema === schema { return known.document }
-        let rewritten = TypenameRewriter.rewrite(document, query: queryText, schema: schema)
-        derived.withLock { $0.withIDs = (schema, rewritten) }
-        return rewritten
+    /// The value in `memo`'s slot when there is one and `isCurrent` accepts
+    /// it; else `derive()`, kept in the slot for the next call. The pipeline
+    /// never reads or sets a slot itself: it is where a stage keeps what it
+    /// works out from a document (the response cache's rewritten texts), so
+    /// that each distinct document, held by `DocumentCache`, is worked on once.
+    /// Two calls that both find no value may both derive; the later is kept.
+    package func memoized<Memo: DocumentMemo>(_ memo: Memo.Type, isCurrent: (Memo.Value) -> Bool = { _ in true },
+                                            derive: () -> Memo.Value) -> Memo.Value {
+        let slot = ObjectIdentifier(memo)
+        if let kept = derived.withLock({ $0.memos[slot] }), let known = kept as? Memo.Value, isCurrent(known) { return known }
+        let value = derive()
+        derived.withLock { $0.memos[slot] = value }
+        return value
     }
 
     /// Chooses the operation to run, as GraphQL's GetOperation does.
@@ -121,8 +115,14 @@ public final class AnalysedDocument: @unchecked Sendable {
     }
 }
 
+/// A slot for a value kept with every `AnalysedDocument`
+/// (`AnalysedDocument.memoized(_:isCurrent:derive:)`): one per conforming type.
+package protocol DocumentMemo {
+    associatedtype Value: Sendable
+}
+
 extension OperationKind {
-    init(_ type: OperationType) {
+    package init(_ type: OperationType) {
         switch type {
         case .query: self = .query
         case .mutation: self = .mutation

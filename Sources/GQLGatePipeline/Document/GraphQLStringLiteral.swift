@@ -1,8 +1,8 @@
 /// GraphQL string literals for values the gateway prints itself.
-enum GraphQLStringLiteral {
+package enum GraphQLStringLiteral {
     /// Appends `value` as a `"…"` literal: `"` and `\` escaped, line feeds
     /// and tabs as `\n` and `\t`, other control characters as `\uXXXX`.
-    static func append(_ value: String, to text: inout String) {
+    package static func append(_ value: String, to text: inout String) {
         text += "\""
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -1,3 +1,5 @@
+import GQLGatePipeline
+
 extension EntitySchema {
     /// The introspection query that `init(introspection:)` reads: root types,
     /// and for every type its kind, fields (with their argument names and

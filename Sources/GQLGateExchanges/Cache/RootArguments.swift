@@ -1,3 +1,4 @@
+import GQLGatePipeline
 import GraphQL
 
 extension AnalysedDocument {

@@ -1,3 +1,4 @@
+import GQLGatePipeline
 import GraphQL
 
 /// A document rewritten so that every object in its answers names its type
@@ -17,6 +18,46 @@ public struct TypenamedDocument: Sendable, Equatable {
     /// The response key under which the added `id` comes back; nil when the
     /// document was rewritten without a schema.
     public let idAlias: String?
+}
+
+extension AnalysedDocument {
+    /// The document with `__typename` added to every non-root selection set
+    /// under an alias of its own, rewritten once per distinct document; nil
+    /// when it holds a definition other than an operation or a fragment.
+    public var typenamed: TypenamedDocument? {
+        typenamedForm(in: TypenamedMemo.self, schema: nil)
+    }
+
+    /// `typenamed` with `id` added too where `schema` gives the type one;
+    /// `typenamed` itself without a schema. Rewritten once per document and
+    /// schema (a new schema, learned on reload, rewrites again).
+    public func typenamed(schema: EntitySchema?) -> TypenamedDocument? {
+        guard let schema else { return typenamed }
+        return typenamedForm(in: WithIDsMemo.self, schema: schema)
+    }
+
+    private func typenamedForm<Memo: DocumentMemo>(in memo: Memo.Type, schema: EntitySchema?) -> TypenamedDocument?
+    where Memo.Value == TypenamedRewrite {
+        memoized(memo, isCurrent: { $0.schema === schema }) {
+            TypenamedRewrite(schema: schema, document: TypenameRewriter.rewrite(document, query: queryText, schema: schema))
+        }.document
+    }
+}
+
+/// A `typenamed` form kept with its document, and the schema it was rewritten for.
+private struct TypenamedRewrite: Sendable {
+    let schema: EntitySchema?
+    let document: TypenamedDocument?
+}
+
+/// The slot of `typenamed`.
+private enum TypenamedMemo: DocumentMemo {
+    typealias Value = TypenamedRewrite
+}
+
+/// The slot of `typenamed(schema:)`, for the last schema asked for.
+private enum WithIDsMemo: DocumentMemo {
+    typealias Value = TypenamedRewrite
 }
 
 /// Adds the aliased `__typename` (and `id`) through GraphQLSwift's public

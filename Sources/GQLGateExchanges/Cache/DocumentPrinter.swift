@@ -1,3 +1,4 @@
+import GQLGatePipeline
 import GraphQL
 
 /// Prints an executable document (operations and fragments) on one line, in

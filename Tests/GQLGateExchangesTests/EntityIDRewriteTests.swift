@@ -1,3 +1,4 @@
+import GQLGateExchanges
 import GQLGatePipeline
 import Testing
 

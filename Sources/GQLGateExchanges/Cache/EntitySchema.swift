@@ -1,3 +1,5 @@
+import GQLGatePipeline
+
 /// What the gateway knows of the upstream schema to tag cached answers with
 /// entities: the root types, the named type of each field of each object and
 /// interface type, which types have an `id: ID!` field without arguments
