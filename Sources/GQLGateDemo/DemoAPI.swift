@@ -67,12 +67,12 @@ public final class DemoAPI: Sendable {
     }
 
     /// The same endpoint for WebSockets, e.g. `ws://127.0.0.1:4000/graphql`.
-    public var webSocketEndpoint: String {
+    var webSocketEndpoint: String {
         "ws://\(authority)/graphql"
     }
 
     /// Connections open over WebSocket now.
-    public var openWebSocketConnections: Int {
+    var openWebSocketConnections: Int {
         running.withLock { $0?.webSockets.openConnections } ?? 0
     }
 

@@ -50,7 +50,7 @@ public final class DemoSchema: Sendable {
     }
 
     /// The schema in GraphQL SDL.
-    public var sdl: String {
+    var sdl: String {
         printSchema(schema: graphQLSchema)
     }
 

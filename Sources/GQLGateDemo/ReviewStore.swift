@@ -58,7 +58,7 @@ public final class ReviewStore: Sendable {
     }
 
     /// How many consumers are following `additions(of:)`.
-    public var observerCount: Int {
+    var observerCount: Int {
         state.withLock { $0.observers.count }
     }
 }

@@ -73,11 +73,6 @@ public final class ServerRequest: @unchecked Sendable {
         self.server = server
     }
 
-    /// The value of the first URL query parameter named `name`.
-    public func queryItem(_ name: String) -> String?? {
-        queryItems.first { $0.name == name }.map(\.value)
-    }
-
     /// The client's IP address as text (`192.0.2.1`, `2001:db8::1`); nil
     /// when unknown. Read from the connection: call it on the server thread,
     /// while the delegate answers.

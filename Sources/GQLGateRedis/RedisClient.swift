@@ -93,5 +93,5 @@ public final class RedisClient: Sendable {
     }
 
     /// Whether the last news from the connections was a failure (none ready since).
-    public var isUnavailable: Bool { availability.isDown }
+    var isUnavailable: Bool { availability.isDown }
 }

@@ -18,8 +18,8 @@ public struct WebSocketClientHandshake: Sendable {
         self.init(key: Base64.encode(nonce), subprotocols: subprotocols)
     }
 
-    /// A handshake with a given key (tests).
-    public init(key: String, subprotocols: [String]) {
+    /// A handshake with a given key.
+    init(key: String, subprotocols: [String]) {
         self.key = key
         self.subprotocols = subprotocols
     }

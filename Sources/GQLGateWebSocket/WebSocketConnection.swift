@@ -93,7 +93,7 @@ public final class WebSocketConnection: FileDescriptorHandler {
     }
 
     /// Payload bytes queued for the peer and not yet written.
-    public var bufferedBytes: Int {
+    var bufferedBytes: Int {
         context.map { Int(wslay_event_get_queued_msg_length($0)) } ?? 0
     }
 

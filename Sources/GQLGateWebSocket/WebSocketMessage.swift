@@ -17,7 +17,9 @@ public enum WebSocketMessage: Sendable, Equatable {
     }
 }
 
-/// The close codes gqlgate sends or reports (RFC 6455 §7.4).
+/// The close codes gqlgate sends or reports (RFC 6455 §7.4); those wslay
+/// closes with itself (1007 for text that is not UTF-8, 1009 for a message
+/// over the limit) are not named.
 public enum WebSocketCloseCode {
     /// Normal closure.
     public static let normal: UInt16 = 1000
@@ -27,13 +29,9 @@ public enum WebSocketCloseCode {
     public static let protocolError: UInt16 = 1002
     /// No close frame arrived; the connection just ended. Never sent.
     public static let abnormal: UInt16 = 1006
-    /// A text message that is not valid UTF-8.
-    public static let invalidPayload: UInt16 = 1007
     /// Policy violation; gqlgate sends it when a peer does not read fast
     /// enough and its send buffer overflows.
     public static let policyViolation: UInt16 = 1008
-    /// A message over the size limit.
-    public static let messageTooBig: UInt16 = 1009
     /// An internal error; gqlgate sends it when keep-alive pings go unanswered.
     public static let internalError: UInt16 = 1011
 }

@@ -1,4 +1,4 @@
-import GQLGateDemo
+@testable import GQLGateDemo
 import GraphQL
 import Testing
 

@@ -1,5 +1,5 @@
 import GQLGateCore
-import GQLGateDemo
+@testable import GQLGateDemo
 import GQLGateEventLoop
 import GQLGateHTTPClient
 import GQLGatePipeline

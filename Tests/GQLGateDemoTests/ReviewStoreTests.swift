@@ -1,4 +1,4 @@
-import GQLGateDemo
+@testable import GQLGateDemo
 import Testing
 
 @Suite struct ReviewStoreTests {

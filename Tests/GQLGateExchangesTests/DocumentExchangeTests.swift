@@ -1,6 +1,6 @@
 import GQLGateCore
 import GQLGateExchanges
-import GQLGatePipeline
+@testable import GQLGatePipeline
 import Testing
 
 @Suite struct DocumentExchangeTests {

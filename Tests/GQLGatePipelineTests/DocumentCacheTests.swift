@@ -1,4 +1,4 @@
-import GQLGatePipeline
+@testable import GQLGatePipeline
 import Testing
 
 /// The error analysing `query` throws, or nil.

@@ -1,4 +1,4 @@
-import GQLGateRedis
+@testable import GQLGateRedis
 import Testing
 
 @Suite(.serialized) struct RedisClientTests {

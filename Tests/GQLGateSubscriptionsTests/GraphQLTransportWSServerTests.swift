@@ -1,5 +1,5 @@
 import GQLGatePipeline
-import GQLGateSubscriptions
+@testable import GQLGateSubscriptions
 import Testing
 
 private let initMessage = #"{"type":"connection_init","payload":{"X-Api-Key":"k"}}"#

@@ -1,6 +1,6 @@
 import GQLGateCore
 import GQLGateEventLoop
-import GQLGateWebSocket
+@testable import GQLGateWebSocket
 import Testing
 #if canImport(Glibc)
 import Glibc

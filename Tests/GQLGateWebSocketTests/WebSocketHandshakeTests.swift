@@ -1,5 +1,5 @@
 import GQLGateCore
-import GQLGateWebSocket
+@testable import GQLGateWebSocket
 import Testing
 
 @Suite struct WebSocketHandshakeTests {

@@ -66,8 +66,8 @@ public final class DocumentCache: Sendable {
     /// Documents held.
     public var count: Int { entries.withLock { $0.documents.count } }
 
-    /// Documents parsed so far (misses), for tests and metrics.
-    public var parseCount: Int { parses.withLock { $0 } }
+    /// Documents parsed so far (misses).
+    var parseCount: Int { parses.withLock { $0 } }
 
     /// SHA-256 of the UTF-8 bytes of `query`.
     public static func digest(of query: String) -> SHA256.Digest {

@@ -37,7 +37,7 @@ public struct GraphQLTransportWSServer: ClientProtocolStateMachine {
     }
 
     /// The ids of the operations running now.
-    public var runningOperations: Set<String> { operations }
+    var runningOperations: Set<String> { operations }
 
     public mutating func handle(_ event: ClientConnectionEvent, now: MonotonicInstant) -> [ClientConnectionAction] {
         if case .closed = phase { return [] }

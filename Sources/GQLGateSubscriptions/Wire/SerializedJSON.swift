@@ -17,8 +17,5 @@ public struct SerializedJSON: Sendable, Equatable, CustomStringConvertible {
         self.text = text
     }
 
-    /// `{}`, the empty object.
-    public static let emptyObject = SerializedJSON(trusted: "{}")
-
     public var description: String { text }
 }
