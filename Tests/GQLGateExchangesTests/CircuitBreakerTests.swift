@@ -159,7 +159,7 @@ final class ScriptedProbe: Sendable {
     @Test func whileOpenQueriesAndMutationsAreRefusedWithTheOpenTimeLeft() async throws {
         let breaker = CircuitBreaker(settings: .init(errorRatio: 1, minRequests: 2, openFor: .seconds(5)), clock: manual.clock,
                                      probe: { true })
-        let stage = CircuitBreakerStage(breaker: breaker)
+        let stage = CircuitBreakerExchange(breaker: breaker)
         let facts = RecordedFacts()
         let failing: ExchangeNext = { _ in .single(GraphQLResponse(status: 502, headers: [:], body: Bytes("bad gateway"), source: .upstream)) }
         for client in ["one", "two"] {
@@ -178,7 +178,7 @@ final class ScriptedProbe: Sendable {
     @Test func theStageTellsTheBreakerWhoseAttemptFailed() async throws {
         let breaker = CircuitBreaker(settings: .init(errorRatio: 0.5, minRequests: 2, openFor: .seconds(5)), clock: manual.clock,
                                      probe: { true })
-        let stage = CircuitBreakerStage(breaker: breaker)
+        let stage = CircuitBreakerExchange(breaker: breaker)
         let timingOut: ExchangeNext = { _ in throw UpstreamFailure(kind: .timedOut, message: "slow") }
         for _ in 0..<5 {
             var mine = try analysedOperation(.query)
@@ -196,6 +196,6 @@ final class ScriptedProbe: Sendable {
         let breaker = CircuitBreaker(settings: .init(errorRatio: 1, minRequests: 1), clock: manual.clock, probe: { true })
         breaker.record(failed: true, client: nil)
         let passed: ExchangeNext = { _ in .single(GraphQLResponse(status: 200, headers: [:], body: Bytes("{}"), source: .upstream)) }
-        #expect(try await CircuitBreakerStage(breaker: breaker).handle(try analysedOperation(.subscription), next: passed).first()?.status == 200)
+        #expect(try await CircuitBreakerExchange(breaker: breaker).handle(try analysedOperation(.subscription), next: passed).first()?.status == 200)
     }
 }

@@ -76,7 +76,7 @@ import Testing
 @Suite struct RateLimitStageTests {
     let manual = ManualClock()
 
-    private func refusal(_ stage: RateLimitStage, _ operation: Operation) -> GatewayError? {
+    private func refusal(_ stage: RateLimitExchange, _ operation: Operation) -> GatewayError? {
         var operation = operation
         do {
             _ = try stage.decide(&operation)
@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func overTheLimitIsA429WithRetryAfterAndTheRateLimitFields() throws {
-        let stage = RateLimitStage(limiter: RateLimiter(requestsPerSecond: 2, burst: 4, clock: manual.clock), partition: .global)
+        let stage = RateLimitExchange(limiter: RateLimiter(requestsPerSecond: 2, burst: 4, clock: manual.clock), partition: .global)
         for _ in 0..<4 { #expect(refusal(stage, operation("{ a }")) == nil) }
         let error = try #require(refusal(stage, operation("{ a }")))
         #expect(error.status == 429)
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func byHeaderEachValueHasItsOwnBucketAndNoHeaderSharesOne() {
-        let stage = RateLimitStage(limiter: RateLimiter(requestsPerSecond: 1, burst: 1, clock: manual.clock), partition: .header("x-tenant"))
+        let stage = RateLimitExchange(limiter: RateLimiter(requestsPerSecond: 1, burst: 1, clock: manual.clock), partition: .header("x-tenant"))
         #expect(refusal(stage, operation("{ a }", headers: ["X-Tenant": "red"])) == nil)
         #expect(refusal(stage, operation("{ a }", headers: ["X-Tenant": "red"]))?.code == "RATE_LIMITED")
         #expect(refusal(stage, operation("{ a }", headers: ["X-Tenant": "blue"])) == nil)
@@ -107,7 +107,7 @@ import Testing
     }
 
     @Test func byClientTheClientIDChoosesTheBucket() {
-        let stage = RateLimitStage(limiter: RateLimiter(requestsPerSecond: 1, burst: 1, clock: manual.clock), partition: .client)
+        let stage = RateLimitExchange(limiter: RateLimiter(requestsPerSecond: 1, burst: 1, clock: manual.clock), partition: .client)
         var first = operation("{ a }")
         first.clientID = "key-1"
         var second = operation("{ a }")
@@ -119,7 +119,7 @@ import Testing
 
     @Test func aRefusalIsNotedInTheTraceAndCounted() {
         let facts = RecordedFacts()
-        let stage = RateLimitStage(limiter: RateLimiter(requestsPerSecond: 1, burst: 1, clock: manual.clock), partition: .global)
+        let stage = RateLimitExchange(limiter: RateLimiter(requestsPerSecond: 1, burst: 1, clock: manual.clock), partition: .global)
         let limited = facts.tracking(Operation(request: GraphQLRequest(query: "{ a }"), clientTransport: .httpPost, headers: [:], requestID: "r"))
         _ = refusal(stage, limited)
         #expect(limited.facts?.snapshot.shed == nil)

@@ -12,8 +12,8 @@ import GQLGatePipeline
 /// flight carry over (two limits side by side would let twice as many
 /// requests through).
 struct TrafficAssembly: Sendable {
-    let rateLimit: RateLimitStage?
-    let circuitBreaker: CircuitBreakerStage?
+    let rateLimit: RateLimitExchange?
+    let circuitBreaker: CircuitBreakerExchange?
     /// The breaker `circuitBreaker` asks (for `/readyz` and subscription reconnects).
     let breaker: CircuitBreaker?
     let concurrency: UpstreamConcurrencyExchange?
@@ -44,12 +44,12 @@ struct TrafficAssembly: Sendable {
         } else if let kept = previous?.traffic.rateLimit, old?.clients.rateLimit == limit {
             rateLimit = kept
         } else {
-            let partition: RateLimitStage.Partition = switch limit.by {
+            let partition: RateLimitExchange.Partition = switch limit.by {
             case .key: .client
             case .global: .global
             case .header(let name): .header(name)
             }
-            rateLimit = RateLimitStage(
+            rateLimit = RateLimitExchange(
                 limiter: RateLimiter(requestsPerSecond: limit.requestsPerSecond, burst: limit.effectiveBurst),
                 partition: partition)
         }
@@ -75,7 +75,7 @@ struct TrafficAssembly: Sendable {
                 },
                 executor: LoopHooks.currentExecutor, recorder: recorder)
             breaker = made
-            circuitBreaker = CircuitBreakerStage(breaker: made)
+            circuitBreaker = CircuitBreakerExchange(breaker: made)
         }
 
         let upstream = config.upstream

@@ -9,7 +9,7 @@ import GQLGatePipeline
 /// the upstream off for everyone); while open, refuses every attempt for
 /// `openFor`; then sends a probe of its own (`{ __typename }`, never a
 /// client's request), refusing clients meanwhile (half-open), whose outcome
-/// closes it or opens it again. `CircuitBreakerStage` asks it before each
+/// closes it or opens it again. `CircuitBreakerExchange` asks it before each
 /// attempt and tells it the attempt's outcome.
 public final class CircuitBreaker: Sendable {
     /// The breaker's state, with `gqlgate_circuit_state`'s numbers.

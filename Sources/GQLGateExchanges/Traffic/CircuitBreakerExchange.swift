@@ -7,7 +7,7 @@ import GQLGatePipeline
 /// time left), without reaching the upstream. Placed after retries, so that
 /// each attempt asks. Subscriptions pass (their upstream WebSocket waits out
 /// an open breaker before reconnecting).
-public struct CircuitBreakerStage: Exchange {
+public struct CircuitBreakerExchange: Exchange {
     private let breaker: CircuitBreaker
 
     public init(breaker: CircuitBreaker) {

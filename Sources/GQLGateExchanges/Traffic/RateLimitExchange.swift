@@ -8,7 +8,7 @@ import GQLGatePipeline
 /// fields: `RateLimit-Policy: "default";q=BURST;w=SECONDS` and
 /// `RateLimit: "default";r=REMAINING;t=SECONDS`). Runs on the server thread
 /// with the pipeline's synchronous head.
-public struct RateLimitStage: InlineExchange {
+public struct RateLimitExchange: InlineExchange {
     /// What a bucket is shared by.
     public enum Partition: Sendable, Equatable {
         /// `Operation.clientID`: the client's key, else its address.
