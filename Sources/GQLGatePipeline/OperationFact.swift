@@ -91,8 +91,9 @@ public enum GatewayFact: Sendable {
 
 /// Turns facts into metrics, log lines and spans: the gateway's one recorder.
 /// An operation's facts reach it through the operation's `OperationRecord`,
-/// which keeps them for the request's access line and span too.
-public protocol FactRecorder: Sendable {
+/// which keeps them for the request's access line and span too. A class:
+/// every record holds it, as one reference.
+public protocol FactRecorder: AnyObject, Sendable {
     /// `fact` happened to the operation whose record is `record`.
     func record(_ fact: OperationFact, in record: OperationRecord)
     /// `fact` happened to the gateway.

@@ -171,7 +171,7 @@ private extension [UInt8] {
 }
 
 /// A recorder that keeps nothing.
-private struct RecordedNothing: FactRecorder {
+private final class RecordedNothing: FactRecorder {
     func record(_ fact: OperationFact, in record: OperationRecord) {}
     func record(_ fact: GatewayFact) {}
 }

@@ -10,8 +10,10 @@ import Logging
 /// (`OperationFact`, `GatewayFact`) into metrics, readiness evidence, log
 /// lines and upstream attempts' spans. The request's own access line and
 /// server span come from the same facts, kept in its `OperationRecord`, when
-/// it is answered (`RequestRecorder`).
-struct GatewayRecorder: FactRecorder {
+/// it is answered (`answeredAtOnce`, `watch`).
+///
+/// A class: each client operation's record holds it, as one reference.
+final class GatewayRecorder: FactRecorder {
     let metrics: GatewayMetrics
     let readiness: Readiness
     /// Each answered request's metrics and access line.
