@@ -50,12 +50,12 @@ private struct TracedSocket {
     }
 
     /// Starts `query` as the session does: its span, then the operation with the span's trace through the chain.
-    func start(_ query: String, extensions: JSONValue? = nil) async throws -> (WebSocketOperationSpan, ResultStream) {
+    func start(_ query: String, extensions: JSONValue? = nil) async throws -> (WebSocketOperationRecord, ResultStream) {
         let request = GraphQLRequest(query: query, variables: .object([("token", .string(secret))]), extensions: extensions)
-        let span = try #require(WebSocketOperationSpan(tracer: tracer, request: request, requestID: "ws-1", origin: origin, recorder: recorder))
+        let span = recorder.webSocketOperationBegins(request, requestID: "ws-1", origin: origin)
         let operation = Operation(
             request: request, clientTransport: .webSocket, delivery: .webSocket, headers: ["x-api-key": secret], requestID: "ws-1",
-            facts: span.record)
+            facts: span.facts)
         return (span, try await chain.run(operation))
     }
 
@@ -68,10 +68,10 @@ private struct TracedSocket {
         let (span, results) = try await socket.start("subscription Ticks { ticks }")
         #expect(results.channel != nil)
         let now = GatewayClock.system.monotonicNanoseconds()
-        span.record.record(.upstreamReconnecting(UpstreamReconnect(at: now, attempt: 1, reason: .closed, closeCode: 1006)))
-        span.record.record(.upstreamReconnecting(UpstreamReconnect(at: now, attempt: 2, reason: .connectFailed)))
+        span.facts.record(.upstreamReconnecting(UpstreamReconnect(at: now, attempt: 1, reason: .closed, closeCode: 1006)))
+        span.facts.record(.upstreamReconnecting(UpstreamReconnect(at: now, attempt: 2, reason: .connectFailed)))
         #expect(socket.tracer.queue.count == 0)  // the pipeline's tracing stage makes no span of its own for it
-        span.end(.stopped)
+        span.ended(.stopped)
 
         let spans = socket.spans
         #expect(spans.count == 1)
@@ -102,7 +102,7 @@ private struct TracedSocket {
         let socket = TracedSocket()
         let (span, results) = try await socket.start("query Greeting { hello }")
         #expect(try await results.first()?.status == 200)
-        span.end(.completed)
+        span.ended(.completed)
 
         let spans = socket.spans
         #expect(spans.count == 2)
@@ -119,7 +119,7 @@ private struct TracedSocket {
     @Test func anErrorEndsTheSpanAsAnErrorOfItsCode() async throws {
         let socket = TracedSocket()
         let (span, _) = try await socket.start("subscription { ticks }")
-        span.end(.error, errors: [.object([("message", .string("lost")), ("extensions", .object([("code", .string("UPSTREAM_UNAVAILABLE"))]))])])
+        span.ended(.error, errors: [.object([("message", .string("lost")), ("extensions", .object([("code", .string("UPSTREAM_UNAVAILABLE"))]))])])
         let server = try #require(socket.spans.first)
         #expect(server.name == "subscription")
         #expect(server.status == .error)
@@ -144,17 +144,19 @@ private struct TracedSocket {
         let origin = WebSocketTraceOrigin(
             upgradeHeaders: ["traceparent": "00-\(clientTrace)-00f067aa0ba902b7-00"], path: "/graphql", subprotocol: "graphql-ws",
             clientAddress: nil)
-        #expect(WebSocketOperationSpan(tracer: tracer, request: GraphQLRequest(query: "{ hello }"), requestID: "r", origin: origin, recorder: RecordedNothing()) == nil)
+        let operation = tracingRecorder(tracer).webSocketOperationBegins(GraphQLRequest(query: "{ hello }"), requestID: "r", origin: origin)
+        #expect(operation.facts.span == nil)
+        operation.ended(.completed)
+        #expect(tracer.queue.count == 0)
     }
 
     @Test func reconnectsPastTheLimitAreCountedAsDroppedEvents() throws {
         let socket = TracedSocket()
-        let span = try #require(WebSocketOperationSpan(
-            tracer: socket.tracer, request: GraphQLRequest(query: "subscription { ticks }"), requestID: "r", origin: socket.origin, recorder: socket.recorder))
+        let span = socket.recorder.webSocketOperationBegins(GraphQLRequest(query: "subscription { ticks }"), requestID: "r", origin: socket.origin)
         for attempt in 1...(OperationRecord.mostReconnects + 3) {
-            span.record.record(.upstreamReconnecting(UpstreamReconnect(at: GatewayClock.system.monotonicNanoseconds(), attempt: attempt, reason: .closed)))
+            span.facts.record(.upstreamReconnecting(UpstreamReconnect(at: GatewayClock.system.monotonicNanoseconds(), attempt: attempt, reason: .closed)))
         }
-        span.end(.connectionClosed)
+        span.ended(.connectionClosed)
         let server = try #require(socket.spans.first)
         #expect(server.events.count == OperationRecord.mostReconnects)
         #expect(server.droppedEventsCount == 3)
@@ -168,10 +170,4 @@ private extension [UInt8] {
         guard needle.count <= count else { return false }
         return (0...(count - needle.count)).contains { Array(self[$0..<($0 + needle.count)]) == needle }
     }
-}
-
-/// A recorder that keeps nothing.
-private final class RecordedNothing: FactRecorder {
-    func record(_ fact: OperationFact, in record: OperationRecord) {}
-    func record(_ fact: GatewayFact) {}
 }

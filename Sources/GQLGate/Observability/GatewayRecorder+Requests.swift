@@ -16,8 +16,8 @@ import GQLGateTracing
 /// All of it is read from the facts the request's `OperationRecord` kept.
 ///
 /// Operations without a record (the gateway's own) and operations on client
-/// WebSockets (whose session makes their spans, `WebSocketOperationSpan`)
-/// pass unrecorded; so does a request whose task was cancelled, which
+/// WebSockets (which begin and end apart from any HTTP request:
+/// `webSocketOperationBegins`) pass here unrecorded; so does a request whose task was cancelled, which
 /// whoever cancelled it answered and recorded (a drain cut short).
 extension GatewayRecorder {
     /// The endpoint answered `operation` on the server thread with `outcome`

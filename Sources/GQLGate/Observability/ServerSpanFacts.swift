@@ -2,9 +2,9 @@ import GQLGateCore
 import GQLGatePipeline
 import GQLGateTracing
 
-/// What a server span takes from what the stages noted in its request's
-/// trace, the same for a request over HTTP (`RequestRecorder`) and an
-/// operation on a client WebSocket (`WebSocketOperationSpan`).
+/// What a server span takes from the facts its operation's record kept,
+/// the same for a request over HTTP (`GatewayRecorder.watch`) and an
+/// operation on a client WebSocket (`GatewayRecorder.webSocketOperationBegins`).
 extension OperationRecord.Snapshot {
     /// The operation, the document, the cache, the persisted id, the attempts and a refusal, those that were noted.
     func addSpanAttributes(to attributes: inout [SpanAttribute]) {

@@ -11,7 +11,7 @@ import Synchronization
 /// the client's subprotocol chose. Messages become machine events; the
 /// machine's operations run through the current pipeline's chain as tasks
 /// on this loop, their results fed back as events. With tracing on, each
-/// sampled operation has a span from its start to its end (`WebSocketOperationSpan`).
+/// sampled operation has a span from its start to its end (`GatewayRecorder.webSocketOperationBegins`).
 ///
 /// Loop-bound: every property is read and written on `loop`'s thread only;
 /// operation tasks prefer `loop` and still hop with `onLoop` before touching
@@ -28,8 +28,8 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
         let run: UInt64
         /// Cancels its task or its results' channel.
         var stop: @Sendable () -> Void
-        /// Its span, when tracing sampled it.
-        let span: WebSocketOperationSpan?
+        /// What the recorder follows of it: its facts, and its span when tracing sampled it.
+        let record: WebSocketOperationRecord
     }
 
     let loop: EventLoop
@@ -119,7 +119,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
         case .stopOperation(let id):
             guard let stopped = operations.removeValue(forKey: id) else { return }
             stopped.stop()
-            stopped.span?.end(closing ? .connectionClosed : .stopped)
+            stopped.record.ended(closing ? .connectionClosed : .stopped)
         case .wakeUp(let instant):
             if let timer { loop.cancel(timer) }
             timer = loop.schedule(after: max(.zero, instant - .now)) { [weak self] in
@@ -136,13 +136,10 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
         let run = nextRun
         let pipeline = context.generations.current
         let requestID = context.requestIDs.next()
-        let span = pipeline.tracer.flatMap {
-            WebSocketOperationSpan(tracer: $0, request: request, requestID: requestID, origin: traceOrigin, recorder: pipeline.recorder)
-        }
+        let record = pipeline.recorder.webSocketOperationBegins(request, requestID: requestID, origin: traceOrigin)
         let operation = Operation(
             request: request, clientTransport: .webSocket, delivery: .webSocket, headers: upgradeHeaders, requestID: requestID,
-            clientID: clientID,
-            facts: span?.record ?? OperationRecord(startedAt: GatewayClock.system.monotonicNanoseconds(), recorder: pipeline.recorder))
+            clientID: clientID, facts: record.facts)
         let chain = pipeline.chain
         let me = LoopBound(self, loop: loop)
         let task = Task(executorPreference: loop) {
@@ -163,7 +160,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
                 onSessionLoop(me) { $0.deliver(WebSocketResult.event(for: error, id: id), run: run) }
             }
         }
-        operations[id] = RunningOperation(run: run, stop: task.cancel, span: span)
+        operations[id] = RunningOperation(run: run, stop: task.cancel, record: record)
     }
 
     /// Takes the results of run `run` of operation `id` from `channel`,
@@ -218,7 +215,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
         if case .result = event { return handle(event) }
         operations[id] = nil
         handle(event)
-        if case .failed(_, let errors) = event { running.span?.end(.error, errors: errors) } else { running.span?.end(.completed) }
+        if case .failed(_, let errors) = event { running.record.ended(.error, errors: errors) } else { running.record.ended(.completed) }
     }
 
     // MARK: - WebSocketConnectionDelegate
@@ -234,7 +231,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
         finished = true
         for operation in operations.values {
             operation.stop()
-            operation.span?.end(.connectionClosed)
+            operation.record.ended(.connectionClosed)
         }
         operations.removeAll()
         if let timer { loop.cancel(timer) }
