@@ -32,7 +32,7 @@ private func fuzzWebSocketFrames(_ data: UnsafePointer<UInt8>?, _ count: Int) ->
     let configuration = WebSocketConfiguration(maxMessageBytes: 16 << 10, maxSendBufferBytes: 64 << 10, closeTimeout: .milliseconds(100))
     let serverEnd = fds[0]
     loop.execute {
-        let connection = WebSocketConnection(role: .server, transport: SocketTransport(owning: serverEnd), loop: loop, configuration: configuration)
+        let connection = WebSocketConnection(role: .server, transport: SocketByteStream(owning: serverEnd), loop: loop, configuration: configuration)
         echo.connection = connection
         connection.delegate = echo
         connection.start()

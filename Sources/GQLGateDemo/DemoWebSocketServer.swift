@@ -80,7 +80,7 @@ final class DemoWebSocketServer: Sendable {
     }
 
     private func open(_ socket: UpgradedSocket, subprotocol: WebSocketSubprotocol, on loop: EventLoop) {
-        let transport = SocketTransport(fileDescriptor: socket.fileDescriptor, close: socket.close)
+        let transport = SocketByteStream(fileDescriptor: socket.fileDescriptor, close: socket.close)
         let connection = WebSocketConnection(role: .server, transport: transport, loop: loop, configuration: Self.configuration,
                                              subprotocol: subprotocol.rawValue, initialBytes: socket.initialBytes)
         let session = DemoWebSocketSession(connection: connection, subprotocol: subprotocol, settings: settings, schema: schema) {

@@ -26,7 +26,7 @@ extension HTTPClient {
         }
         let loop = EventLoop.current ?? group.next()
         return try await withTaskExecutorPreference(loop) {
-            let transport = try await CurlConnectionTransport.connect(url: target.curlURL, loop: loop, timeout: connectTimeout)
+            let transport = try await CurlByteStream.connect(url: target.curlURL, loop: loop, timeout: connectTimeout)
             do {
                 let response = try await WebSocketClientUpgrade.perform(
                     over: transport, loop: loop, handshake: WebSocketClientHandshake(subprotocols: subprotocols),

@@ -52,7 +52,7 @@ struct SocketPairHarness {
         setsockopt(fds[1], SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         self.loop = loop
         peer = fds[1]
-        connection = WebSocketConnection(role: role, transport: SocketTransport(owning: fds[0]), loop: loop, configuration: configuration)
+        connection = WebSocketConnection(role: role, transport: SocketByteStream(owning: fds[0]), loop: loop, configuration: configuration)
     }
 
     /// Sets the delegate and starts the connection on its loop.

@@ -131,7 +131,7 @@ import Glibc
         _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds)
         defer { close(fds[1]) }
         let recorder = EventRecorder()
-        let connection = WebSocketConnection(role: .server, transport: SocketTransport(owning: fds[0]), loop: loop,
+        let connection = WebSocketConnection(role: .server, transport: SocketByteStream(owning: fds[0]), loop: loop,
                                              initialBytes: frame(8, [0x03]))
         await withTaskExecutorPreference(loop) {
             connection.delegate = recorder
@@ -257,7 +257,7 @@ import Glibc
         defer { close(fds[1]) }
         let recorder = EventRecorder()
         let first = frame(1, Array("early".utf8))
-        let connection = WebSocketConnection(role: .server, transport: SocketTransport(owning: fds[0]), loop: loop,
+        let connection = WebSocketConnection(role: .server, transport: SocketByteStream(owning: fds[0]), loop: loop,
                                              initialBytes: first + Array(frame(1, Array("bird".utf8)).prefix(3)))
         let rest = Array(frame(1, Array("bird".utf8)).dropFirst(3))
         _ = rest.withUnsafeBytes { send(fds[1], $0.baseAddress, $0.count, 0) }

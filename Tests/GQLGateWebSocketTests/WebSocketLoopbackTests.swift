@@ -80,7 +80,7 @@ final class EchoUpgradeDelegate: HTTPServerDelegate {
                 method: request.method, headers: request.headers, supportedSubprotocols: ["graphql-transport-ws", "graphql-ws"])
             return .upgrade(headers: accepted.responseHeaders) { [self] socket in
                 loop.execute { [self] in
-                    let transport = SocketTransport(fileDescriptor: socket.fileDescriptor, close: socket.close)
+                    let transport = SocketByteStream(fileDescriptor: socket.fileDescriptor, close: socket.close)
                     let connection = WebSocketConnection(role: .server, transport: transport, loop: loop,
                                                          subprotocol: accepted.subprotocol, initialBytes: socket.initialBytes)
                     let session = EchoSession(connection: connection, recorder: serverSide)

@@ -12,7 +12,7 @@ protocol CurlMultiDelegate: AnyObject {
 /// registers its sockets in the loop's epoll, its timer callback arms a loop
 /// timer, and each finished transfer is handed to the `delegate`, on the loop.
 /// What runs on it (and its easy handles) is the delegate's: `CurlTransferPool`
-/// for requests, `CurlConnectionTransport` for one CONNECT_ONLY connection.
+/// for requests, `CurlByteStream` for one CONNECT_ONLY connection.
 ///
 /// Its variables are `@exclusivity(unchecked)` for the same reason as
 /// `CurlTransfer`'s: one thread, and no access overlaps another, so the

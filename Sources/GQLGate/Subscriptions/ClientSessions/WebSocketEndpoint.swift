@@ -64,7 +64,7 @@ final class WebSocketEndpoint: Sendable {
             pingInterval: subscriptions.keepalive > .zero ? subscriptions.keepalive : nil, closeTimeout: Self.closeTimeout)
         return .upgrade(headers: accepted.responseHeaders) { socket in
             loop.execute {
-                let transport = SocketTransport(fileDescriptor: socket.fileDescriptor, close: socket.close)
+                let transport = SocketByteStream(fileDescriptor: socket.fileDescriptor, close: socket.close)
                 let connection = WebSocketConnection(
                     role: .server, transport: transport, loop: loop, configuration: configuration,
                     subprotocol: accepted.subprotocol, initialBytes: socket.initialBytes)

@@ -5,17 +5,17 @@ import Testing
 import Glibc
 #endif
 
-@Suite("SocketTransport")
-struct SocketTransportTests {
+@Suite("SocketByteStream")
+struct SocketByteStreamTests {
     /// A transport on one end of a Unix socketpair, and the other end.
     private struct Pair {
-        let transport: SocketTransport
+        let transport: SocketByteStream
         let peer: Int32
 
         init() {
             var fds: [Int32] = [0, 0]
             precondition(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
-            transport = SocketTransport(owning: fds[0])
+            transport = SocketByteStream(owning: fds[0])
             peer = fds[1]
             let flags = fcntl(peer, F_GETFL)
             _ = fcntl(peer, F_SETFL, flags | O_NONBLOCK)

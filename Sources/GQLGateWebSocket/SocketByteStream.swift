@@ -10,7 +10,7 @@ import Glibc
 /// marked `more`. Rather than a system call for each, the header is held
 /// back and leaves with the payload in one `sendmsg` (so a fanned-out event
 /// costs one system call per client, not two).
-public final class SocketTransport: ByteStream {
+public final class SocketByteStream: ByteStream {
     /// The most bytes held back: a frame header is at most 14.
     static let maxHeldBytes = 14
 
@@ -32,7 +32,7 @@ public final class SocketTransport: ByteStream {
         _ = setsockopt(fileDescriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
     }
 
-    /// A transport that owns `fileDescriptor` and closes it with `close(2)`.
+    /// A byte stream that owns `fileDescriptor` and closes it with `close(2)`.
     public convenience init(owning fileDescriptor: Int32) {
         self.init(fileDescriptor: fileDescriptor) { _ = Glibc.close(fileDescriptor) }
     }

@@ -9,7 +9,7 @@ import GQLGateEventLoop
 /// CONNECT_ONLY connection waits in its multi's connection cache while in
 /// use, where a shared multi would close it (idle longer than
 /// `CURLOPT_MAXAGE_CONN`, or readable, when another transfer prunes the cache).
-public final class CurlConnectionTransport: ByteStream, CurlMultiDelegate {
+public final class CurlByteStream: ByteStream, CurlMultiDelegate {
     /// The socket libcurl connected (`CURLINFO_ACTIVESOCKET`); -1 before.
     public private(set) var fileDescriptor: Int32 = -1
     private let multi: CurlMulti
@@ -31,13 +31,13 @@ public final class CurlConnectionTransport: ByteStream, CurlMultiDelegate {
     /// Connects to `url` (`http://` or `https://`) on `loop`: DNS, proxy
     /// tunnel and TLS are libcurl's; nothing is sent. Call from a task running on `loop`.
     /// - Throws: `HTTPClientError` when libcurl cannot connect.
-    public static func connect(url: String, loop: EventLoop, timeout: Duration) async throws -> CurlConnectionTransport {
+    public static func connect(url: String, loop: EventLoop, timeout: Duration) async throws -> CurlByteStream {
         assert(loop.inLoop)
-        let transport = CurlConnectionTransport(multi: try CurlMulti(loop: loop, maxConnections: 1))
+        let stream = CurlByteStream(multi: try CurlMulti(loop: loop, maxConnections: 1))
         try await withUnsafeThrowingContinuation { continuation in
-            transport.start(url: url, timeout: timeout, resuming: continuation)
+            stream.start(url: url, timeout: timeout, resuming: continuation)
         }
-        return transport
+        return stream
     }
 
     private func start(url: String, timeout: Duration, resuming continuation: UnsafeContinuation<Void, any Error>) {
@@ -124,4 +124,4 @@ public final class CurlConnectionTransport: ByteStream, CurlMultiDelegate {
 /// Loop-bound: made by `connect` on its loop and used only there (the
 /// `WebSocketConnection` over it asserts so).
 @available(*, unavailable)
-extension CurlConnectionTransport: Sendable {}
+extension CurlByteStream: Sendable {}
