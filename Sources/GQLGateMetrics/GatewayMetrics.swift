@@ -80,7 +80,7 @@ public final class GatewayMetrics: Sendable {
         tokenRefreshes = TokenRefreshOutcome.allCases.map {
             Counter(label: "gqlgate_token_refreshes_total", dimensions: [("outcome", $0.rawValue)], factory: factory)
         }
-        persistedDocuments = PersistedDocumentLabel.allCases.map {
+        persistedDocuments = PersistedDocumentOutcome.allCases.map {
             Counter(label: "gqlgate_persisted_documents_total", dimensions: [("outcome", $0.rawValue)], factory: factory)
         }
         rateLimitedRequests = Counter(label: "gqlgate_rate_limited_total", factory: factory)
@@ -167,7 +167,7 @@ public final class GatewayMetrics: Sendable {
     // MARK: - Persisted documents
 
     /// One operation passed the persisted documents' stages with `outcome`.
-    public func persistedDocument(_ outcome: PersistedDocumentLabel) {
+    public func persistedDocument(_ outcome: PersistedDocumentOutcome) {
         persistedDocuments[outcome.index].increment()
     }
 

@@ -87,21 +87,8 @@ extension TokenRefreshOutcome {
     }
 }
 
-/// The `outcome` label of `gqlgate_persisted_documents_total`.
-public enum PersistedDocumentLabel: String, CaseIterable, Sendable {
-    /// An id in the manifests.
-    case idFound = "id_found"
-    /// An id in none of them (404).
-    case idUnknown = "id_unknown"
-    /// Text that is in the manifests.
-    case listedText = "listed_text"
-    /// Text that is not, run without a safelist.
-    case unlistedText = "unlisted_text"
-    /// Refused: text under `require_id`, unlisted text under the safelist, introspection while disabled.
-    case refused
-}
-
-extension PersistedDocumentLabel {
+extension PersistedDocumentOutcome {
+    /// Its counter's place (`gqlgate_persisted_documents_total{outcome}`).
     var index: Int {
         switch self {
         case .idFound: 0

@@ -136,11 +136,6 @@ public final class OperationRecord: Sendable {
     public var span: SpanContext? {
         state.withLock { $0.span }
     }
-
-    /// Upstream attempts made so far.
-    public var attempts: Int {
-        state.withLock { $0.attempts }
-    }
 }
 
 /// Why traffic protection refused an operation.

@@ -54,7 +54,7 @@ final class GatewayRecorder: FactRecorder {
         case .shed(.circuitOpen):
             metrics.loadShed(.circuitOpen)
         case .persistedDocument(let outcome):
-            metrics.persistedDocument(PersistedDocumentLabel(outcome))
+            metrics.persistedDocument(outcome)
         case .unlistedOperation(let name, let sha256):
             guard let dropped = unlistedLines.take() else { return }
             var metadata: Logger.Metadata = ["operation": "\(name ?? "")", "sha256": "\(sha256)"]
