@@ -1,13 +1,13 @@
-import GQLGateConfig
+public import GQLGateConfig
 import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPClient
-import GQLGateHTTPServer
-import GQLGateLogging
-import GQLGateMetrics
-import GQLGatePipeline
+public import GQLGateHTTPServer
+public import GQLGateLogging
+public import GQLGateMetrics
+public import GQLGatePipeline
 import GQLGateTransports
-import Logging
+public import Logging
 
 /// A running gqlgate: the HTTP server, the gateway loops, the upstream client
 /// and the exchange pipeline, assembled from a `GatewayConfig`.

@@ -1,6 +1,6 @@
 import CBrotli
 import CZlib
-import GQLGateCore
+public import GQLGateCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import GQLGateCore
+public import GQLGateCore
 
 /// `compression`: answers compressed for clients that accept it.
 public struct CompressionConfig: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import Graphiti
-import GraphQL
+public import GraphQL
 import enum GQLGatePipeline.LexerPadding
 
 /// What became of a GraphQL request run against the demo schema.

@@ -1,4 +1,4 @@
-import GQLGatePipeline
+public import GQLGatePipeline
 import Synchronization
 
 /// Identical queries in flight at the same time share one upstream request:

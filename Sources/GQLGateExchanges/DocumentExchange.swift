@@ -1,4 +1,4 @@
-import GQLGatePipeline
+public import GQLGatePipeline
 
 /// Parses the operation's document (once per distinct text, through the
 /// `DocumentCache`), chooses the operation by `operationName` and records its

@@ -1,5 +1,5 @@
 import GQLGateCore
-import GQLGatePipeline
+public import GQLGatePipeline
 import Synchronization
 
 /// Automatic persisted queries towards the upstream (`apq.upstream`), as

@@ -1,4 +1,4 @@
-import GQLGateCore
+public import GQLGateCore
 
 /// A request to the upstream.
 public struct HTTPClientRequest: Sendable {

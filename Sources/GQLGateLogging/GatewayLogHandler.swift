@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 /// A swift-log handler writing one line per record, JSON or text as
 /// `settings` say, through a `LogLineWriter` (stderr on its own thread).

@@ -1,5 +1,5 @@
 import GQLGateCore
-import Logging
+public import Logging
 
 /// Renders a log record as one JSON object and a newline:
 /// `{"ts":...,"level":...,"msg":...,<metadata keys in sorted order>}`.

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 import Synchronization
 
 /// The level and format every `GatewayLogHandler` made with it reads: shared,

@@ -1,7 +1,7 @@
 import CoreMetrics
 import GQLGateCore
-import GQLGatePipeline
-import Prometheus
+public import GQLGatePipeline
+public import Prometheus
 
 /// The gateway's Prometheus metrics: every series the contract names, created
 /// once at start with bounded labels, so recording never builds a string: a

@@ -1,4 +1,4 @@
-import GQLGatePipeline
+public import GQLGatePipeline
 
 /// The `status` label of `gqlgate_requests_total`: the class of the status sent to the client.
 public enum StatusClass: String, CaseIterable, Sendable {

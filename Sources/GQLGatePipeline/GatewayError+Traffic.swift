@@ -1,4 +1,4 @@
-import GQLGateCore
+public import GQLGateCore
 
 extension GatewayError {
     /// 429 `RATE_LIMITED`: the client is over `clients.rate_limit`; `headers`

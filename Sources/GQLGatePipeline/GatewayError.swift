@@ -1,4 +1,4 @@
-import GQLGateCore
+public import GQLGateCore
 
 /// An answer the gateway makes itself: status, `extensions.code` and a
 /// message, rendered as a GraphQL response body. Every layer's error becomes

@@ -1,4 +1,4 @@
-import GQLGateCore
+public import GQLGateCore
 
 /// One result of an operation: an HTTP-shaped answer whose body is a
 /// GraphQL response, with where it came from.

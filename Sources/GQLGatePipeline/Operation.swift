@@ -1,4 +1,4 @@
-import GQLGateCore
+public import GQLGateCore
 
 /// How the client sent an operation.
 public enum ClientTransport: Sendable, Equatable {

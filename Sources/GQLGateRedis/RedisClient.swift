@@ -1,5 +1,5 @@
-import GQLGateEventLoop
-import Logging
+public import GQLGateEventLoop
+public import Logging
 #if canImport(Glibc)
 import Glibc
 #endif

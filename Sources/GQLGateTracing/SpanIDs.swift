@@ -1,4 +1,4 @@
-import GQLGateCore
+public import GQLGateCore
 
 import Synchronization
 

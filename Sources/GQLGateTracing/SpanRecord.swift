@@ -1,4 +1,4 @@
-import GQLGateCore
+public import GQLGateCore
 
 /// A finished span, as exported: OpenTelemetry's span data model, reduced to
 /// what gqlgate records (no links).

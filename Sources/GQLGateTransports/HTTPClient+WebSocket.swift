@@ -1,7 +1,7 @@
-import GQLGateCore
+public import GQLGateCore
 import GQLGateEventLoop
-import GQLGateHTTPClient
-import GQLGateWebSocket
+public import GQLGateHTTPClient
+public import GQLGateWebSocket
 
 extension HTTPClient {
     /// Opens a WebSocket to the upstream: libcurl connects (`ws://` as

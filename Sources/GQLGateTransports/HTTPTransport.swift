@@ -1,7 +1,7 @@
 import GQLGateCore
 import GQLGateEventLoop
-import GQLGateHTTPClient
-import GQLGatePipeline
+public import GQLGateHTTPClient
+public import GQLGatePipeline
 
 /// Sends queries and mutations to the upstream over HTTP (libcurl) and
 /// passes its answer back unchanged but for hop-by-hop headers: any status,

@@ -1,4 +1,4 @@
-import GQLGateEventLoop
+public import GQLGateEventLoop
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import GQLGateCore
+public import GQLGateCore
 
 /// Why a WebSocket handshake or operation failed.
 public struct WebSocketError: Error, Sendable, Equatable, CustomStringConvertible {

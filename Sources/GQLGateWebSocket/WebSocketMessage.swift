@@ -1,4 +1,4 @@
-import GQLGateCore
+public import GQLGateCore
 
 /// A whole data message, however many frames it came in.
 public enum WebSocketMessage: Sendable, Equatable {

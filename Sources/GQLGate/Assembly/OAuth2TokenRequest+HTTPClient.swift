@@ -1,6 +1,6 @@
 import GQLGateCore
-import GQLGateExchanges
-import GQLGateHTTPClient
+public import GQLGateExchanges
+public import GQLGateHTTPClient
 import GQLGatePipeline
 
 extension OAuth2TokenRequest {

@@ -1,6 +1,6 @@
-import GQLGateConfig
-import GQLGateLogging
-import Logging
+public import GQLGateConfig
+public import GQLGateLogging
+public import Logging
 
 extension LoggingConfig {
     /// `logging.level` as a swift-log level (`warn` is `.warning`).

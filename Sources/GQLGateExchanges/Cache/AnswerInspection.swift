@@ -1,4 +1,4 @@
-import GQLGateCore
+public import GQLGateCore
 import GQLGatePipeline
 
 /// What the response cache learns from a GraphQL answer body, and the body

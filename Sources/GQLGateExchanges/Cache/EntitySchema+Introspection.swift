@@ -1,4 +1,4 @@
-import GQLGatePipeline
+public import GQLGatePipeline
 
 extension EntitySchema {
     /// The introspection query that `init(introspection:)` reads: root types,

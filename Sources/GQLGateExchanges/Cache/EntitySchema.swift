@@ -1,4 +1,4 @@
-import GQLGatePipeline
+public import GQLGatePipeline
 
 /// What the gateway knows of the upstream schema to tag cached answers with
 /// entities: the root types, the named type of each field of each object and

@@ -1,4 +1,4 @@
-import GQLGatePipeline
+public import GQLGatePipeline
 import GraphQL
 
 extension AnalysedDocument {

@@ -1,4 +1,4 @@
-import GQLGatePipeline
+public import GQLGatePipeline
 import GraphQL
 
 /// A document rewritten so that every object in its answers names its type

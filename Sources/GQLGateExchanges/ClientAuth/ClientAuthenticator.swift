@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+public import GQLGateCore
+public import GQLGatePipeline
 
 /// Checks client API keys (`clients.api_keys_file`): a client sends its key
 /// as `X-Api-Key: KEY` or `Authorization: Bearer KEY`. The file is read again

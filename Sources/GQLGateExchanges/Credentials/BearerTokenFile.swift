@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+public import GQLGateCore
+public import GQLGatePipeline
 
 /// `auth.bearer_token_file`: the token is the file's trimmed contents, read
 /// again when the file changes (checked at most once a second) — Kubernetes

@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+public import GQLGateCore
+public import GQLGatePipeline
 
 /// Adds gqlgate's upstream credentials to every upstream request: the
 /// static `auth.headers`, and `Authorization: Bearer` from a token source

@@ -1,4 +1,4 @@
-import GQLGatePipeline
+public import GQLGatePipeline
 
 /// Requests by id: an operation whose `documentId`, `doc_id` or `id` names a
 /// document in the manifests runs that document (404

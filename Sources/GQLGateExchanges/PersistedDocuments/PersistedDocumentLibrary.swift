@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+public import GQLGateCore
+public import GQLGatePipeline
 
 /// The persisted documents of `persisted_documents.manifests`. Every
 /// request checks the files first (one `stat` each), so that no request is

@@ -1,4 +1,4 @@
-import GQLGatePipeline
+public import GQLGatePipeline
 
 /// What may run of the operations sent as text: with `library`, text whose
 /// definitions are a listed document's (whitespace, comments and definition

@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+public import GQLGateCore
+public import GQLGatePipeline
 
 /// The `retry` rules: which outcomes are retried for which operations, and
 /// how long to wait before each retry.

@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+public import GQLGateCore
+public import GQLGatePipeline
 
 /// `upstream.circuit_breaker`: counts upstream attempts and their failures
 /// over a rolling window (ten buckets of a tenth of it each), by client;

@@ -1,5 +1,5 @@
 import GQLGateCore
-import GQLGatePipeline
+public import GQLGatePipeline
 
 /// `clients.rate_limit`: takes a token from the client's bucket for every
 /// operation (cache hits and each WebSocket `subscribe` included) and

@@ -1,5 +1,5 @@
 import GQLGateCore
-import GraphQL
+public import GraphQL
 
 /// One operation defined in a document.
 public struct DocumentOperation: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Crypto
+public import Crypto
 import GQLGateCore
 import GraphQL
 #if canImport(Glibc)

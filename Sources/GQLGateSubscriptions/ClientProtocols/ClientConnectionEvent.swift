@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+public import GQLGateCore
+public import GQLGatePipeline
 
 /// What happens to a client WebSocket connection, fed to its protocol state
 /// machine by the loop that owns the socket.

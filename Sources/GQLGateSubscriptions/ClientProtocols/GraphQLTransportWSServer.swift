@@ -1,4 +1,4 @@
-import GQLGateCore
+public import GQLGateCore
 import GQLGatePipeline
 
 /// The server side of graphql-transport-ws for one client connection.

@@ -1,4 +1,4 @@
-import GQLGateCore
+public import GQLGateCore
 import GQLGatePipeline
 
 /// The server side of the legacy subscriptions-transport-ws protocol

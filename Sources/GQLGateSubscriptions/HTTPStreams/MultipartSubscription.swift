@@ -1,5 +1,5 @@
 import GQLGateCore
-import GQLGatePipeline
+public import GQLGatePipeline
 
 /// The bytes of Apollo's multipart HTTP subscriptions (`subscriptionSpec=1.0`).
 ///

@@ -1,4 +1,4 @@
-import GQLGatePipeline
+public import GQLGatePipeline
 
 /// What makes two subscriptions identical, so they can share one upstream
 /// subscription: the document text (normalised by the caller), the

@@ -1,4 +1,4 @@
-import GQLGatePipeline
+public import GQLGatePipeline
 
 /// Who listens to which upstream subscription, for one upstream connection.
 ///

@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+public import GQLGateCore
+public import GQLGatePipeline
 
 /// The `connection_init` payload gqlgate sends upstream (contract,
 /// `auth.ws_init_payload`): `{header name: value}` for every credential

@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+public import GQLGateCore
+public import GQLGatePipeline
 
 /// The bookkeeping of one upstream WebSocket: a `SubscriptionRegistry` (who
 /// listens to which upstream subscription) next to the `UpstreamSession`

@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+public import GQLGateCore
+public import GQLGatePipeline
 
 /// What happens to gqlgate's WebSocket to the upstream, fed to its
 /// `UpstreamSession` by the loop that owns the socket.

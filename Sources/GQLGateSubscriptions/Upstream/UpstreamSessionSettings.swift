@@ -1,4 +1,4 @@
-import GQLGateCore
+public import GQLGateCore
 
 /// How gqlgate, as the client of the upstream API, runs one upstream WebSocket.
 public struct UpstreamSessionSettings: Sendable {

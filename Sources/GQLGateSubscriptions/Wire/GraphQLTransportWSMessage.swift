@@ -1,4 +1,4 @@
-import GQLGatePipeline
+public import GQLGatePipeline
 
 /// A graphql-transport-ws message (the graphql-ws library's protocol), in
 /// either direction, with the protocol's exact field names.

@@ -1,4 +1,4 @@
-import GQLGatePipeline
+public import GQLGatePipeline
 
 /// A message of the legacy subscriptions-transport-ws protocol (subprotocol
 /// `graphql-ws`), in either direction, with its exact field names.

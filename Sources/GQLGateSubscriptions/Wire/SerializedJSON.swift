@@ -1,4 +1,4 @@
-import GQLGatePipeline
+public import GQLGatePipeline
 
 /// A JSON value already written as compact text, so that one upstream event
 /// fanned out to many listeners is serialised once and spliced into each

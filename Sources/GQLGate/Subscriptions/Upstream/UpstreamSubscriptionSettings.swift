@@ -1,5 +1,5 @@
-import GQLGatePipeline
-import GQLGateSubscriptions
+public import GQLGatePipeline
+public import GQLGateSubscriptions
 
 /// How gqlgate runs its upstream WebSockets (from the `upstream`, `auth` and
 /// `subscriptions` keys).

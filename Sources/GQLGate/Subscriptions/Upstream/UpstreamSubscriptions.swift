@@ -1,10 +1,10 @@
-import GQLGateCore
-import GQLGateEventLoop
+public import GQLGateCore
+public import GQLGateEventLoop
 import GQLGateExchanges
-import GQLGateHTTPClient
-import GQLGatePipeline
+public import GQLGateHTTPClient
+public import GQLGatePipeline
 import GQLGateSubscriptions
-import Logging
+public import Logging
 import Synchronization
 
 /// The transport for subscriptions: one upstream WebSocket per credential
