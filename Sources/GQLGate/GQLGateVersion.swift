@@ -1,4 +1,4 @@
 /// The gqlgate release this build is.
-public enum GQLGateVersion {
-    public static let current = "0.1.0"
+package enum GQLGateVersion {
+    package static let current = "0.1.0"
 }

@@ -51,13 +51,18 @@ public final class Gateway: Sendable {
     ///   - exchanges: your own exchanges, each placed before or after a
     ///     built-in slot (`PipelineSlot`), e.g. `.before(.cache, LoggingExchange())`.
     ///   - metrics: where the gateway's metrics are recorded.
-    ///   - logger: where access lines go (one per request, at `info`) when
-    ///     `accessLog` is nil.
-    ///   - accessLog: gqlgate's own access-line writer, which writes the same
-    ///     lines as a `GatewayLogHandler` at a fraction of the cost.
+    ///   - logger: where the log and the access lines go (one per request, at `info`).
     /// - Throws: `ConfigError` when a file the config names cannot be used.
-    public init(config: GatewayConfig, exchanges: [ExchangePlacement] = [], metrics: GatewayMetrics = GatewayMetrics(),
-                logger: Logger = Logger(label: "gqlgate"), accessLog: AccessLogWriter? = nil) throws(ConfigError) {
+    public convenience init(config: GatewayConfig, exchanges: [ExchangePlacement] = [], metrics: GatewayMetrics = GatewayMetrics(),
+                            logger: Logger = Logger(label: "gqlgate")) throws(ConfigError) {
+        try self.init(config: config, exchanges: exchanges, metrics: metrics, logger: logger, accessLog: nil)
+    }
+
+    /// `init(config:exchanges:metrics:logger:)`, with access lines written by
+    /// `accessLog` when it is set: gqlgate's own writer, which writes the same
+    /// lines as a `GatewayLogHandler` at a fraction of the cost (the command's).
+    package init(config: GatewayConfig, exchanges: [ExchangePlacement], metrics: GatewayMetrics, logger: Logger,
+                 accessLog: AccessLogWriter?) throws(ConfigError) {
         self.metrics = metrics
         self.exchanges = exchanges
         self.logger = logger

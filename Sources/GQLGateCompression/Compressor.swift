@@ -8,7 +8,7 @@ import Glibc
 /// Compresses answer bodies in one call with Debian's libbrotli and zlib
 /// (not compress-nio, which would pull SwiftNIO into a server that has no
 /// use for it). Stateless: safe from any thread.
-public enum Compressor {
+package enum Compressor {
     /// Brotli quality: 5 compresses JSON to about gzip's best at a fraction of its CPU time.
     static let brotliQuality: Int32 = 5
     /// zlib level: 6, its default.
@@ -16,7 +16,7 @@ public enum Compressor {
 
     /// `body` compressed with `coding`, or nil when that would not make it
     /// smaller (or the library failed): the answer is then sent as it is.
-    public static func compress(_ body: Bytes, as coding: ContentCoding) -> Bytes? {
+    package static func compress(_ body: Bytes, as coding: ContentCoding) -> Bytes? {
         guard let input = body.baseAddress, body.count > 0 else { return nil }
         switch coding {
         case .br: return brotli(input, count: body.count)

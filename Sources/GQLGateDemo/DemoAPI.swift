@@ -13,7 +13,7 @@ import GQLGateHTTPServer
 /// // POST http://127.0.0.1:4000/graphql, or a WebSocket to ws://127.0.0.1:4000/graphql
 /// demo.stop()
 /// ```
-public final class DemoAPI: Sendable {
+package final class DemoAPI: Sendable {
     private struct Running {
         let server: HTTPServer
         let handler: DemoHTTPHandler
@@ -21,14 +21,14 @@ public final class DemoAPI: Sendable {
     }
 
     /// The address it listens on.
-    public let host: String
+    package let host: String
     /// The reviews created through the API.
-    public let reviews = ReviewStore()
+    package let reviews = ReviewStore()
     private let requestedPort: UInt16
     private let running = Lock<Running?>(nil)
 
     /// Prepares the API for `host`:`port`; port 0 picks a free port at `start()`.
-    public init(host: String, port: UInt16) {
+    package init(host: String, port: UInt16) {
         self.host = host
         requestedPort = port
     }
@@ -39,7 +39,7 @@ public final class DemoAPI: Sendable {
 
     /// Builds the schema and starts serving; does nothing if already serving.
     /// Throws if the address cannot be bound.
-    public func start() throws {
+    package func start() throws {
         try running.withLock { running in
             guard running == nil else { return }
             let schema = try DemoSchema(reviews: reviews)
@@ -57,12 +57,12 @@ public final class DemoAPI: Sendable {
     }
 
     /// The port served on: the bound one while running, else the one asked for.
-    public var port: UInt16 {
+    package var port: UInt16 {
         running.withLock { $0?.server.port } ?? requestedPort
     }
 
     /// The GraphQL endpoint, e.g. `http://127.0.0.1:4000/graphql`.
-    public var endpoint: String {
+    package var endpoint: String {
         "http://\(authority)/graphql"
     }
 
@@ -83,7 +83,7 @@ public final class DemoAPI: Sendable {
     /// Stops serving. New requests are refused at once; WebSocket operations
     /// get `complete` and their sockets close with 1001; the calling thread
     /// waits until those sockets are closed and running requests answered.
-    public func stop() {
+    package func stop() {
         guard let stopping = running.withLock({ running in
             defer { running = nil }
             return running

@@ -8,7 +8,7 @@ extension DemoAPI {
     /// the hero query, the reviews of JEDI, creating a review, and a GET query
     /// (with `Apollo-Require-Preflight`, which gqlgate's CSRF rule asks of a
     /// request without `Content-Type`).
-    public static func sampleQueries(endpoint: String) -> [(title: String, curl: String)] {
+    package static func sampleQueries(endpoint: String) -> [(title: String, curl: String)] {
         let url = shellQuoted(endpoint)
         return [
             ("Hero of the saga, with friends",
@@ -26,7 +26,7 @@ extension DemoAPI {
     /// from it): as server-sent events with `curl -N`, over a WebSocket
     /// (graphql-transport-ws) with Python's `websockets`, and the `createReview`
     /// mutation that makes both print an event. The first two run until stopped.
-    public static func subscriptionExamples(endpoint: String) -> [(title: String, command: String)] {
+    package static func subscriptionExamples(endpoint: String) -> [(title: String, command: String)] {
         let url = shellQuoted(endpoint)
         let request = #"{"query":"\#(reviewAddedSubscription)","variables":{"episode":"JEDI"}}"#
         let sse = "curl -N -sS -X POST \(url) -H 'Accept: text/event-stream' -H 'Content-Type: application/json' -d '\(request)'"

@@ -1,11 +1,11 @@
 /// The fixed cast of the demo: five humans and two droids.
-public enum DemoData {
+package enum DemoData {
     /// Luke Skywalker, the hero of `EMPIRE`.
-    public static let luke = Human(
+    package static let luke = Human(
         id: "1000", name: "Luke Skywalker", friendIDs: ["1002", "1003", "2000", "2001"],
         appearsIn: [.newHope, .empire, .jedi], homePlanet: "Tatooine")
     /// R2-D2, the hero of the saga and of every other film.
-    public static let r2d2 = Droid(
+    package static let r2d2 = Droid(
         id: "2001", name: "R2-D2", friendIDs: ["1000", "1002", "1003"],
         appearsIn: [.newHope, .empire, .jedi], primaryFunction: "Astromech")
 
@@ -35,12 +35,12 @@ public enum DemoData {
     }()
 
     /// The character with this identifier, if there is one.
-    public static func character(id: CharacterID) -> (any StarWarsCharacter)? {
+    package static func character(id: CharacterID) -> (any StarWarsCharacter)? {
         byID[id]
     }
 
     /// The hero of `episode`: Luke for `EMPIRE`, R2-D2 otherwise.
-    public static func hero(of episode: Episode?) -> any StarWarsCharacter {
+    package static func hero(of episode: Episode?) -> any StarWarsCharacter {
         episode == .empire ? luke : r2d2
     }
 }

@@ -1,5 +1,5 @@
 /// One of the films of the original Star Wars trilogy.
-public enum Episode: String, CaseIterable, Codable, Sendable {
+package enum Episode: String, CaseIterable, Codable, Sendable {
     /// Episode IV, released in 1977.
     case newHope = "NEWHOPE"
     /// Episode V, released in 1980.
@@ -10,32 +10,32 @@ public enum Episode: String, CaseIterable, Codable, Sendable {
 
 /// The identifier of a character; the schema's `ID` scalar. It is written as a
 /// string, and a string or an integer is accepted as input.
-public struct CharacterID: Hashable, Codable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+package struct CharacterID: Hashable, Codable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// The identifier as text, e.g. `"2001"`.
-    public let rawValue: String
+    package let rawValue: String
 
-    public init(_ rawValue: String) {
+    package init(_ rawValue: String) {
         self.rawValue = rawValue
     }
 
-    public init(stringLiteral value: String) {
+    package init(stringLiteral value: String) {
         rawValue = value
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(String.self)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }
 
 /// What every person or droid of the saga has: the schema's `Character` interface.
-public protocol StarWarsCharacter: Sendable {
+package protocol StarWarsCharacter: Sendable {
     /// The character's identifier.
     var id: CharacterID { get }
     /// The character's name.
@@ -48,46 +48,46 @@ public protocol StarWarsCharacter: Sendable {
 
 extension StarWarsCharacter {
     /// The character's friends, in the order listed.
-    public var friends: [any StarWarsCharacter] {
+    package var friends: [any StarWarsCharacter] {
         friendIDs.compactMap(DemoData.character(id:))
     }
 }
 
 /// A humanoid character.
-public struct Human: StarWarsCharacter {
-    public let id: CharacterID
-    public let name: String
-    public let friendIDs: [CharacterID]
-    public let appearsIn: [Episode]
+package struct Human: StarWarsCharacter {
+    package let id: CharacterID
+    package let name: String
+    package let friendIDs: [CharacterID]
+    package let appearsIn: [Episode]
     /// The planet the human comes from, when known.
-    public let homePlanet: String?
+    package let homePlanet: String?
 }
 
 /// A mechanical character.
-public struct Droid: StarWarsCharacter {
-    public let id: CharacterID
-    public let name: String
-    public let friendIDs: [CharacterID]
-    public let appearsIn: [Episode]
+package struct Droid: StarWarsCharacter {
+    package let id: CharacterID
+    package let name: String
+    package let friendIDs: [CharacterID]
+    package let appearsIn: [Episode]
     /// What the droid was built for.
-    public let primaryFunction: String
+    package let primaryFunction: String
 }
 
 /// The identifier of a review: the schema's `ID` scalar, as for characters.
-public typealias ReviewID = CharacterID
+package typealias ReviewID = CharacterID
 
 /// A viewer's rating of a film.
-public struct Review: Codable, Sendable, Equatable {
+package struct Review: Codable, Sendable, Equatable {
     /// The review's identifier, unique within its `ReviewStore` ("1", "2", ...).
-    public let id: ReviewID
+    package let id: ReviewID
     /// The film reviewed.
-    public let episode: Episode?
+    package let episode: Episode?
     /// The rating, 0 to 5.
-    public let stars: Int
+    package let stars: Int
     /// Free-text comments, if any.
-    public let commentary: String?
+    package let commentary: String?
 
-    public init(id: ReviewID, episode: Episode?, stars: Int, commentary: String?) {
+    package init(id: ReviewID, episode: Episode?, stars: Int, commentary: String?) {
         self.id = id
         self.episode = episode
         self.stars = stars
@@ -96,9 +96,9 @@ public struct Review: Codable, Sendable, Equatable {
 }
 
 /// The review a client submits with `createReview`; the schema's `ReviewInput`.
-public struct ReviewInput: Codable, Sendable {
+package struct ReviewInput: Codable, Sendable {
     /// The rating, 0 to 5.
-    public let stars: Int
+    package let stars: Int
     /// Free-text comments, if any.
-    public let commentary: String?
+    package let commentary: String?
 }

@@ -2,7 +2,7 @@ public import GraphQL
 
 /// What the demo schema made of a request sent over a WebSocket, where
 /// subscriptions are allowed.
-public enum DemoOperation: Sendable {
+package enum DemoOperation: Sendable {
     /// A query or mutation ran (or did not, for the reasons given).
     case single(DemoExecutionResult)
     /// A subscription is listening: one result per event, until the consumer
@@ -13,7 +13,7 @@ public enum DemoOperation: Sendable {
 extension DemoSchema {
     /// Runs a query or mutation, or starts a subscription. A subscription whose
     /// source stream cannot be created (bad variables, say) is `.rejected`.
-    public func start(_ request: GraphQLRequest) async -> DemoOperation {
+    package func start(_ request: GraphQLRequest) async -> DemoOperation {
         let document: Document
         switch parseAndValidate(request) {
         case .success(let parsed): document = parsed

@@ -3,7 +3,7 @@ public import GraphQL
 import enum GQLGatePipeline.LexerPadding
 
 /// What became of a GraphQL request run against the demo schema.
-public enum DemoExecutionResult: Sendable {
+package enum DemoExecutionResult: Sendable {
     /// The document was valid and ran; the result may still hold field errors.
     case executed(GraphQLResult)
     /// The document did not parse or validate; nothing ran.
@@ -33,15 +33,15 @@ public enum DemoExecutionResult: Sendable {
 /// `reviewAdded` yields every review created from then on for its episode, or
 /// for every episode when the argument is left out. Subscriptions run through
 /// `start(_:)` (the demo serves them over WebSocket); `execute(_:)` refuses them.
-public final class DemoSchema: Sendable {
+package final class DemoSchema: Sendable {
     /// Where the reviews created through this schema are kept.
-    public let reviews: ReviewStore
+    package let reviews: ReviewStore
     /// The executable schema.
-    public let graphQLSchema: GraphQLSchema
+    package let graphQLSchema: GraphQLSchema
     let resolver: DemoResolver
 
     /// Builds the schema; it fails only if the schema definition itself is invalid.
-    public init(reviews: ReviewStore = ReviewStore()) throws {
+    package init(reviews: ReviewStore = ReviewStore()) throws {
         self.reviews = reviews
         resolver = DemoResolver(reviews: reviews)
         graphQLSchema = try Self.build().schema
@@ -57,7 +57,7 @@ public final class DemoSchema: Sendable {
     /// Parses, validates and runs `request`. With `allowMutations` false (for
     /// GET requests, which must not change anything) a mutation is refused
     /// before it runs. A subscription is rejected: it has no single result.
-    public func execute(_ request: GraphQLRequest, allowMutations: Bool = true) async -> DemoExecutionResult {
+    package func execute(_ request: GraphQLRequest, allowMutations: Bool = true) async -> DemoExecutionResult {
         let document: Document
         switch parseAndValidate(request) {
         case .success(let parsed): document = parsed

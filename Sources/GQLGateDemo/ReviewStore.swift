@@ -3,7 +3,7 @@ import GQLGateCore
 /// The reviews submitted so far, kept in memory and shared by all requests.
 /// Anyone may also follow new reviews as they arrive (`additions(of:)`), which
 /// is what the `reviewAdded` subscription does.
-public final class ReviewStore: Sendable {
+package final class ReviewStore: Sendable {
     private struct Observer {
         let episode: Episode?
         let continuation: AsyncStream<Review>.Continuation
@@ -18,17 +18,17 @@ public final class ReviewStore: Sendable {
 
     private let state = Lock(State())
 
-    public init() {}
+    package init() {}
 
     /// The reviews of `episode`, oldest first.
-    public func reviews(of episode: Episode) -> [Review] {
+    package func reviews(of episode: Episode) -> [Review] {
         state.withLock { $0.reviews[episode] ?? [] }
     }
 
     /// Records a review of `episode` with the next identifier ("1", "2", ...),
     /// hands it to every observer following that episode and returns it.
     @discardableResult
-    public func addReview(of episode: Episode, stars: Int, commentary: String?) -> Review {
+    package func addReview(of episode: Episode, stars: Int, commentary: String?) -> Review {
         let (review, observers) = state.withLock { state in
             state.reviewCount += 1
             let review = Review(id: ReviewID(String(state.reviewCount)), episode: episode, stars: stars, commentary: commentary)
@@ -44,7 +44,7 @@ public final class ReviewStore: Sendable {
     /// The reviews of `episode` (of every episode when nil) added from now on,
     /// until the consumer stops iterating or drops the stream. A slow consumer
     /// keeps the newest `bufferLimit` reviews and drops older ones.
-    public func additions(of episode: Episode? = nil, bufferLimit: Int = 64) -> AsyncStream<Review> {
+    package func additions(of episode: Episode? = nil, bufferLimit: Int = 64) -> AsyncStream<Review> {
         let (stream, continuation) = AsyncStream.makeStream(of: Review.self, bufferingPolicy: .bufferingNewest(bufferLimit))
         let id = state.withLock { state in
             defer { state.nextObserverID += 1 }

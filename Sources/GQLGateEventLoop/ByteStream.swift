@@ -2,7 +2,7 @@
 /// connection, whoever opened it): reads and writes that never block, the file
 /// descriptor to watch in the loop's epoll, and how to close it.
 /// Used on its loop's thread only.
-public protocol ByteStream: AnyObject {
+package protocol ByteStream: AnyObject {
     /// The descriptor whose readiness drives the stream's user.
     var fileDescriptor: Int32 { get }
     /// Reads at most `buffer.count` bytes without blocking.
@@ -15,7 +15,7 @@ public protocol ByteStream: AnyObject {
 }
 
 /// The outcome of one non-blocking read or write.
-public enum ByteStreamResult: Sendable, Equatable {
+package enum ByteStreamResult: Sendable, Equatable {
     /// This many bytes (more than 0) were read or written.
     case transferred(Int)
     /// Nothing can be read or written now; wait for readiness.

@@ -7,7 +7,7 @@ import Glibc
 
 /// Reacts to readiness of a file descriptor registered on an `EventLoop`.
 /// Called on the loop's thread only.
-public protocol FileDescriptorHandler: AnyObject {
+package protocol FileDescriptorHandler: AnyObject {
     /// `events` holds the epoll flags that fired (`EventLoop.readable`, ...).
     func handleEvents(_ events: UInt32)
 }
@@ -20,15 +20,15 @@ public protocol FileDescriptorHandler: AnyObject {
 /// timer methods say so and check it in debug builds). Those properties are
 /// `@exclusivity(unchecked)`: one thread, no overlapping access, so the
 /// run-time check (about 80 instructions an access, several a request) only costs.
-public final class EventLoop: TaskExecutor, @unchecked Sendable {
+package final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// epoll flag: readable.
-    public static let readable = gqlgate_epollin
+    package static let readable = gqlgate_epollin
     /// epoll flag: writable.
-    public static let writable = gqlgate_epollout
+    package static let writable = gqlgate_epollout
     /// epoll flag: error.
-    public static let error = gqlgate_epollerr
+    package static let error = gqlgate_epollerr
     /// epoll flag: hang-up.
-    public static let hangUp = gqlgate_epollhup
+    package static let hangUp = gqlgate_epollhup
 
     private enum Work {
         case job(UnownedJob)
@@ -36,7 +36,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// Position of this loop in its group.
-    public let index: Int
+    package let index: Int
     private let epollFD: Int32
     private let wakeFD: Int32
     private let inbox = Lock<[Work]>([])
@@ -65,10 +65,10 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// GQLGatePipeline), and parsing and analysing one that deep takes under
     /// 2 MiB in a debug build: the bound fits eight times over, whatever the
     /// process's default thread stack (`ulimit -s`) is.
-    public static let threadStackBytes = 16 << 20
+    package static let threadStackBytes = 16 << 20
 
     /// Creates the loop and starts its thread.
-    public init(index: Int = 0) {
+    package init(index: Int = 0) {
         self.index = index
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
@@ -108,24 +108,24 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     }()
 
     /// The loop whose thread is running the caller, if any.
-    public static var current: EventLoop? {
+    package static var current: EventLoop? {
         guard let pointer = pthread_getspecific(currentKey) else { return nil }
         return Unmanaged<EventLoop>.fromOpaque(pointer).takeUnretainedValue()
     }
 
     /// Whether the caller runs on this loop's thread.
-    public var inLoop: Bool {
+    package var inLoop: Bool {
         pthread_getspecific(Self.currentKey) == Unmanaged.passUnretained(self).toOpaque()
     }
 
     // MARK: - Work from any thread
 
     /// Runs `work` on the loop's thread, soon.
-    public func execute(_ work: @escaping @Sendable () -> Void) {
+    package func execute(_ work: @escaping @Sendable () -> Void) {
         submit(.closure(work))
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         submit(.job(UnownedJob(job)))
     }
 
@@ -145,13 +145,13 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// Stops the loop after the work queued so far, and waits for its thread.
-    public func shutdownAndWait() {
+    package func shutdownAndWait() {
         requestShutdown()
         _ = waitForThread(until: nil)
     }
 
     /// Asks the loop to stop after the work queued so far; returns at once.
-    public func requestShutdown() {
+    package func requestShutdown() {
         execute { [unowned self] in self.running = false }
     }
 
@@ -159,7 +159,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// (monotonic nanoseconds, `GatewayClock`; nil: however long it takes). False when
     /// the thread still runs then — a piece of work that never returns — and
     /// is left to the process's exit.
-    public func waitForThread(until deadline: UInt64?) -> Bool {
+    package func waitForThread(until deadline: UInt64?) -> Bool {
         guard let thread, !inLoop else { return true }
         if let deadline, !threadEnded.wait(until: { finished.load(ordering: .acquiring) }, deadline: deadline) {
             return false
@@ -173,7 +173,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Runs `work` noted as being for the request `requestID`, so that a
     /// watchdog reporting this loop busy can name it. Loop thread only.
-    public func working<T, E: Error>(for requestID: String, _ work: () throws(E) -> T) throws(E) -> T {
+    package func working<T, E: Error>(for requestID: String, _ work: () throws(E) -> T) throws(E) -> T {
         assert(inLoop)
         currentRequest.withLock { $0 = requestID }
         defer { currentRequest.withLock { $0 = nil } }
@@ -183,7 +183,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Since when (monotonic nanoseconds, `GatewayClock`) the loop has been running
     /// work without waiting for events, and for which request when noted;
     /// nil while it waits. Any thread.
-    public func busyStretch() -> (since: UInt64, requestID: String?)? {
+    package func busyStretch() -> (since: UInt64, requestID: String?)? {
         let since = busySince.load(ordering: .relaxed)
         guard since != 0 else { return nil }
         return (since, currentRequest.withLock { $0 })
@@ -193,7 +193,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Watches `fd` for `events`; `handler` is kept until `unregister`.
     /// Registering again with the same events costs no system call. Loop thread only.
-    public func register(_ fd: Int32, events: UInt32, handler: any FileDescriptorHandler) {
+    package func register(_ fd: Int32, events: UInt32, handler: any FileDescriptorHandler) {
         assert(inLoop)
         let previous = handlers[fd]
         handlers[fd] = (handler, events)
@@ -207,7 +207,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// Stops watching `fd`. Loop thread only.
-    public func unregister(_ fd: Int32) {
+    package func unregister(_ fd: Int32) {
         assert(inLoop)
         guard handlers.removeValue(forKey: fd) != nil else { return }
         var event = epoll_event()
@@ -216,13 +216,13 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Runs `action` on the loop after `delay`. Loop thread only.
     @discardableResult
-    public func schedule(after delay: Duration, _ action: @escaping () -> Void) -> EventLoopTimerID {
+    package func schedule(after delay: Duration, _ action: @escaping () -> Void) -> EventLoopTimerID {
         assert(inLoop)
         return timers.schedule(at: GatewayClock.system.monotonicNanoseconds() + delay.nanoseconds, action)
     }
 
     /// Cancels a timer that has not fired yet. Loop thread only.
-    public func cancel(_ timer: EventLoopTimerID) {
+    package func cancel(_ timer: EventLoopTimerID) {
         assert(inLoop)
         timers.cancel(timer)
     }

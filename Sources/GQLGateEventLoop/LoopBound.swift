@@ -6,21 +6,21 @@
 ///
 /// `@unchecked Sendable`: the value is reached only through `value`, on the
 /// loop's thread; the thread that made it hands it over and does not keep it.
-public struct LoopBound<Value>: @unchecked Sendable {
+package struct LoopBound<Value>: @unchecked Sendable {
     /// The loop whose thread owns the value.
-    public let loop: EventLoop
+    package let loop: EventLoop
     @usableFromInline let wrapped: Value
 
     /// Binds `value` to `loop`.
     @inlinable
-    public init(_ value: Value, loop: EventLoop) {
+    package init(_ value: Value, loop: EventLoop) {
         self.loop = loop
         wrapped = value
     }
 
     /// The value; on the loop's thread only.
     @inlinable
-    public var value: Value {
+    package var value: Value {
         assert(loop.inLoop, "a loop-bound value used off its loop")
         return wrapped
     }

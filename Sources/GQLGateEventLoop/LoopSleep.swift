@@ -2,7 +2,7 @@ extension EventLoop {
     /// Suspends the calling task for `delay` on the current loop's timer heap
     /// (no other thread involved), or with `Task.sleep` off the loops.
     /// Throws `CancellationError` as soon as the task is cancelled.
-    public static func sleep(for delay: Duration) async throws {
+    package static func sleep(for delay: Duration) async throws {
         guard let loop = current else {
             try await Task.sleep(for: delay)
             return
@@ -11,7 +11,7 @@ extension EventLoop {
     }
 
     /// Suspends the calling task for `delay` on this loop's timer heap.
-    public func sleep(for delay: Duration) async throws {
+    package func sleep(for delay: Duration) async throws {
         let sleep = LoopBound(LoopSleep(), loop: self)
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in

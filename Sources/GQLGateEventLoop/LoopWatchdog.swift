@@ -8,15 +8,15 @@ import Glibc
 /// back to wait for events holds up everything else it serves. A thread of
 /// its own looks at every loop of a group four times a `threshold` and calls
 /// `report` once for each busy stretch longer than `threshold`.
-public final class LoopWatchdog: Sendable {
+package final class LoopWatchdog: Sendable {
     /// A loop busy past the threshold.
-    public struct BusyLoop: Sendable, Equatable {
+    package struct BusyLoop: Sendable, Equatable {
         /// The loop's index in its group.
-        public let index: Int
+        package let index: Int
         /// How long it had been busy when seen.
-        public let busy: Duration
+        package let busy: Duration
         /// The request its work is for, when the work noted it (`EventLoop.working(for:_:)`).
-        public let requestID: String?
+        package let requestID: String?
     }
 
     private let loops: [EventLoop]
@@ -27,7 +27,7 @@ public final class LoopWatchdog: Sendable {
     private let stopped = ChangeSignal()
 
     /// Starts watching `group`'s loops.
-    public init(group: EventLoopGroup, threshold: Duration, report: @escaping @Sendable (BusyLoop) -> Void) {
+    package init(group: EventLoopGroup, threshold: Duration, report: @escaping @Sendable (BusyLoop) -> Void) {
         loops = group.loops
         self.threshold = threshold
         self.report = report
@@ -42,7 +42,7 @@ public final class LoopWatchdog: Sendable {
     }
 
     /// Stops watching; the thread ends at once.
-    public func stop() {
+    package func stop() {
         stopping.store(true, ordering: .relaxed)
         stopped.signal()
     }

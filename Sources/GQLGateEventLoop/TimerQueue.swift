@@ -1,5 +1,5 @@
 /// Identifies a timer scheduled on an `EventLoop`, to cancel it.
-public struct EventLoopTimerID: Hashable, Sendable {
+package struct EventLoopTimerID: Hashable, Sendable {
     let raw: UInt64
 }
 

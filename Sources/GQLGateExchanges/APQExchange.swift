@@ -16,16 +16,16 @@ public import GQLGatePipeline
 /// `persistedQuery` is removed from the extensions sent upstream. Requests
 /// without it are forwarded untouched. Place first, before `DocumentExchange`
 /// (which needs the query).
-public struct APQExchange: InlineExchange {
+package struct APQExchange: InlineExchange {
     private let store: PersistedQueryStore
     private let registers: Bool
 
-    public init(store: PersistedQueryStore = PersistedQueryStore(), registers: Bool = true) {
+    package init(store: PersistedQueryStore = PersistedQueryStore(), registers: Bool = true) {
         self.store = store
         self.registers = registers
     }
 
-    public func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
+    package func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
         if operation.request.extensions?["persistedQuery"] != nil { operation.request = try resolved(operation.request) }
         return .passOn
     }

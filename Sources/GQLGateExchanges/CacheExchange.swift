@@ -20,22 +20,22 @@ public import GQLGatePipeline
 /// `__typename` (and `id`) too, and their answers purge what they may have changed (see
 /// `ResponseCacheStore.purge`). Subscriptions pass untouched. Place after
 /// the query limits, before dedupe.
-public struct CacheExchange: InlineExchange {
+package struct CacheExchange: InlineExchange {
     /// What the exchange does besides storing.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// The client fields in the key: the scope (`cache.vary_headers`) and the forwarded ones.
-        public var keyHeaders: KeyHeaders
+        package var keyHeaders: KeyHeaders
         /// `cache.default_ttl` and `cache.types`.
-        public var ttl: CacheTTLPolicy
+        package var ttl: CacheTTLPolicy
         /// `cache.invalidate_on_mutation`.
-        public var invalidateOnMutation: Bool
+        package var invalidateOnMutation: Bool
         /// The upstream schema, once learned: where it gives a type an `id`,
         /// answers are tagged with that entity even when the client did not
         /// select `id`. Without one (or before it is learned) only the ids
         /// clients select tag entities.
-        public var schema: EntitySchemaSource?
+        package var schema: EntitySchemaSource?
 
-        public init(keyHeaders: KeyHeaders = KeyHeaders(), ttl: CacheTTLPolicy = CacheTTLPolicy(), invalidateOnMutation: Bool = true,
+        package init(keyHeaders: KeyHeaders = KeyHeaders(), ttl: CacheTTLPolicy = CacheTTLPolicy(), invalidateOnMutation: Bool = true,
                     schema: EntitySchemaSource? = nil) {
             self.keyHeaders = keyHeaders
             self.ttl = ttl
@@ -52,14 +52,14 @@ public struct CacheExchange: InlineExchange {
 
     /// - Parameter clock: the time answers are stamped and aged with; by
     ///   default the store's own (`ResponseCacheStore.clock`).
-    public init(cache: any ResponseCacheStore, settings: Settings = Settings(), clock: CacheClock? = nil) {
+    package init(cache: any ResponseCacheStore, settings: Settings = Settings(), clock: CacheClock? = nil) {
         self.cache = cache
         memory = cache as? MemoryResponseCache
         self.settings = settings
         self.clock = clock ?? cache.clock
     }
 
-    public func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
+    package func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
         switch operation.kind {
         case .query: return .single(try await query(operation, next: next))
         case .mutation where settings.invalidateOnMutation: return .single(try await mutation(operation, next: next))
@@ -71,7 +71,7 @@ public struct CacheExchange: InlineExchange {
     /// and holds one, as `handle` would give it (`X-Cache: HIT`, `Age`, the
     /// hit counted); anything else (a client's `Cache-Control: no-cache`
     /// included) `handle` decides, on a loop.
-    public func decide(_ operation: inout Operation) -> InlineDecision {
+    package func decide(_ operation: inout Operation) -> InlineDecision {
         answerAtOnce(operation).map { .answer($0) } ?? .onLoop
     }
 

@@ -12,9 +12,9 @@ import Synchronization
 /// caller that is cancelled leaves without disturbing the others; the shared
 /// request is cancelled only when no caller waits for it any more
 /// (`SharedCalls`). Place after the response cache, before the transport.
-public struct DedupeExchange: Exchange {
+package struct DedupeExchange: Exchange {
     /// An answer, and which caller's request it was sent for.
-    public struct SharedAnswer: Sendable {
+    package struct SharedAnswer: Sendable {
         let response: GraphQLResponse
         let caller: UInt64
     }
@@ -26,12 +26,12 @@ public struct DedupeExchange: Exchange {
     /// - Parameters:
     ///   - keyHeaders: the client fields in the key.
     ///   - calls: where requests in flight are tracked (shared by every loop).
-    public init(keyHeaders: KeyHeaders = KeyHeaders(), calls: SharedCalls<RequestKey, SharedAnswer> = SharedCalls()) {
+    package init(keyHeaders: KeyHeaders = KeyHeaders(), calls: SharedCalls<RequestKey, SharedAnswer> = SharedCalls()) {
         self.keyHeaders = keyHeaders
         self.calls = calls
     }
 
-    public func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
+    package func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
         guard operation.kind == .query else { return try await next(operation) }
         let key = RequestKey(operation: operation, headers: keyHeaders)
         let caller = callers.next()

@@ -7,10 +7,10 @@ public import GQLGatePipeline
 /// `maxDocumentBytes` (checked before parsing), a syntax error, a fragment
 /// cycle or an unknown operation; forwards everything else. Must come before
 /// any exchange that looks at `operation.kind`.
-public struct DocumentExchange: InlineExchange {
+package struct DocumentExchange: InlineExchange {
     /// Runs one analysis (`analyse`) for the request `requestID`: the gateway
     /// notes it as its loop's work, so the loop watchdog can name the request.
-    public typealias AnalysisRunner = @Sendable (
+    package typealias AnalysisRunner = @Sendable (
         _ requestID: String, _ analyse: () throws(GatewayError) -> AnalysedDocument
     ) throws(GatewayError) -> AnalysedDocument
 
@@ -22,7 +22,7 @@ public struct DocumentExchange: InlineExchange {
     ///   - cache: the shared document cache.
     ///   - maxDocumentBytes: longest query text accepted (`limits.max_document_bytes`).
     ///   - runAnalysis: how a parse runs (nil: directly).
-    public init(cache: DocumentCache, maxDocumentBytes: Int = 64 * 1024, runAnalysis: AnalysisRunner? = nil) {
+    package init(cache: DocumentCache, maxDocumentBytes: Int = 64 * 1024, runAnalysis: AnalysisRunner? = nil) {
         self.cache = cache
         self.maxDocumentBytes = maxDocumentBytes
         self.runAnalysis = runAnalysis
@@ -30,7 +30,7 @@ public struct DocumentExchange: InlineExchange {
 
     /// Selects the operation when its text was analysed already; on a loop
     /// (`handle`), with `operation` untouched, when it must be parsed.
-    public func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
+    package func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
         let query = try checkedQuery(operation)
         guard let document = Self.given(operation.document, for: query) ?? cache.cachedDocument(for: query) else { return .onLoop }
         try select(in: document, for: &operation)
@@ -38,7 +38,7 @@ public struct DocumentExchange: InlineExchange {
     }
 
     /// Parses the document (on a loop), selects the operation and passes it on.
-    public func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
+    package func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
         var operation = operation
         let query = try checkedQuery(operation)
         let document = try Self.given(operation.document, for: query) ?? cache.cachedDocument(for: query)

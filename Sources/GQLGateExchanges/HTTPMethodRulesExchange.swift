@@ -5,10 +5,10 @@ public import GQLGatePipeline
 /// single answer (a plain JSON request) gets 400
 /// `SUBSCRIPTION_TRANSPORT_REQUIRED`. Place after `DocumentExchange`;
 /// forwards everything else.
-public struct HTTPMethodRulesExchange: InlineExchange {
-    public init() {}
+package struct HTTPMethodRulesExchange: InlineExchange {
+    package init() {}
 
-    public func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
+    package func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
         switch operation.kind {
         case .mutation where operation.clientTransport == .httpGet:
             throw .methodNotAllowed("Mutations are not allowed over GET; use POST.", allow: "POST")

@@ -5,15 +5,15 @@ public import GQLGatePipeline
 /// measured once per distinct document (fragments expanded), so the check
 /// costs two comparisons. Place after `DocumentExchange`; document size is
 /// checked there, before parsing.
-public struct QueryLimitsExchange: InlineExchange {
+package struct QueryLimitsExchange: InlineExchange {
     /// The limits applied.
-    public struct Limits: Sendable, Equatable {
+    package struct Limits: Sendable, Equatable {
         /// Deepest field nesting allowed (root fields are depth 1).
-        public var maxDepth: Int
+        package var maxDepth: Int
         /// Most aliased fields allowed, fragments expanded.
-        public var maxAliases: Int
+        package var maxAliases: Int
 
-        public init(maxDepth: Int = 15, maxAliases: Int = 30) {
+        package init(maxDepth: Int = 15, maxAliases: Int = 30) {
             self.maxDepth = maxDepth
             self.maxAliases = maxAliases
         }
@@ -21,11 +21,11 @@ public struct QueryLimitsExchange: InlineExchange {
 
     private let limits: Limits
 
-    public init(limits: Limits) {
+    package init(limits: Limits) {
         self.limits = limits
     }
 
-    public func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
+    package func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
         if let shape = operation.selected?.shape { try check(shape) }
         return .passOn
     }

@@ -12,7 +12,7 @@ import Synchronization
 /// again is safe for mutations too. Subscriptions pass untouched. Place
 /// first among the upstream stages (before credentials and retries, so each
 /// send gets both).
-public struct UpstreamAPQExchange: Exchange {
+package struct UpstreamAPQExchange: Exchange {
     private let state = State()
 
     /// Whether the upstream still takes hashes (shared by copies of the exchange).
@@ -20,9 +20,9 @@ public struct UpstreamAPQExchange: Exchange {
         let supported = Atomic<Bool>(true)
     }
 
-    public init() {}
+    package init() {}
 
-    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+    package func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
         guard operation.kind == .query || operation.kind == .mutation, let query = operation.request.query,
               state.supported.load(ordering: .relaxed)
         else { return try await next(operation) }

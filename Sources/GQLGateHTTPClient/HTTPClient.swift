@@ -3,9 +3,9 @@ public import GQLGateEventLoop
 /// The upstream HTTP client: one libcurl multi handle per gateway loop, with
 /// pooled easy handles and kept-alive (HTTP/2-multiplexed where offered)
 /// connections. A call made from a loop runs on that loop's multi handle.
-public final class HTTPClient: Sendable {
+package final class HTTPClient: Sendable {
     /// The loops whose threads drive libcurl.
-    public let group: EventLoopGroup
+    package let group: EventLoopGroup
     private let pools: [LoopBound<CurlTransferPool>]
     private let budget: ResponseBytesBudget
 
@@ -14,7 +14,7 @@ public final class HTTPClient: Sendable {
     ///   - maxConnectionsPerLoop: connections each loop keeps alive (≥ the expected concurrency).
     ///   - maxBytesInFlight: what the decoded bodies of every answer being received may hold
     ///     together; past it the transfer that would pass it ends with `answerTooLarge`.
-    public init(group: EventLoopGroup, maxConnectionsPerLoop: Int = 256, maxBytesInFlight: Int = 256 << 20) {
+    package init(group: EventLoopGroup, maxConnectionsPerLoop: Int = 256, maxBytesInFlight: Int = 256 << 20) {
         self.group = group
         budget = ResponseBytesBudget(limit: maxBytesInFlight)
         pools = group.loops.map { LoopBound(CurlTransferPool(loop: $0, maxConnections: maxConnectionsPerLoop), loop: $0) }
@@ -30,7 +30,7 @@ public final class HTTPClient: Sendable {
 
     /// Sends `request` and returns the upstream's answer, whatever its status.
     /// Throws `HTTPClientError` when there is no answer.
-    public func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+    package func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         let pool = pools[(EventLoop.current?.index).flatMap { $0 < pools.count ? $0 : nil } ?? group.next().index]
         let handOff = ResponseHandOff()
         defer { handOff.received() }  // once the answer or the error is here

@@ -1,10 +1,10 @@
 /// Why an upstream request produced no HTTP answer, sorted by what it means
 /// for retrying: whether the request can have reached the upstream.
-public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
+package struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     /// What the failure means for the request: the cases of the pipeline's
     /// `UpstreamFailure.Kind` (which this module cannot import; the
     /// transports map one to the other), and `cancelled`.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// Nothing was sent: connection refused, DNS failure, connect timeout.
         /// Safe to retry even a mutation.
         case notReached
@@ -20,40 +20,40 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         case cancelled
     }
 
-    public let kind: Kind
+    package let kind: Kind
     /// libcurl's `CURLcode` (0 for cancellation).
-    public let code: Int32
+    package let code: Int32
     /// libcurl's message for the failure.
-    public let message: String
+    package let message: String
 
-    public init(kind: Kind, code: Int32, message: String) {
+    package init(kind: Kind, code: Int32, message: String) {
         self.kind = kind
         self.code = code
         self.message = message
     }
 
-    public var description: String { "\(message) (curl error \(code))" }
+    package var description: String { "\(message) (curl error \(code))" }
 
     /// The caller cancelled the transfer.
-    public static let cancelled = HTTPClientError(kind: .cancelled, code: 0, message: "cancelled")
+    package static let cancelled = HTTPClientError(kind: .cancelled, code: 0, message: "cancelled")
 
     /// Whether `status` can end an HTTP exchange: 200 to 599. An informational
     /// status (1xx: `101 Switching Protocols`, say) or one outside the classes
     /// HTTP defines is no answer to pass on.
-    public static func isFinalStatus(_ status: Int) -> Bool {
+    package static func isFinalStatus(_ status: Int) -> Bool {
         (200...599).contains(status)
     }
 
     /// The upstream answered with `status`, which no HTTP answer may carry
     /// (`isFinalStatus`): the request reached it, the answer is unusable.
-    public static func unusableStatus(_ status: Int) -> HTTPClientError {
+    package static func unusableStatus(_ status: Int) -> HTTPClientError {
         let text = status == 101 ? "101 Switching Protocols to a request that asked for no switch" : "\(status), which is no final HTTP status"
         return HTTPClientError(kind: .failedAfterSend, code: Code.weirdServerReply, message: "the upstream answered \(text)")
     }
 
     /// Sorts a libcurl error code. `requestBytesSent` is libcurl's
     /// `CURLINFO_REQUEST_SIZE`: 0 means not a byte of the request went out.
-    public static func kind(forCurlCode code: Int32, requestBytesSent: Int) -> Kind {
+    package static func kind(forCurlCode code: Int32, requestBytesSent: Int) -> Kind {
         switch code {
         case Code.couldNotResolveProxy, Code.couldNotResolveHost, Code.couldNotConnect:
             return .notReached

@@ -1,33 +1,33 @@
 public import GQLGateCore
 
 /// A request to the upstream.
-public struct HTTPClientRequest: Sendable {
+package struct HTTPClientRequest: Sendable {
     /// The request method.
-    public enum Method: String, Sendable {
+    package enum Method: String, Sendable {
         case get = "GET"
         case post = "POST"
     }
 
     /// Absolute URL, query string included.
-    public var url: String
-    public var method: Method
+    package var url: String
+    package var method: Method
     /// Header fields to send (curl adds Host, Content-Length and friends).
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The body for POST; kept alive, not copied, until the transfer ends.
-    public var body: Bytes
+    package var body: Bytes
     /// Whole-transfer limit (the per-attempt `upstream.timeout`).
-    public var timeout: Duration
+    package var timeout: Duration
     /// Limit for establishing the connection (`upstream.connect_timeout`).
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
     /// Whether the answer may come compressed (`upstream.compression`): libcurl
     /// sends `Accept-Encoding` with every coding its build decodes and decodes
     /// the body, which then comes without its `Content-Encoding`.
-    public var acceptsCompression: Bool
+    package var acceptsCompression: Bool
     /// The largest body accepted, counted after decoding
     /// (`upstream.max_response_bytes`); past it the transfer ends with `answerTooLarge`.
-    public var maxResponseBytes: Int
+    package var maxResponseBytes: Int
 
-    public init(url: String, method: Method, headers: HTTPHeaders = HTTPHeaders(), body: Bytes = .empty,
+    package init(url: String, method: Method, headers: HTTPHeaders = HTTPHeaders(), body: Bytes = .empty,
                 timeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(2),
                 acceptsCompression: Bool = true, maxResponseBytes: Int = 64 << 20) {
         self.url = url
@@ -42,18 +42,18 @@ public struct HTTPClientRequest: Sendable {
 }
 
 /// The upstream's answer, as received.
-public struct HTTPClientResponse: Sendable {
+package struct HTTPClientResponse: Sendable {
     /// HTTP status code.
-    public var status: Int
+    package var status: Int
     /// The final response's end-to-end header fields, in order: hop-by-hop
     /// fields, those `Connection` names, and `Content-Length` are left out
     /// (`EndToEndFields`), so a proxy can pass the rest on as they are;
     /// `Content-Encoding` too when the request `acceptsCompression`.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The body bytes, decoded when the request `acceptsCompression`, else unchanged.
-    public var body: Bytes
+    package var body: Bytes
 
-    public init(status: Int, headers: HTTPHeaders, body: Bytes) {
+    package init(status: Int, headers: HTTPHeaders, body: Bytes) {
         self.status = status
         self.headers = headers
         self.body = body

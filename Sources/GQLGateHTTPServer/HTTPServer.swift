@@ -5,7 +5,7 @@ import Synchronization
 
 /// What a delegate does with a request it received whole: answers it at once,
 /// or takes it, keeping what it worked out about it (`Pending`) for `dispatch`.
-public enum ServerAnswer<Pending> {
+package enum ServerAnswer<Pending> {
     /// Send this answer now, on the server thread.
     case now(ServerResponse)
     /// The server suspends the connection, then calls `dispatch(_:_:)` with this.
@@ -13,7 +13,7 @@ public enum ServerAnswer<Pending> {
 }
 
 /// Decides what to do with each request the server has fully received.
-public protocol HTTPServerDelegate: AnyObject, Sendable {
+package protocol HTTPServerDelegate: AnyObject, Sendable {
     /// What `answer(_:)` works out about a request it takes and hands to
     /// `dispatch(_:_:)` (say, the decoded body), so it is not worked out twice.
     associatedtype Pending
@@ -47,7 +47,7 @@ public protocol HTTPServerDelegate: AnyObject, Sendable {
 }
 
 extension HTTPServerDelegate {
-    public func refuseFraming(_ request: ServerRequest, _ refusal: FramingRefusal) -> ServerResponse {
+    package func refuseFraming(_ request: ServerRequest, _ refusal: FramingRefusal) -> ServerResponse {
         let text = switch refusal {
         case .invalidContentLength: "Invalid Content-Length."
         case .unsupportedTransferCoding: "Unsupported Transfer-Encoding."
@@ -56,38 +56,38 @@ extension HTTPServerDelegate {
         return ServerResponse(status: refusal.status, headers: ["Content-Type": "text/plain"], body: Bytes(text))
     }
 
-    public func droppedAnswerFields(_ request: ServerRequest, names: [String]) {}
+    package func droppedAnswerFields(_ request: ServerRequest, names: [String]) {}
 
-    public func refuseClientCertificate(_ request: ServerRequest) -> ServerResponse? {
+    package func refuseClientCertificate(_ request: ServerRequest) -> ServerResponse? {
         ServerResponse(status: 401, headers: ["Content-Type": "text/plain"], body: Bytes("A client certificate signed by the server's client CA is required."))
     }
 }
 
 /// How the embedded server listens.
-public struct HTTPServerConfiguration: Sendable {
+package struct HTTPServerConfiguration: Sendable {
     /// Address to bind; never widened to 0.0.0.0.
-    public var host: String
+    package var host: String
     /// Port to bind; 0 picks a free one (see `HTTPServer.port`).
-    public var port: UInt16
+    package var port: UInt16
     /// 1: one epoll thread; more: a thread pool of that size.
-    public var threads: Int
+    package var threads: Int
     /// Largest request body accepted; larger ones get `payloadTooLarge`.
-    public var maxBodyBytes: Int
+    package var maxBodyBytes: Int
     /// A connection with no request in progress is closed after this many seconds (0: never).
-    public var idleTimeoutSeconds: Int
+    package var idleTimeoutSeconds: Int
     /// A request's header block must be in within this many seconds of its
     /// first byte, or its connection gets 408 (plain HTTP) and is closed (0: no limit).
-    public var headerTimeoutSeconds: Int
+    package var headerTimeoutSeconds: Int
     /// A request's body must be in within this many seconds of its header
     /// block's end, or its connection gets 408 (plain HTTP) and is closed (0: no limit).
-    public var bodyTimeoutSeconds: Int
+    package var bodyTimeoutSeconds: Int
     /// An answer that makes no progress (the client reads nothing) for this
     /// many seconds is dropped with its connection, which frees it (0: never).
     /// Streamed answers count too; upgraded connections do not.
-    public var writeTimeoutSeconds: Int
+    package var writeTimeoutSeconds: Int
     /// Most simultaneous connections; one more is closed as it is accepted
     /// (0: libmicrohttpd's default, which leaves it in the listen queue).
-    public var connectionLimit: Int
+    package var connectionLimit: Int
     /// libmicrohttpd's memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`):
     /// it holds the request line, the header fields and the answer's header
     /// block, and stays allocated while the connection is open (an upgraded
@@ -102,12 +102,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// before anything is done for it, so that every answer's header block fits;
     /// answer fields past the room left are dropped (`droppedAnswerFields`).
     /// Bodies do not count: they pass through the pool in pieces.
-    public var connectionMemoryBytes: Int
+    package var connectionMemoryBytes: Int
     /// HTTPS and WSS with the certificate and key this store holds at each
     /// handshake (and client certificates when it asks for them); nil: plain HTTP.
-    public var tls: TLSCredentialStore?
+    package var tls: TLSCredentialStore?
 
-    public init(host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 1, maxBodyBytes: Int = 1 << 20,
+    package init(host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 1, maxBodyBytes: Int = 1 << 20,
                 idleTimeoutSeconds: Int = 120, headerTimeoutSeconds: Int = 10, bodyTimeoutSeconds: Int = 60,
                 writeTimeoutSeconds: Int = 30, connectionLimit: Int = 0, connectionMemoryBytes: Int = 16 << 10,
                 tls: TLSCredentialStore? = nil) {
@@ -134,9 +134,9 @@ public struct HTTPServerConfiguration: Sendable {
 /// run and cleared in `stop`; counters are atomics; the delegate and the
 /// watch are Sendable; the header cache exists only with one server thread,
 /// which alone uses it.
-public final class HTTPServer: @unchecked Sendable {
+package final class HTTPServer: @unchecked Sendable {
     /// The configuration it was started with.
-    public let configuration: HTTPServerConfiguration
+    package let configuration: HTTPServerConfiguration
     let delegate: any HTTPServerDelegate
     private var daemon: OpaquePointer?
     private let suspended = Atomic<Int>(0)
@@ -156,7 +156,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Deadlines, clients closing streams, and the connection limit.
     let watch: ConnectionWatch
 
-    public init(configuration: HTTPServerConfiguration, delegate: any HTTPServerDelegate) {
+    package init(configuration: HTTPServerConfiguration, delegate: any HTTPServerDelegate) {
         self.configuration = configuration
         self.delegate = delegate
         idleTimeout = UInt32(clamping: configuration.idleTimeoutSeconds)
@@ -175,7 +175,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Binds and starts serving.
-    public func start() throws(HTTPServerError) {
+    package func start() throws(HTTPServerError) {
         if configuration.connectionLimit > 0 {
             // Each client connection may come with an upstream one, plus the loops' own descriptors.
             OpenFileLimit.raise(toFit: configuration.connectionLimit * 2 + 256)
@@ -221,7 +221,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// The port actually bound.
-    public var port: UInt16 {
+    package var port: UInt16 {
         guard let daemon else { return 0 }
         return gqlgate_mhd_bound_port(daemon)
     }
@@ -229,7 +229,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Connections currently suspended: requests whose answer is prepared
     /// elsewhere (counted until that answer is sent or the client left), and
     /// streamed answers waiting for their next write.
-    public var suspendedRequests: Int { suspended.load(ordering: .acquiring) }
+    package var suspendedRequests: Int { suspended.load(ordering: .acquiring) }
 
     /// A connection was suspended (server thread).
     func noteSuspended() {
@@ -243,7 +243,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Waits until no connection is suspended (true) or `deadline`
     /// (monotonic nanoseconds, `GatewayClock`) comes (false): then `stop()` is safe.
-    public func waitUntilNoneSuspended(before deadline: UInt64) -> Bool {
+    package func waitUntilNoneSuspended(before deadline: UInt64) -> Bool {
         noneSuspended.wait(until: { suspendedRequests == 0 }, deadline: deadline)
     }
 
@@ -252,7 +252,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Stops accepting new connections; open ones are served on, each
     /// answer from now on with `Connection: close`.
-    public func quiesce() {
+    package func quiesce() {
         quiesced.store(true, ordering: .relaxed)
         guard let daemon else { return }
         let listenFD = MHD_quiesce_daemon(daemon)
@@ -262,7 +262,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Stops the server. Call only when no request is suspended
     /// (libmicrohttpd aborts otherwise): quiesce, then wait for
     /// `suspendedRequests` to reach 0.
-    public func stop() {
+    package func stop() {
         guard let daemon else { return }
         self.daemon = nil
         MHD_stop_daemon(daemon)

@@ -88,7 +88,7 @@ struct RequestFraming {
 }
 
 /// Why the server refuses a request before reading its body.
-public enum FramingRefusal: Sendable, Equatable {
+package enum FramingRefusal: Sendable, Equatable {
     /// `Content-Length` fields that disagree, or one that is not a number: 400.
     case invalidContentLength
     /// A transfer coding other than one final `chunked`: 501.
@@ -98,7 +98,7 @@ public enum FramingRefusal: Sendable, Equatable {
     case headerFieldsTooLarge
 
     /// The status the refusal is answered with.
-    public var status: Int {
+    package var status: Int {
         switch self {
         case .invalidContentLength: 400
         case .unsupportedTransferCoding: 501

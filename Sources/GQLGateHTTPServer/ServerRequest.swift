@@ -11,7 +11,7 @@ public import GQLGateCore
 /// hands it back to the server thread. The variables are
 /// `@exclusivity(unchecked)`: one thread at a time, and no access overlaps
 /// another, so the run-time check (about 80 instructions an access) only costs.
-public final class ServerRequest: @unchecked Sendable {
+package final class ServerRequest: @unchecked Sendable {
     enum Phase {
         case receiving
         /// The body passed the limit: the rest is read and dropped, then answered 413.
@@ -22,19 +22,19 @@ public final class ServerRequest: @unchecked Sendable {
     }
 
     /// The request method, e.g. `GET`.
-    public let method: String
+    package let method: String
     /// The path, without the query string.
-    public let path: String
+    package let path: String
     /// Header fields in the order received.
-    public var headers: HTTPHeaders { storedHeaders }
+    package var headers: HTTPHeaders { storedHeaders }
     /// URL query parameters, decoded; the value is nil for `?key` without `=`.
-    public var queryItems: [(name: String, value: String?)] { storedQueryItems }
+    package var queryItems: [(name: String, value: String?)] { storedQueryItems }
     /// The request body.
-    public var body: Bytes { storedBody }
+    package var body: Bytes { storedBody }
     /// The subject (RFC 4514, `CN=client,O=Example`) of the client certificate
     /// the connection presented, checked against the client CAs; nil when
     /// the server does not ask for client certificates.
-    public var clientCertificateSubject: String? { storedClientCertificateSubject }
+    package var clientCertificateSubject: String? { storedClientCertificateSubject }
     // The public fields read through accessors of this module: an access from
     // another module would be checked at run time, the attribute notwithstanding.
     @exclusivity(unchecked) var storedHeaders = HTTPHeaders()
@@ -76,7 +76,7 @@ public final class ServerRequest: @unchecked Sendable {
     /// The client's IP address as text (`192.0.2.1`, `2001:db8::1`); nil
     /// when unknown. Read from the connection: call it on the server thread,
     /// while the delegate answers.
-    public func clientAddress() -> String? {
+    package func clientAddress() -> String? {
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 48) { buffer -> String? in
             let length = gqlgate_mhd_client_address(connection, buffer.baseAddress, buffer.count)
             guard length > 0 else { return nil }
@@ -88,13 +88,13 @@ public final class ServerRequest: @unchecked Sendable {
     /// one, a refusal — carry `fields`: each replaces the answer's fields of
     /// its name, but `Vary`, a list, which is added beside the answer's.
     /// Call on the server thread, while the delegate answers.
-    public func addToEveryAnswer(_ fields: HTTPHeaders) {
+    package func addToEveryAnswer(_ fields: HTTPHeaders) {
         everyAnswerFields = fields
     }
 
     /// Answers a request that the delegate took (`dispatch`). Call exactly
     /// once, from any thread.
-    public func respond(_ response: ServerResponse) {
+    package func respond(_ response: ServerResponse) {
         pending.withLock { $0 = response }
         server.resume(connection)
     }

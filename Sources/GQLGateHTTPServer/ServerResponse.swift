@@ -4,20 +4,20 @@ public import GQLGateCore
 /// An answer for libmicrohttpd to send: status, headers and a body handed over
 /// without a copy, a `StaticResponse` built once and sent many times, or a
 /// body written over time (`streaming`).
-public struct ServerResponse: Sendable {
+package struct ServerResponse: Sendable {
     /// HTTP status code.
-    public var status: Int
+    package var status: Int
     /// Header fields; `Content-Length`, `Transfer-Encoding` and `Connection`
     /// are the server's and are skipped.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The body.
-    public var body: Bytes
+    package var body: Bytes
     let prebuilt: StaticResponse?
     let upgradeHandler: (@Sendable (UpgradedSocket) -> Void)?
     /// The body written over time, for a streamed answer.
     let streamingBody: StreamingBody?
 
-    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Bytes = .empty) {
+    package init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Bytes = .empty) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -28,7 +28,7 @@ public struct ServerResponse: Sendable {
 
     /// Answers with `status` and `headers` at once and a body written over
     /// time: chunked (HTTP/1.1), each write sent as soon as the client takes it.
-    public static func streaming(status: Int = 200, headers: HTTPHeaders, body: StreamingBody) -> ServerResponse {
+    package static func streaming(status: Int = 200, headers: HTTPHeaders, body: StreamingBody) -> ServerResponse {
         ServerResponse(status: status, headers: headers, streamingBody: body)
     }
 
@@ -46,7 +46,7 @@ public struct ServerResponse: Sendable {
     /// `Sec-WebSocket-Accept`, ...; libmicrohttpd adds `Connection: Upgrade`),
     /// then calls `handler` on the server thread with the socket. `handler`
     /// must not block: post the socket to a loop and return.
-    public static func upgrade(headers: HTTPHeaders, handler: @escaping @Sendable (UpgradedSocket) -> Void) -> ServerResponse {
+    package static func upgrade(headers: HTTPHeaders, handler: @escaping @Sendable (UpgradedSocket) -> Void) -> ServerResponse {
         ServerResponse(status: 101, headers: headers, upgradeHandler: handler)
     }
 
@@ -60,7 +60,7 @@ public struct ServerResponse: Sendable {
     }
 
     /// Sends a prebuilt answer.
-    public init(_ prebuilt: StaticResponse) {
+    package init(_ prebuilt: StaticResponse) {
         status = prebuilt.status
         headers = HTTPHeaders()
         body = .empty
@@ -76,16 +76,16 @@ public struct ServerResponse: Sendable {
 /// `@unchecked Sendable`: the MHD response is immutable after `init` and
 /// libmicrohttpd reference-counts it under its own mutex, so any server
 /// thread may queue it.
-public final class StaticResponse: @unchecked Sendable {
+package final class StaticResponse: @unchecked Sendable {
     /// HTTP status code.
-    public let status: Int
+    package let status: Int
     private let body: Bytes
     /// Nil when libmicrohttpd could not allocate the response: queueing it
     /// then fails, and the server closes the connection, as for any answer
     /// it cannot make.
     let handle: OpaquePointer?
 
-    public init(status: Int, headers: HTTPHeaders, body: Bytes) {
+    package init(status: Int, headers: HTTPHeaders, body: Bytes) {
         self.status = status
         self.body = body
         handle = MHD_create_response_from_buffer(body.count, body.baseAddress, .RESPMEM_PERSISTENT)

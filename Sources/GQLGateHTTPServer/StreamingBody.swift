@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// How a streamed response body ended.
-public enum StreamTermination: Sendable, Equatable {
+package enum StreamTermination: Sendable, Equatable {
     /// `finish()` was called and every byte was handed to the connection.
     case finished
     /// The client closed the connection, or it broke, before the end.
@@ -30,20 +30,20 @@ public enum StreamTermination: Sendable, Equatable {
 /// it. libmicrohttpd does not poll a suspended connection, so the server
 /// watches its socket meanwhile: a client that closes it (or only its
 /// sending side) ends the body at once (`disconnected`), keep-alives or not.
-public final class StreamingBody: Sendable {
+package final class StreamingBody: Sendable {
     /// The most bytes that may wait unsent.
-    public let bufferLimit: Int
+    package let bufferLimit: Int
     private let state = Lock(State())
 
     /// A body that drops its client once more than `bufferLimit` bytes wait unsent.
-    public init(bufferLimit: Int = 1 << 20) {
+    package init(bufferLimit: Int = 1 << 20) {
         self.bufferLimit = bufferLimit
     }
 
     /// Queues `bytes` to send. Returns false, queueing nothing, once the
     /// body ended, was finished, or its client was dropped: stop producing.
     @discardableResult
-    public func write(_ bytes: [UInt8]) -> Bool {
+    package func write(_ bytes: [UInt8]) -> Bool {
         let (accepted, wake) = state.withLock { state -> (Bool, Wake?) in
             guard case .open = state.phase else { return (false, nil) }
             guard !bytes.isEmpty else { return (true, nil) }
@@ -64,12 +64,12 @@ public final class StreamingBody: Sendable {
 
     /// Queues the UTF-8 bytes of `text`; see `write(_:)`.
     @discardableResult
-    public func write(_ text: String) -> Bool {
+    package func write(_ text: String) -> Bool {
         write(Array(text.utf8))
     }
 
     /// Ends the body once what is queued was sent. Later calls do nothing.
-    public func finish() {
+    package func finish() {
         let wake = state.withLock { state -> Wake? in
             guard case .open = state.phase else { return nil }
             state.phase = .finishing
@@ -80,7 +80,7 @@ public final class StreamingBody: Sendable {
 
     /// Calls `handler` once, when the connection is done with the body (on a
     /// server thread: it must not block), or at once if it already is.
-    public func onTermination(_ handler: @escaping @Sendable (StreamTermination) -> Void) {
+    package func onTermination(_ handler: @escaping @Sendable (StreamTermination) -> Void) {
         let ended = state.withLock { state -> StreamTermination? in
             if case .ended(let termination) = state.phase { return termination }
             state.terminationHandler = handler

@@ -6,24 +6,24 @@ import CMicroHTTPDShims
 /// their handshake got until they close.
 ///
 /// `@unchecked Sendable`: the C store it wraps locks around every read and swap.
-public final class TLSCredentialStore: @unchecked Sendable {
+package final class TLSCredentialStore: @unchecked Sendable {
     /// What the current certificate says of itself.
-    public struct Summary: Sendable, Equatable {
+    package struct Summary: Sendable, Equatable {
         /// Its subject, RFC 4514 (`CN=api.example.com`).
-        public var subject: String
+        package var subject: String
         /// Its serial number, lower-case hex.
-        public var serial: String
+        package var serial: String
         /// The end of its validity, seconds since 1970.
-        public var notAfter: Int64
+        package var notAfter: Int64
     }
 
     let store: OpaquePointer
     /// Whether every handshake asks the client for a certificate, which requests must
     /// carry, signed by the client CAs (fixed when the store is made).
-    public let requiresClientCertificates: Bool
+    package let requiresClientCertificates: Bool
 
     /// Loads `credentials`; throws when they cannot be used.
-    public init(_ credentials: TLSCredentials) throws(TLSCredentialsError) {
+    package init(_ credentials: TLSCredentials) throws(TLSCredentialsError) {
         guard let store = gqlgate_tls_store_create(credentials.clientAuthorityPEM == nil ? 0 : 1) else {
             throw TLSCredentialsError(file: .certificate, message: "out of memory")
         }
@@ -41,7 +41,7 @@ public final class TLSCredentialStore: @unchecked Sendable {
     /// keeping the previous one, when the client CA text holds no certificate,
     /// or the certificate or key cannot be read or do not match. The client
     /// CAs are left as they are when this store does not ask for client certificates.
-    public func replace(with credentials: TLSCredentials) throws(TLSCredentialsError) {
+    package func replace(with credentials: TLSCredentials) throws(TLSCredentialsError) {
         if requiresClientCertificates, let authority = credentials.clientAuthorityPEM {
             try Self.call { error, size in
                 gqlgate_tls_store_set_client_authority(store, authority, authority.utf8.count, error, size) == 0 ? nil : .clientAuthority
@@ -55,7 +55,7 @@ public final class TLSCredentialStore: @unchecked Sendable {
     }
 
     /// The certificate new handshakes get.
-    public var current: Summary? {
+    package var current: Summary? {
         var subject = [CChar](repeating: 0, count: 1024), serial = [CChar](repeating: 0, count: 132)
         var notAfter: Int64 = 0
         guard gqlgate_tls_store_describe(store, &subject, subject.count, &serial, serial.count, &notAfter) == 0 else { return nil }
@@ -74,13 +74,13 @@ public final class TLSCredentialStore: @unchecked Sendable {
 }
 
 /// Why TLS credentials cannot be used.
-public struct TLSCredentialsError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct TLSCredentialsError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Which of the PEM texts cannot be used.
-    public enum File: Sendable, Equatable {
+    package enum File: Sendable, Equatable {
         case certificate, key, clientAuthority
     }
 
-    public var file: File
-    public var message: String
-    public var description: String { message }
+    package var file: File
+    package var message: String
+    package var description: String { message }
 }

@@ -1,14 +1,14 @@
 /// The certificate chain and private key the server answers HTTPS (and
 /// WSS) with, as PEM text, and the CAs client certificates must be signed by.
-public struct TLSCredentials: Sendable, Equatable {
+package struct TLSCredentials: Sendable, Equatable {
     /// The certificate, then any intermediates, PEM.
-    public var certificatePEM: String
+    package var certificatePEM: String
     /// The certificate's private key, PEM (unencrypted).
-    public var keyPEM: String
+    package var keyPEM: String
     /// The CA certificates that sign client certificates, PEM; nil: clients are not asked for one.
-    public var clientAuthorityPEM: String?
+    package var clientAuthorityPEM: String?
 
-    public init(certificatePEM: String, keyPEM: String, clientAuthorityPEM: String? = nil) {
+    package init(certificatePEM: String, keyPEM: String, clientAuthorityPEM: String? = nil) {
         self.certificatePEM = certificatePEM
         self.keyPEM = keyPEM
         self.clientAuthorityPEM = clientAuthorityPEM

@@ -9,12 +9,12 @@ import Synchronization
 /// `@unchecked Sendable`: the fields are immutable; the upgrade handle is used
 /// once, by `close()`, behind an atomic flag (libmicrohttpd's upgrade action
 /// may be called from any thread).
-public final class UpgradedSocket: @unchecked Sendable {
+package final class UpgradedSocket: @unchecked Sendable {
     /// The socket; never `close(2)` it: call `close()`.
-    public let fileDescriptor: Int32
+    package let fileDescriptor: Int32
     /// Bytes the client sent after its request header, read by libmicrohttpd;
     /// they come before anything read from the socket.
-    public let initialBytes: [UInt8]
+    package let initialBytes: [UInt8]
     private let handle: OpaquePointer
     private let closed = Atomic<Bool>(false)
 
@@ -31,7 +31,7 @@ public final class UpgradedSocket: @unchecked Sendable {
     /// Gives the socket back to libmicrohttpd, which closes it
     /// (`MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE)`). Stop watching
     /// the descriptor first. Later calls do nothing.
-    public func close() {
+    package func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         _ = gqlgate_mhd_upgrade_close(handle)
     }

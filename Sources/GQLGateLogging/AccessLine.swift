@@ -3,36 +3,36 @@ public import Logging
 
 /// One access-log record: what is known of an answered request. Fields that
 /// are not known stay `nil` and are left out of the line.
-public struct AccessLine: Sendable, Equatable {
-    public var attempts: Int?
-    public var cache: String?
+package struct AccessLine: Sendable, Equatable {
+    package var attempts: Int?
+    package var cache: String?
     /// The subject of the client's TLS certificate, when the server asks for one (`client_cert`).
-    public var clientCertificate: String?
-    public var durationMilliseconds: Double
-    public var operation: String?
-    public var operationName: String?
+    package var clientCertificate: String?
+    package var durationMilliseconds: Double
+    package var operation: String?
+    package var operationName: String?
     /// The persisted document's id, when the client asked for one by id.
-    public var persistedID: String?
-    public var requestID: String?
+    package var persistedID: String?
+    package var requestID: String?
     /// Why traffic protection refused the request (`rate_limited`, `overloaded`, `circuit_open`).
-    public var shed: String?
+    package var shed: String?
     /// The request's span id (16 hex digits), when tracing sampled it.
-    public var spanID: String?
-    public var status: Int
+    package var spanID: String?
+    package var status: Int
     /// The request's trace id (32 hex digits), when tracing sampled it.
-    public var traceID: String?
-    public var upstreamStatus: Int?
+    package var traceID: String?
+    package var upstreamStatus: Int?
 
-    public init(status: Int, durationMilliseconds: Double) {
+    package init(status: Int, durationMilliseconds: Double) {
         self.status = status
         self.durationMilliseconds = durationMilliseconds
     }
 
     /// The record's message.
-    public static let message = "request"
+    package static let message = "request"
 
     /// The fields as swift-log metadata (for a logger other than gqlgate's own).
-    public var metadata: Logger.Metadata {
+    package var metadata: Logger.Metadata {
         var fields: Logger.Metadata = ["status": .stringConvertible(status), "duration_ms": .stringConvertible(durationMilliseconds)]
         if let attempts { fields["attempts"] = .stringConvertible(attempts) }
         if let cache { fields["cache"] = .string(cache) }
@@ -71,12 +71,12 @@ public struct AccessLine: Sendable, Equatable {
 /// the level of the shared `LogSettings`: the same line a `GatewayLogHandler`
 /// writes for `logger.info("request", metadata: line.metadata)`, without a
 /// metadata dictionary, a merge and a sort per request.
-public struct AccessLogWriter: Sendable {
+package struct AccessLogWriter: Sendable {
     private let settings: LogSettings
     private let writer: LogLineWriter
     private let clock: @Sendable () -> String
 
-    public init(settings: LogSettings, writer: LogLineWriter, clock: @escaping @Sendable () -> String = LogTimestamp.now) {
+    package init(settings: LogSettings, writer: LogLineWriter, clock: @escaping @Sendable () -> String = LogTimestamp.now) {
         self.settings = settings
         self.writer = writer
         self.clock = clock
@@ -84,10 +84,10 @@ public struct AccessLogWriter: Sendable {
 
     /// Whether `write` writes: the level lets `info` lines through (it can
     /// change on a reload). Lets a caller skip building a line nobody reads.
-    public var isEnabled: Bool { settings.logLevel <= .info }
+    package var isEnabled: Bool { settings.logLevel <= .info }
 
     /// Writes `line` at `info`, unless the level is above it.
-    public func write(_ line: AccessLine) {
+    package func write(_ line: AccessLine) {
         guard isEnabled else { return }
         writer.write(render(line, format: settings.lineFormat, timestamp: clock()))
     }

@@ -7,10 +7,10 @@ public import Logging
 /// let logger = GatewayLogHandler.logger(settings: LogSettings(level: .info, format: .json), writer: LogLineWriter())
 /// logger.info("listening", metadata: ["address": "127.0.0.1:8080"])
 /// ```
-public struct GatewayLogHandler: LogHandler {
+package struct GatewayLogHandler: LogHandler {
     /// Metadata added to every record of this handler.
-    public var metadata: Logger.Metadata = [:]
-    public var metadataProvider: Logger.MetadataProvider?
+    package var metadata: Logger.Metadata = [:]
+    package var metadataProvider: Logger.MetadataProvider?
     private let settings: LogSettings
     private let writer: LogLineWriter
     private let clock: @Sendable () -> String
@@ -20,29 +20,29 @@ public struct GatewayLogHandler: LogHandler {
     ///   - settings: the shared level and format.
     ///   - writer: where lines go.
     ///   - clock: the timestamp of a record (tests fix it).
-    public init(settings: LogSettings, writer: LogLineWriter, clock: @escaping @Sendable () -> String = LogTimestamp.now) {
+    package init(settings: LogSettings, writer: LogLineWriter, clock: @escaping @Sendable () -> String = LogTimestamp.now) {
         self.settings = settings
         self.writer = writer
         self.clock = clock
     }
 
     /// A logger whose records go through a handler like this.
-    public static func logger(label: String = "gqlgate", settings: LogSettings, writer: LogLineWriter) -> Logger {
+    package static func logger(label: String = "gqlgate", settings: LogSettings, writer: LogLineWriter) -> Logger {
         Logger(label: label) { _ in GatewayLogHandler(settings: settings, writer: writer) }
     }
 
     /// The shared level, unless this handler's logger set its own.
-    public var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get { levelOverride ?? settings.logLevel }
         set { levelOverride = newValue }
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var fields: Logger.Metadata
         if metadata.isEmpty, metadataProvider == nil {
             fields = event.metadata ?? [:]

@@ -5,9 +5,9 @@ public import Logging
 /// `{"ts":...,"level":...,"msg":...,<metadata keys in sorted order>}`.
 /// Integers, floating-point numbers and booleans given as
 /// `.stringConvertible` stay JSON numbers and booleans.
-public enum JSONLogLine {
+package enum JSONLogLine {
     /// The line for one record.
-    public static func render(timestamp: String, level: Logger.Level, message: String, metadata: Logger.Metadata) -> String {
+    package static func render(timestamp: String, level: Logger.Level, message: String, metadata: Logger.Metadata) -> String {
         var out = "{\"ts\":"
         out.reserveCapacity(128 + message.utf8.count)
         JSONString.append(timestamp, to: &out)

@@ -1,5 +1,5 @@
 /// How a log record becomes a line.
-public enum LogLineFormat: UInt8, Sendable {
+package enum LogLineFormat: UInt8, Sendable {
     /// One JSON object a line: `ts`, `level`, `msg`, then the metadata fields.
     case json
     /// `TIMESTAMP LEVEL message key=value ...`, for people reading a terminal.

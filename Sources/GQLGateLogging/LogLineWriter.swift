@@ -10,7 +10,7 @@ import Glibc
 /// copies bytes into a buffer and never waits on the terminal or pipe behind
 /// stderr. The buffer is bounded: when the output cannot keep up, lines are
 /// dropped and counted, and a line saying how many follows once it can.
-public final class LogLineWriter: Sendable {
+package final class LogLineWriter: Sendable {
     private struct State {
         var pending: [UInt8] = []
         var dropped = 0
@@ -28,7 +28,7 @@ public final class LogLineWriter: Sendable {
     /// - Parameters:
     ///   - fileDescriptor: where lines go; 2 is stderr.
     ///   - capacity: the most bytes waiting to be written before lines are dropped.
-    public init(fileDescriptor: Int32 = 2, capacity: Int = 1 << 20) {
+    package init(fileDescriptor: Int32 = 2, capacity: Int = 1 << 20) {
         self.fileDescriptor = fileDescriptor
         self.capacity = capacity
         let box = Unmanaged.passRetained(self).toOpaque()  // released by the thread's start routine
@@ -43,7 +43,7 @@ public final class LogLineWriter: Sendable {
     }
 
     /// Queues `line` (which should end in a newline); never blocks on the output.
-    public func write(_ line: String) {
+    package func write(_ line: String) {
         var line = line
         let wasEmpty = line.withUTF8 { bytes in
             state.withLock { state -> Bool in
@@ -60,7 +60,7 @@ public final class LogLineWriter: Sendable {
     }
 
     /// Waits until every line queued before the call is written.
-    public func flush() {
+    package func flush() {
         let written = DispatchSemaphore(value: 0)
         let running = state.withLock { state -> Bool in
             guard !state.stopping else { return false }
@@ -73,7 +73,7 @@ public final class LogLineWriter: Sendable {
     }
 
     /// Writes what is queued and ends the thread; later lines are dropped.
-    public func shutdown() {
+    package func shutdown() {
         let first = state.withLock { state -> Bool in
             defer { state.stopping = true }
             return !state.stopping

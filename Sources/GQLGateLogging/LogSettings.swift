@@ -3,30 +3,30 @@ import Synchronization
 
 /// The level and format every `GatewayLogHandler` made with it reads: shared,
 /// so a configuration reload changes them for all loggers at once.
-public final class LogSettings: Sendable {
+package final class LogSettings: Sendable {
     private let level: Atomic<UInt8>
     private let format: Atomic<UInt8>
 
     /// - Parameters:
     ///   - level: the least severe level written.
     ///   - format: how records become lines.
-    public init(level: Logger.Level, format: LogLineFormat) {
+    package init(level: Logger.Level, format: LogLineFormat) {
         self.level = Atomic(level.code)
         self.format = Atomic(format.rawValue)
     }
 
     /// The least severe level written.
-    public var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         Logger.Level(code: level.load(ordering: .relaxed))
     }
 
     /// How records become lines.
-    public var lineFormat: LogLineFormat {
+    package var lineFormat: LogLineFormat {
         LogLineFormat(rawValue: format.load(ordering: .relaxed)) ?? .json
     }
 
     /// Changes level and format for every handler that reads these settings.
-    public func update(level: Logger.Level, format: LogLineFormat) {
+    package func update(level: Logger.Level, format: LogLineFormat) {
         self.level.store(level.code, ordering: .relaxed)
         self.format.store(format.rawValue, ordering: .relaxed)
     }

@@ -7,15 +7,15 @@ import Darwin
 
 /// Wall-clock timestamps for log lines: RFC 3339 in UTC with milliseconds,
 /// `2025-06-01T12:34:56.789Z`, without Foundation.
-public enum LogTimestamp {
+package enum LogTimestamp {
     /// The current time.
-    public static func now() -> String {
+    package static func now() -> String {
         let (seconds, attoseconds) = GatewayClock.system.wallTime().components
         return format(seconds: Int(seconds), milliseconds: Int(attoseconds / 1_000_000_000_000_000))
     }
 
     /// The timestamp of `seconds` since the Unix epoch plus `milliseconds`.
-    public static func format(seconds: Int, milliseconds: Int) -> String {
+    package static func format(seconds: Int, milliseconds: Int) -> String {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)

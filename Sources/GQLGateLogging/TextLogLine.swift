@@ -4,9 +4,9 @@ public import Logging
 /// Renders a log record for people reading a terminal:
 /// `2025-06-01T12:34:56.789Z info request status=200 duration_ms=1.2`,
 /// metadata keys in sorted order, values with spaces or quotes in JSON quotes.
-public enum TextLogLine {
+package enum TextLogLine {
     /// The line for one record.
-    public static func render(timestamp: String, level: Logger.Level, message: String, metadata: Logger.Metadata) -> String {
+    package static func render(timestamp: String, level: Logger.Level, message: String, metadata: Logger.Metadata) -> String {
         var out = timestamp
         out.reserveCapacity(96 + message.utf8.count)
         out += " "

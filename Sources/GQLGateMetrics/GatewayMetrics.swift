@@ -16,9 +16,9 @@ public import Prometheus
 /// ```
 public final class GatewayMetrics: Sendable {
     /// The registry `GET /metrics` renders.
-    public let registry: PrometheusCollectorRegistry
+    package let registry: PrometheusCollectorRegistry
     /// A swift-metrics factory over `registry`, for metrics of your own exchanges.
-    public let factory: PrometheusMetricsFactory
+    package let factory: PrometheusMetricsFactory
 
     private let requests: [[CoreMetrics.Counter]]
     private let requestDurations: [ValueHistogram]
@@ -41,13 +41,18 @@ public final class GatewayMetrics: Sendable {
 
     /// Histogram buckets for request and upstream durations: 1 ms to 10 s
     /// (the default `upstream.timeout`).
-    public static let durationBuckets: [Duration] = [
+    package static let durationBuckets: [Duration] = [
         .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
         .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
     ]
 
+    /// Every series, in a registry of their own.
+    public convenience init() {
+        self.init(registry: PrometheusCollectorRegistry())
+    }
+
     /// Registers every series in `registry`.
-    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+    package init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = Self.durationBuckets
@@ -105,14 +110,14 @@ public final class GatewayMetrics: Sendable {
     ///   - kind: the operation's kind; nil when the request was refused before its document was analysed.
     ///   - status: the status sent to the client.
     ///   - duration: from the whole request being received to the answer being handed to the server.
-    public func requestFinished(kind: OperationKind?, status: Int, duration: Duration) {
+    package func requestFinished(kind: OperationKind?, status: Int, duration: Duration) {
         let operation = OperationLabel(kind)
         requests[operation.index][StatusClass(status: status).index].increment()
         requestDurations[operation.index].record(Self.seconds(duration))
     }
 
     /// One upstream attempt ended.
-    public func upstreamFinished(outcome: UpstreamAttemptOutcome, duration: Duration) {
+    package func upstreamFinished(outcome: UpstreamAttemptOutcome, duration: Duration) {
         upstreamRequests.increment(outcome.label)
         upstreamDuration.record(Self.seconds(duration))
     }
@@ -122,76 +127,76 @@ public final class GatewayMetrics: Sendable {
     }
 
     /// An upstream attempt is retried.
-    public func retry(reason: RetryReason) {
+    package func retry(reason: RetryReason) {
         retries.increment(reason.label)
     }
 
     // MARK: - Cache
 
     /// A query was answered from the cache.
-    public func cacheHit() { cacheHits.increment() }
+    package func cacheHit() { cacheHits.increment() }
 
     /// A cacheable query was not in the cache.
-    public func cacheMiss() { cacheMisses.increment() }
+    package func cacheMiss() { cacheMisses.increment() }
 
     /// The cache now holds `bytes`.
-    public func cacheBytes(_ bytes: Int) { cacheSize.set(bytes) }
+    package func cacheBytes(_ bytes: Int) { cacheSize.set(bytes) }
 
     // MARK: - Subscriptions and WebSockets
 
     /// A client subscription started.
-    public func subscriptionStarted() { subscriptions.increment() }
+    package func subscriptionStarted() { subscriptions.increment() }
 
     /// A client subscription ended.
-    public func subscriptionEnded() { subscriptions.decrement() }
+    package func subscriptionEnded() { subscriptions.decrement() }
 
     /// A subscription was opened on an upstream connection.
-    public func upstreamSubscriptionStarted() { upstreamSubscriptions.increment() }
+    package func upstreamSubscriptionStarted() { upstreamSubscriptions.increment() }
 
     /// A subscription on an upstream connection ended.
-    public func upstreamSubscriptionEnded() { upstreamSubscriptions.decrement() }
+    package func upstreamSubscriptionEnded() { upstreamSubscriptions.decrement() }
 
     /// A client WebSocket connection was accepted.
-    public func websocketOpened() { websocketConnections.increment() }
+    package func websocketOpened() { websocketConnections.increment() }
 
     /// A client WebSocket connection closed.
-    public func websocketClosed() { websocketConnections.decrement() }
+    package func websocketClosed() { websocketConnections.decrement() }
 
     // MARK: - Upstream credentials
 
     /// An upstream token (OAuth2, or a re-read token file) was refreshed, or the refresh failed.
-    public func tokenRefreshed(_ outcome: TokenRefreshOutcome) {
+    package func tokenRefreshed(_ outcome: TokenRefreshOutcome) {
         tokenRefreshes[outcome.index].increment()
     }
 
     // MARK: - Persisted documents
 
     /// One operation passed the persisted documents' stages with `outcome`.
-    public func persistedDocument(_ outcome: PersistedDocumentOutcome) {
+    package func persistedDocument(_ outcome: PersistedDocumentOutcome) {
         persistedDocuments[outcome.index].increment()
     }
 
     // MARK: - Traffic protection
 
     /// An operation was refused over `clients.rate_limit`.
-    public func rateLimited() { rateLimitedRequests.increment() }
+    package func rateLimited() { rateLimitedRequests.increment() }
 
     /// An operation was refused to protect the upstream.
-    public func loadShed(_ reason: LoadShedReason) { loadShed[reason.index].increment() }
+    package func loadShed(_ reason: LoadShedReason) { loadShed[reason.index].increment() }
 
     /// An upstream HTTP attempt started.
-    public func upstreamAttemptStarted() { upstreamInFlight.increment() }
+    package func upstreamAttemptStarted() { upstreamInFlight.increment() }
 
     /// An upstream HTTP attempt ended.
-    public func upstreamAttemptEnded() { upstreamInFlight.decrement() }
+    package func upstreamAttemptEnded() { upstreamInFlight.decrement() }
 
     /// The circuit breaker's state: 0 closed, 1 open, 2 half-open.
-    public func circuitState(_ state: Int) { circuitState.set(state) }
+    package func circuitState(_ state: Int) { circuitState.set(state) }
 
     // MARK: - Tracing
 
     /// `count` spans were dropped: the export queue was full, or their export failed.
-    public func spansDropped(_ count: Int) { spansDropped.increment(by: count) }
+    package func spansDropped(_ count: Int) { spansDropped.increment(by: count) }
 }
 
 /// One counter per value of a label whose values the pipeline names

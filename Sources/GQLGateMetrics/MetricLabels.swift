@@ -1,14 +1,14 @@
 public import GQLGatePipeline
 
 /// The `status` label of `gqlgate_requests_total`: the class of the status sent to the client.
-public enum StatusClass: String, CaseIterable, Sendable {
+package enum StatusClass: String, CaseIterable, Sendable {
     case success = "2xx"
     case redirection = "3xx"
     case clientError = "4xx"
     case serverError = "5xx"
 
     /// The class of `status`; anything below 300 counts as 2xx, anything from 500 up as 5xx.
-    public init(status: Int) {
+    package init(status: Int) {
         switch status {
         case ..<300: self = .success
         case 300..<400: self = .redirection
@@ -20,14 +20,14 @@ public enum StatusClass: String, CaseIterable, Sendable {
 
 /// The `operation` label: the operation's kind, or `unknown` when the request
 /// never got as far as a parsed document (bad body, syntax error, 404).
-public enum OperationLabel: String, CaseIterable, Sendable {
+package enum OperationLabel: String, CaseIterable, Sendable {
     case query
     case mutation
     case subscription
     case unknown
 
     /// The label of an operation whose kind is `kind` (nil: not analysed).
-    public init(_ kind: OperationKind?) {
+    package init(_ kind: OperationKind?) {
         switch kind {
         case .query: self = .query
         case .mutation: self = .mutation
@@ -38,13 +38,13 @@ public enum OperationLabel: String, CaseIterable, Sendable {
 }
 
 /// The `outcome` label of `gqlgate_token_refreshes_total`.
-public enum TokenRefreshOutcome: String, CaseIterable, Sendable {
+package enum TokenRefreshOutcome: String, CaseIterable, Sendable {
     case ok
     case failed
 }
 
 /// The `reason` label of `gqlgate_load_shed_total`.
-public enum LoadShedReason: String, CaseIterable, Sendable {
+package enum LoadShedReason: String, CaseIterable, Sendable {
     /// No place among `upstream.max_concurrency` within `upstream.queue_timeout`.
     case overloaded
     /// The circuit breaker is open.

@@ -8,7 +8,7 @@
 /// operation) never leaves the server thread, and one that is not goes on
 /// from where that run stopped (`resume`), so each stage runs exactly once
 /// either way.
-public struct ExchangeChain: Sendable {
+package struct ExchangeChain: Sendable {
     /// `steps[i]`: the pipeline from stage `i` on (`steps[count]`: the transport).
     private let steps: [ExchangeNext]
     /// The leading inline exchanges.
@@ -85,7 +85,7 @@ public struct ExchangeChain: Sendable {
     }
 
     /// Runs `operation` through the pipeline.
-    public func run(_ operation: Operation) async throws -> ResultStream {
+    package func run(_ operation: Operation) async throws -> ResultStream {
         try await steps[0](operation)
     }
 

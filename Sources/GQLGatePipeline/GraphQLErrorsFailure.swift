@@ -2,11 +2,11 @@
 /// (an upstream subscription's `error` message): each client protocol sends
 /// them in its own form (`error` message, `event: next` with `errors`, a
 /// multipart part with `errors`).
-public struct GraphQLErrorsFailure: Error, Sendable, Equatable {
+package struct GraphQLErrorsFailure: Error, Sendable, Equatable {
     /// The GraphQL errors, each a JSON object with at least `message`.
-    public var errors: [JSONValue]
+    package var errors: [JSONValue]
 
-    public init(errors: [JSONValue]) {
+    package init(errors: [JSONValue]) {
         self.errors = errors
     }
 }

@@ -2,14 +2,14 @@ public import GQLGateCore
 
 /// Reads GraphQL-over-HTTP requests (POST JSON and GET) into a
 /// `GraphQLRequest`, with the contract's status and code for every bad input.
-public enum GraphQLHTTPDecoder {
+package enum GraphQLHTTPDecoder {
     /// Decodes a request to the GraphQL endpoint.
     /// - Parameters:
     ///   - method: `GET` or `POST` (anything else is 405).
     ///   - contentType: the `Content-Type` header, for POST.
     ///   - queryItems: decoded URL parameters, for GET.
     ///   - body: the request body, for POST.
-    public static func decode(method: String, contentType: String?, queryItems: [(name: String, value: String?)],
+    package static func decode(method: String, contentType: String?, queryItems: [(name: String, value: String?)],
                               body: Bytes) throws(GatewayError) -> (GraphQLRequest, ClientTransport) {
         switch method {
         case "POST": return (try decodePOST(contentType: contentType, body: body), .httpPost)

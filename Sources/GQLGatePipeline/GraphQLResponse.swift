@@ -23,12 +23,12 @@ public struct GraphQLResponse: Sendable {
     }
     public var source: Source
     /// Where compressed forms of `body` are kept, when it is a stored answer's.
-    public var encodings: EncodedBodies?
+    package var encodings: EncodedBodies?
     /// Whoever made the response has checked that `body` is one JSON object
     /// with `data` or `errors`, so a consumer need not parse it to know
     /// (a subscription event fanned out to many clients is checked once).
     /// False means unknown; any change to `body` sets it back to false.
-    public private(set) var bodyIsExecutionResult = false
+    package private(set) var bodyIsExecutionResult = false
 
     public init(status: Int, headers: HTTPHeaders, body: Bytes, source: Source) {
         self.status = status

@@ -5,7 +5,7 @@ extension Operation {
     /// tracing sampled the request, `send` gets the operation with the
     /// attempt's own span as its `traceparent` (and `tracestate`) upstream
     /// header. Every transport to the upstream runs its attempts through it.
-    public func upstreamAttempt(_ send: (Operation) async throws -> GraphQLResponse) async throws -> GraphQLResponse {
+    package func upstreamAttempt(_ send: (Operation) async throws -> GraphQLResponse) async throws -> GraphQLResponse {
         guard let facts else { return try await send(self) }
         let attempt = facts.upstreamAttemptBegins()
         let answer: GraphQLResponse

@@ -41,14 +41,14 @@ public struct Operation: Sendable {
     /// The request id: the client's `X-Request-Id`, or a new one.
     public var requestID: String
     /// The parsed and analysed document, once `DocumentExchange` ran.
-    public var document: AnalysedDocument?
+    package var document: AnalysedDocument?
     /// The operation chosen from the document, once `DocumentExchange` ran.
-    public var selected: DocumentOperation?
+    package var selected: DocumentOperation?
     /// The persisted document's id when the client asked for a listed
     /// document by id (and the request now holds its text).
-    public var persistedDocumentID: String?
+    package var persistedDocumentID: String?
     /// The client's JSON body, forwarded unchanged while nothing rewrote the request.
-    public private(set) var originalBody: Bytes?
+    package private(set) var originalBody: Bytes?
     /// Header fields exchanges add to the upstream request (credentials, say).
     /// The transport sends them after the client's forwarded fields, replacing
     /// any forwarded field of the same name.
@@ -56,19 +56,27 @@ public struct Operation: Sendable {
     /// When the whole operation must be over (a `GatewayClock` monotonic reading in
     /// nanoseconds), retries included; the transport shortens its per-attempt
     /// timeout to fit. `nil`: only the per-attempt timeout applies.
-    public var deadline: UInt64?
+    package var deadline: UInt64?
     /// Who the client is, for limits per client: the key it authenticated
     /// with, else its address. Set by the gateway only when a stage reads it
     /// (`clients.rate_limit` by key).
-    public var clientID: String?
+    package var clientID: String?
     /// The facts gathered for the client request (its access line, metrics
     /// and span read them); `nil` when nobody keeps them. Stages add to it
     /// through `record`.
-    public let facts: OperationRecord?
+    package let facts: OperationRecord?
 
+    /// An operation as a client would send it (a test's, a stage's own).
     public init(request: GraphQLRequest, clientTransport: ClientTransport, delivery: ResultDelivery = .single,
-                headers: HTTPHeaders, requestID: String, originalBody: Bytes? = nil, clientID: String? = nil,
-                facts: OperationRecord? = nil) {
+                headers: HTTPHeaders, requestID: String) {
+        self.init(request: request, clientTransport: clientTransport, delivery: delivery, headers: headers, requestID: requestID,
+                  originalBody: nil)
+    }
+
+    /// An operation as the gateway receives it: with the client's body as sent, who the client is, and its record.
+    package init(request: GraphQLRequest, clientTransport: ClientTransport, delivery: ResultDelivery = .single,
+                 headers: HTTPHeaders, requestID: String, originalBody: Bytes?, clientID: String? = nil,
+                 facts: OperationRecord? = nil) {
         self.request = request
         self.clientID = clientID
         self.clientTransport = clientTransport
@@ -80,9 +88,8 @@ public struct Operation: Sendable {
     }
 
     /// States `fact` about the operation: kept in its record and told to the gateway's recorder.
-    @inlinable
-    public func record(_ fact: @autoclosure () -> OperationFact) {
-        facts?.record(fact())
+    package func record(_ fact: OperationFact) {
+        facts?.record(fact)
     }
 
     /// The operation's kind, once the document was analysed.
@@ -93,7 +100,7 @@ public struct Operation: Sendable {
     public var operationName: String? { selected == nil ? request.operationName : selected?.name }
 
     /// The body to send upstream: the client's bytes when untouched, else the request re-encoded.
-    public func upstreamBody() -> Bytes {
+    package func upstreamBody() -> Bytes {
         originalBody ?? Bytes(request.jsonBody())
     }
 }

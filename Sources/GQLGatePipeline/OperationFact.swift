@@ -5,7 +5,7 @@ public import GQLGateCore
 /// call metrics, logs or tracing: the gateway's recorder (`FactRecorder`)
 /// turns facts into metrics, the access line and spans, the same for an
 /// operation over HTTP, SSE, multipart or a WebSocket.
-public enum OperationFact: Sendable {
+package enum OperationFact: Sendable {
     /// The document was analysed and this operation selected; `documentSHA256` is the text's (lower-case hex).
     case operationSelected(kind: OperationKind, name: String?, documentSHA256: String)
     /// What the persisted documents' stages made of the operation.
@@ -32,7 +32,7 @@ public enum OperationFact: Sendable {
 }
 
 /// What the response cache did with an operation (`X-Cache`).
-public enum CacheOutcome: String, Sendable, CaseIterable {
+package enum CacheOutcome: String, Sendable, CaseIterable {
     /// Answered from the cache.
     case hit = "HIT"
     /// Not in the cache (or expired): asked upstream.
@@ -43,7 +43,7 @@ public enum CacheOutcome: String, Sendable, CaseIterable {
 
 /// What became of one operation at the persisted documents' stages
 /// (`gqlgate_persisted_documents_total{outcome}`).
-public enum PersistedDocumentOutcome: String, Sendable, CaseIterable {
+package enum PersistedDocumentOutcome: String, Sendable, CaseIterable {
     /// Asked for by an id in the manifests: the listed document ran.
     case idFound = "id_found"
     /// Asked for by an id in none of the manifests: 404.
@@ -58,15 +58,15 @@ public enum PersistedDocumentOutcome: String, Sendable, CaseIterable {
 }
 
 /// One upstream attempt, as its start and end state it.
-public struct UpstreamAttempt: Sendable {
+package struct UpstreamAttempt: Sendable {
     /// 1 for the operation's first attempt.
-    public var number: Int
+    package var number: Int
     /// When it began (monotonic nanoseconds, `GatewayClock`).
-    public var start: UInt64
+    package var start: UInt64
     /// The attempt's span (a child of the request's), when tracing sampled the request: the upstream gets it as `traceparent`.
-    public var span: SpanContext?
+    package var span: SpanContext?
 
-    public init(number: Int, start: UInt64, span: SpanContext? = nil) {
+    package init(number: Int, start: UInt64, span: SpanContext? = nil) {
         self.number = number
         self.start = start
         self.span = span
@@ -74,7 +74,7 @@ public struct UpstreamAttempt: Sendable {
 }
 
 /// Something that happened to the gateway rather than to one operation.
-public enum GatewayFact: Sendable {
+package enum GatewayFact: Sendable {
     /// The response cache holds this many bytes.
     case cacheBytesHeld(Int)
     /// The circuit breaker changed state (`CircuitBreaker.State`'s raw value).
@@ -93,7 +93,7 @@ public enum GatewayFact: Sendable {
 /// An operation's facts reach it through the operation's `OperationRecord`,
 /// which keeps them for the request's access line and span too. A class:
 /// every record holds it, as one reference.
-public protocol FactRecorder: AnyObject, Sendable {
+package protocol FactRecorder: AnyObject, Sendable {
     /// `fact` happened to the operation whose record is `record`.
     func record(_ fact: OperationFact, in record: OperationRecord)
     /// `fact` happened to the gateway.

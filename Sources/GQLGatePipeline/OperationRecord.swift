@@ -7,64 +7,64 @@ public import GQLGateCore
 /// A field of the operation, shared by its copies (a retry's, dedupe's, the
 /// cache's refresh), not a task-local value: binding and reading one costs
 /// more than the facts it carries.
-public final class OperationRecord: Sendable {
+package final class OperationRecord: Sendable {
     /// The facts recorded so far.
-    public struct Snapshot: Sendable, Equatable {
+    package struct Snapshot: Sendable, Equatable {
         /// The selected operation's kind; nil until the document was analysed.
-        public var kind: OperationKind?
+        package var kind: OperationKind?
         /// The selected operation's name; nil for anonymous operations.
-        public var operationName: String?
+        package var operationName: String?
         /// The SHA-256 of the document's text (lower-case hex); nil until the document was analysed.
-        public var documentSHA256: String?
+        package var documentSHA256: String?
         /// The request's span, when tracing sampled it (its ids go on the access line).
-        public var span: SpanContext?
+        package var span: SpanContext?
         /// The persisted document's id, when the client asked for one by id.
-        public var persistedID: String?
+        package var persistedID: String?
         /// Upstream attempts made (0: answered without the upstream).
-        public var attempts = 0
+        package var attempts = 0
         /// The status of the last upstream answer; nil when none came.
-        public var upstreamStatus: Int?
+        package var upstreamStatus: Int?
         /// How the response cache served it; nil when it did not.
-        public var cache: CacheOutcome?
+        package var cache: CacheOutcome?
         /// Why the gateway refused the operation to protect itself or the upstream; nil when it did not.
-        public var shed: ShedReason?
+        package var shed: ShedReason?
         /// What the operation waited for on the way, when tracing sampled it (each becomes a span).
-        public var waits: [Wait] = []
+        package var waits: [Wait] = []
         /// The upstream WebSocket carrying the subscription was lost and is being
         /// reconnected, when tracing sampled it (each becomes an event of its span);
         /// the first `mostReconnects`.
-        public var reconnects: [UpstreamReconnect] = []
+        package var reconnects: [UpstreamReconnect] = []
         /// Reconnects past `mostReconnects`, counted only.
-        public var reconnectsLeftOut = 0
+        package var reconnectsLeftOut = 0
 
-        public init() {}
+        package init() {}
     }
 
     /// Something the operation waited for, from `start` to `end` (monotonic nanoseconds, `GatewayClock`).
-    public struct Wait: Sendable, Equatable {
-        public var kind: WaitKind
-        public var start: UInt64
-        public var end: UInt64
+    package struct Wait: Sendable, Equatable {
+        package var kind: WaitKind
+        package var start: UInt64
+        package var end: UInt64
     }
 
     /// The reconnects kept for one span (OpenTelemetry's default limit of events a span).
-    public static let mostReconnects = 128
+    package static let mostReconnects = 128
 
     /// Waits shorter than this (a free place, a token already held) are not noted.
-    public static let shortestWait: UInt64 = 50_000
+    package static let shortestWait: UInt64 = 50_000
 
     private let state: Lock<Snapshot>
     /// Where each fact goes too: the gateway's recorder.
     private let recorder: (any FactRecorder)?
     /// When the client request was received (monotonic nanoseconds, `GatewayClock`).
-    public let startedAt: UInt64
+    package let startedAt: UInt64
     /// The subject of the client's TLS certificate, when the server asks for one.
-    public let clientCertificate: String?
+    package let clientCertificate: String?
 
     /// - Parameters:
     ///   - clientCertificate: the subject of the client's TLS certificate, when the server asks for one.
     ///   - recorder: the gateway's recorder, told every fact.
-    public init(startedAt: UInt64 = 0, clientCertificate: String? = nil, recorder: (any FactRecorder)? = nil) {
+    package init(startedAt: UInt64 = 0, clientCertificate: String? = nil, recorder: (any FactRecorder)? = nil) {
         self.startedAt = startedAt
         self.clientCertificate = clientCertificate
         self.recorder = recorder
@@ -72,12 +72,12 @@ public final class OperationRecord: Sendable {
     }
 
     /// The facts recorded so far.
-    public var snapshot: Snapshot {
+    package var snapshot: Snapshot {
         state.withLock { $0 }
     }
 
     /// Keeps `fact` for the request's access line and span, and tells the gateway's recorder.
-    public func record(_ fact: OperationFact) {
+    package func record(_ fact: OperationFact) {
         state.withLock { Self.apply(fact, to: &$0) }
         recorder?.record(fact, in: self)
     }
@@ -114,7 +114,7 @@ public final class OperationRecord: Sendable {
 
     /// An upstream attempt begins now (`OperationFact.upstreamAttemptStarted`):
     /// the next number, and a child of the request's span when tracing sampled it.
-    public func upstreamAttemptBegins(clock: GatewayClock = .system) -> UpstreamAttempt {
+    package func upstreamAttemptBegins(clock: GatewayClock = .system) -> UpstreamAttempt {
         let (number, span) = state.withLock { facts in
             facts.attempts += 1
             return (facts.attempts, facts.span)
@@ -130,16 +130,16 @@ public final class OperationRecord: Sendable {
     }
 
     /// Whether tracing sampled the request (it has a span): stages time waits only then.
-    public var isSampled: Bool { span != nil }
+    package var isSampled: Bool { span != nil }
 
     /// The request's span, when tracing sampled it: upstream attempts become its children.
-    public var span: SpanContext? {
+    package var span: SpanContext? {
         state.withLock { $0.span }
     }
 }
 
 /// Why traffic protection refused an operation.
-public enum ShedReason: String, Sendable, CaseIterable {
+package enum ShedReason: String, Sendable, CaseIterable {
     /// Over `clients.rate_limit`.
     case rateLimited = "rate_limited"
     /// No place among `upstream.max_concurrency` within `upstream.queue_timeout`.
@@ -149,7 +149,7 @@ public enum ShedReason: String, Sendable, CaseIterable {
 }
 
 /// What an operation can wait for on its way to the upstream.
-public enum WaitKind: String, Sendable {
+package enum WaitKind: String, Sendable {
     /// A place among `upstream.max_concurrency`.
     case upstreamQueue = "upstream queue wait"
     /// An upstream token (an OAuth2 token being fetched).

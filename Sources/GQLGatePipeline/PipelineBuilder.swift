@@ -2,19 +2,19 @@
 /// `PipelineSlot`'s order, with exchanges placed around them; `build` folds
 /// them around the transport into an `ExchangeChain`. Whether a stage is
 /// inline follows from its type (`InlineExchange`) where it is filled.
-public struct PipelineBuilder: Sendable {
+package struct PipelineBuilder: Sendable {
     private var filled: [PipelineSlot: PipelineStage] = [:]
     private var placed: [ExchangePlacement] = []
 
-    public init() {}
+    package init() {}
 
     /// Puts `exchange` in `slot`, replacing what was there; it runs on a loop.
-    public mutating func fill(_ slot: PipelineSlot, with exchange: some Exchange) {
+    package mutating func fill(_ slot: PipelineSlot, with exchange: some Exchange) {
         filled[slot] = .exchange(exchange)
     }
 
     /// Puts `exchange` in `slot`, replacing what was there; it decides at once.
-    public mutating func fill(_ slot: PipelineSlot, with exchange: some InlineExchange) {
+    package mutating func fill(_ slot: PipelineSlot, with exchange: some InlineExchange) {
         filled[slot] = .inline(exchange)
     }
 
@@ -34,7 +34,7 @@ public struct PipelineBuilder: Sendable {
     }
 
     /// Adds exchanges at their placements, after any placed there already.
-    public mutating func place(_ placements: [ExchangePlacement]) {
+    package mutating func place(_ placements: [ExchangePlacement]) {
         placed += placements
     }
 
@@ -50,7 +50,7 @@ public struct PipelineBuilder: Sendable {
     }
 
     /// The pipeline, ending in `transport`.
-    public func build(transport: some Transport) -> ExchangeChain {
+    package func build(transport: some Transport) -> ExchangeChain {
         ExchangeChain(stages: stages, transport: transport)
     }
 }

@@ -13,16 +13,17 @@ import GQLGateCore
 /// after `finish`, and when the last reference to the channel goes without
 /// either (a producer that keeps a reference learns of a consumer that
 /// left only through `cancel`).
-public final class ResultChannel: Sendable {
+@usableFromInline
+package final class ResultChannel: Sendable {
     /// What the consumer is handed.
-    public enum Event: Sendable {
+    package enum Event: Sendable {
         case result(GraphQLResponse)
         /// The last event: nil after a normal end, else the error the stream ended with.
         case finished((any Error)?)
     }
 
     /// Takes one event; returns false when it cannot keep up (the result was dropped).
-    public typealias Consumer = @Sendable (Event) -> Bool
+    package typealias Consumer = @Sendable (Event) -> Bool
 
     private struct State: Sendable {
         /// Events yielded before a consumer took over, or while it was catching up on them.
@@ -36,12 +37,12 @@ public final class ResultChannel: Sendable {
     }
 
     /// The most results held for a consumer that has not taken them yet.
-    public let bufferLimit: Int
+    package let bufferLimit: Int
     private let state = Lock(State())
 
     /// - Parameter bufferLimit: results held before a consumer attaches (and,
     ///   when iterated, while it is busy); past it `yield` drops them.
-    public init(bufferLimit: Int) {
+    package init(bufferLimit: Int) {
         self.bufferLimit = max(1, bufferLimit)
     }
 
@@ -56,14 +57,14 @@ public final class ResultChannel: Sendable {
     // MARK: - Producer
 
     /// Runs once when the stream ends: finished, cancelled by the consumer, or dropped.
-    public func setOnTermination(_ action: @escaping @Sendable () -> Void) {
+    package func setOnTermination(_ action: @escaping @Sendable () -> Void) {
         state.withLock { $0.onTermination = action }
     }
 
     /// Hands `response` to the consumer, or holds it until one attaches.
     /// Returns false when it was dropped: the consumer is too slow, or gone.
     @discardableResult
-    public func yield(_ response: GraphQLResponse) -> Bool {
+    package func yield(_ response: GraphQLResponse) -> Bool {
         let route: YieldRoute = state.withLock { state in
             guard !state.finished, !state.terminated else { return .dropped }
             if let consumer = state.consumer, !state.catchingUp { return .hand(consumer) }
@@ -85,7 +86,7 @@ public final class ResultChannel: Sendable {
     }
 
     /// Ends the stream, with `error` or normally.
-    public func finish(throwing error: (any Error)? = nil) {
+    package func finish(throwing error: (any Error)? = nil) {
         let (consumer, onTermination): (Consumer?, (@Sendable () -> Void)?) = state.withLock { state in
             guard !state.finished, !state.terminated else { return (nil, nil) }
             state.finished = true
@@ -106,7 +107,7 @@ public final class ResultChannel: Sendable {
 
     /// Starts handing events to `consumer`: those held so far first, then
     /// each as it is yielded. Call once.
-    public func consume(_ consumer: @escaping Consumer) {
+    package func consume(_ consumer: @escaping Consumer) {
         let accepted = state.withLock { state in
             guard state.consumer == nil, !state.terminated else { return false }
             state.consumer = consumer
@@ -130,7 +131,7 @@ public final class ResultChannel: Sendable {
     }
 
     /// The consumer stops listening: later events are dropped and the producer is told.
-    public func cancel() {
+    package func cancel() {
         end()
     }
 

@@ -1,7 +1,7 @@
 /// How one upstream attempt ended: the one value every reader of attempts
 /// takes (metrics, readiness, the circuit breaker, the attempt's span), made
 /// from what the attempt returned or threw (`init(error:)`).
-public enum UpstreamAttemptOutcome: Sendable, Equatable {
+package enum UpstreamAttemptOutcome: Sendable, Equatable {
     /// The upstream answered, with any status.
     case answered(status: Int)
     /// The upstream gave no answer, or none that could be taken.
@@ -14,14 +14,14 @@ public enum UpstreamAttemptOutcome: Sendable, Equatable {
     /// The outcome of an attempt that threw `error`: an `UpstreamFailure`
     /// failed with its kind; anything else (cancellation, a `GatewayError`)
     /// tells nothing of the upstream, and counts as `cancelled`.
-    public init(error: any Error) {
+    package init(error: any Error) {
         self = if let failure = error as? UpstreamFailure { .failed(failure.kind) } else { .cancelled }
     }
 
     /// What metrics print (`outcome` of `gqlgate_upstream_requests_total`):
     /// `ok` for an answer below 400, `http_error` for one of 400 or more,
     /// a failure's `Kind.label`, `cancelled`.
-    public var label: String {
+    package var label: String {
         switch self {
         case .answered(let status): status < 400 ? "ok" : "http_error"
         case .failed(let kind): kind.label
@@ -30,13 +30,13 @@ public enum UpstreamAttemptOutcome: Sendable, Equatable {
     }
 
     /// Every `label`, each once.
-    public static let labels: [String] =
+    package static let labels: [String] =
         ([.answered(status: 200), .answered(status: 400), .cancelled] + UpstreamFailure.Kind.allCases.map(Self.failed)).map(\.label)
 
     /// What the attempt says of the upstream: true when it answered (an
     /// answer too large to take included: it ran the request), false when
     /// it failed to, nil when the attempt was cancelled.
-    public var upstreamAnswered: Bool? {
+    package var upstreamAnswered: Bool? {
         switch self {
         case .answered, .failed(.answerTooLarge): true
         case .failed: false
@@ -48,7 +48,7 @@ public enum UpstreamAttemptOutcome: Sendable, Equatable {
 /// Why an upstream attempt is made again (`reason` of `gqlgate_retries_total`):
 /// the retry exchange's `RetryPolicy` gives `status` and `failure`, the
 /// credentials exchange `unauthorized`.
-public enum RetryReason: Sendable, Equatable {
+package enum RetryReason: Sendable, Equatable {
     /// The upstream answered with a status in `retry.on_status`.
     case status(Int)
     /// The attempt failed without an answer (never `answerTooLarge`: the same answer would come again).
@@ -57,7 +57,7 @@ public enum RetryReason: Sendable, Equatable {
     case unauthorized
 
     /// What metrics print: `status`, a failure's `Kind.label`, `unauthorized`.
-    public var label: String {
+    package var label: String {
         switch self {
         case .status: "status"
         case .failure(let kind): kind.label
@@ -66,6 +66,6 @@ public enum RetryReason: Sendable, Equatable {
     }
 
     /// Every `label` a retry is made for, each once.
-    public static let labels: [String] =
+    package static let labels: [String] =
         ([.status(0), .unauthorized] + UpstreamFailure.Kind.allCases.filter { $0 != .answerTooLarge }.map(Self.failure)).map(\.label)
 }

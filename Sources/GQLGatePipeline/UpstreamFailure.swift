@@ -3,12 +3,12 @@
 /// upstream. Transports throw it for failed attempts (cancellation stays
 /// `CancellationError`); retry, the circuit breaker, metrics and spans read
 /// it, through `UpstreamAttemptOutcome`.
-public struct UpstreamFailure: Error, Sendable, CustomStringConvertible {
+package struct UpstreamFailure: Error, Sendable, CustomStringConvertible {
     /// What the failure means for the request. The raw value is the kind's
     /// label, the one string metrics (`outcome` of
     /// `gqlgate_upstream_requests_total`, `reason` of `gqlgate_retries_total`)
     /// and spans (`gqlgate.upstream.outcome`, `error.type`) print for it.
-    public enum Kind: String, Sendable, Equatable, CaseIterable {
+    package enum Kind: String, Sendable, Equatable, CaseIterable {
         /// Nothing was sent: connection refused, DNS failure, connect timeout.
         /// Safe to retry even a mutation.
         case notReached = "unreachable"
@@ -21,16 +21,16 @@ public struct UpstreamFailure: Error, Sendable, CustomStringConvertible {
         case answerTooLarge = "too_large"
 
         /// What metrics and spans print for the kind (its raw value).
-        public var label: String { rawValue }
+        package var label: String { rawValue }
     }
 
-    public let kind: Kind
+    package let kind: Kind
     /// The transport's message for the failure, as the client may read it.
-    public let message: String
+    package let message: String
     /// The transport's own description (for logs), with its error code.
-    public let description: String
+    package let description: String
 
-    public init(kind: Kind, message: String, description: String? = nil) {
+    package init(kind: Kind, message: String, description: String? = nil) {
         self.kind = kind
         self.message = message
         self.description = description ?? message
@@ -39,7 +39,7 @@ public struct UpstreamFailure: Error, Sendable, CustomStringConvertible {
 
 extension UpstreamFailure: GatewayErrorConvertible {
     /// No (usable) answer from the upstream: 504 when it was too slow, else 502.
-    public var gatewayError: GatewayError {
+    package var gatewayError: GatewayError {
         switch kind {
         case .timedOut:
             return .upstreamTimeout("The upstream did not answer within upstream.timeout.")

@@ -1,8 +1,8 @@
 /// The upstream WebSocket carrying a subscription was lost and is being
 /// reconnected (`subscriptions.reconnect`): an event of the subscription's span.
-public struct UpstreamReconnect: Sendable, Equatable {
+package struct UpstreamReconnect: Sendable, Equatable {
     /// Why the connection was lost.
-    public enum Reason: String, Sendable {
+    package enum Reason: String, Sendable {
         /// The upstream closed the socket, or it failed.
         case closed
         /// A new connection could not be opened.
@@ -16,14 +16,14 @@ public struct UpstreamReconnect: Sendable, Equatable {
     }
 
     /// When the connection was lost (monotonic nanoseconds, `GatewayClock`).
-    public var at: UInt64
+    package var at: UInt64
     /// Losses in a row since the upstream last acknowledged a connection (1 for the first).
-    public var attempt: Int
-    public var reason: Reason
+    package var attempt: Int
+    package var reason: Reason
     /// The close code the upstream sent, when it closed the socket.
-    public var closeCode: Int?
+    package var closeCode: Int?
 
-    public init(at: UInt64, attempt: Int, reason: Reason, closeCode: Int? = nil) {
+    package init(at: UInt64, attempt: Int, reason: Reason, closeCode: Int? = nil) {
         self.at = at
         self.attempt = attempt
         self.reason = reason

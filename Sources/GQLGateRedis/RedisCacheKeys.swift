@@ -7,23 +7,23 @@ public import GQLGateExchanges
 /// - `<prefix>tag:<tag>`: a sorted set of the key hexes of the answers
 ///   holding an entity (`Review:7`) or a type (`Review`), scored by when they expire;
 /// - `<prefix>refresh:<key hex>`: the claim of the one background refresh of a stale answer.
-public struct RedisCacheKeys: Sendable, Equatable {
+package struct RedisCacheKeys: Sendable, Equatable {
     /// `cache.redis_key_prefix`, `gqlgate:` by default.
-    public let prefix: String
+    package let prefix: String
 
-    public init(prefix: String = "gqlgate:") {
+    package init(prefix: String = "gqlgate:") {
         self.prefix = prefix
     }
 
     /// Where the answer for `key` is stored.
-    public func answer(_ key: RequestKey) -> String { answer(hex: key.description) }
+    package func answer(_ key: RequestKey) -> String { answer(hex: key.description) }
 
     /// Where the answer whose key is `hex` is stored.
-    public func answer(hex: String) -> String { prefix + "answer:" + hex }
+    package func answer(hex: String) -> String { prefix + "answer:" + hex }
 
     /// The refresh claim of `key`.
-    public func refresh(_ key: RequestKey) -> String { prefix + "refresh:" + key.description }
+    package func refresh(_ key: RequestKey) -> String { prefix + "refresh:" + key.description }
 
     /// The set of answers holding `tag`.
-    public func tag(_ tag: String) -> String { prefix + "tag:" + tag }
+    package func tag(_ tag: String) -> String { prefix + "tag:" + tag }
 }

@@ -14,27 +14,27 @@ import Glibc
 /// let redis = RedisClient(url: try RedisURL(parsing: "redis://127.0.0.1:6379/0"), group: loops, logger: logger)
 /// let reply = try await redis.send("GET", "key")
 /// ```
-public final class RedisClient: Sendable {
+package final class RedisClient: Sendable {
     /// Timeouts and backoff.
-    public struct Settings: Sendable {
-        public var url: RedisURL
+    package struct Settings: Sendable {
+        package var url: RedisURL
         /// How long a command may wait for its reply; a ready connection that
         /// misses it is dropped and made again.
-        public var commandTimeout: Duration
+        package var commandTimeout: Duration
         /// How long connecting, `AUTH`, `SELECT` and the first `PING` may take.
-        public var connectTimeout: Duration
+        package var connectTimeout: Duration
         /// The ceiling of the first delay before connecting again; doubles per failure.
-        public var reconnectDelay: Duration
+        package var reconnectDelay: Duration
         /// The largest ceiling of the delay before connecting again.
-        public var maximumReconnectDelay: Duration
+        package var maximumReconnectDelay: Duration
         /// The most array elements one reply may hold, at every level together; a reply
         /// that announces more fails (and drops the connection) before anything is allocated for it.
-        public var maxReplyElements = 1 << 20
+        package var maxReplyElements = 1 << 20
         /// The most bytes one reply may hold (its strings together, and what is buffered
         /// of it while it arrives); past it the reply fails and the connection is dropped.
-        public var maxReplyBytes = 256 << 20
+        package var maxReplyBytes = 256 << 20
 
-        public init(url: RedisURL, commandTimeout: Duration = .milliseconds(250), connectTimeout: Duration = .seconds(1),
+        package init(url: RedisURL, commandTimeout: Duration = .milliseconds(250), connectTimeout: Duration = .seconds(1),
                     reconnectDelay: Duration = .milliseconds(100), maximumReconnectDelay: Duration = .seconds(2)) {
             self.url = url
             self.commandTimeout = commandTimeout
@@ -50,7 +50,7 @@ public final class RedisClient: Sendable {
 
     /// Also ignores `SIGPIPE` for the process: hiredis writes with `write(2)`,
     /// and a Redis that closed the connection must not end the gateway.
-    public init(settings: Settings, group: EventLoopGroup, logger: Logger) {
+    package init(settings: Settings, group: EventLoopGroup, logger: Logger) {
         signal(SIGPIPE, SIG_IGN)
         self.group = group
         let url = settings.url
@@ -60,7 +60,7 @@ public final class RedisClient: Sendable {
     }
 
     /// A client with the default timeouts.
-    public convenience init(url: RedisURL, group: EventLoopGroup, logger: Logger) {
+    package convenience init(url: RedisURL, group: EventLoopGroup, logger: Logger) {
         self.init(settings: Settings(url: url), group: group, logger: logger)
     }
 
@@ -75,7 +75,7 @@ public final class RedisClient: Sendable {
     /// Sends one command and returns its reply (an error reply included).
     /// Throws `RedisError.unavailable` without a connection and
     /// `RedisError.timedOut` when the reply is late.
-    public func send(_ arguments: [[UInt8]]) async throws(RedisError) -> RedisReply {
+    package func send(_ arguments: [[UInt8]]) async throws(RedisError) -> RedisReply {
         let connection = connections[(EventLoop.current?.index).flatMap { $0 < connections.count ? $0 : nil } ?? group.next().index]
         let result: Result<RedisReply, RedisError> = await withUnsafeContinuation { continuation in
             if connection.loop.inLoop {
@@ -88,7 +88,7 @@ public final class RedisClient: Sendable {
     }
 
     /// `send` with text arguments.
-    public func send(_ arguments: String...) async throws(RedisError) -> RedisReply {
+    package func send(_ arguments: String...) async throws(RedisError) -> RedisReply {
         try await send(arguments.map { Array($0.utf8) })
     }
 

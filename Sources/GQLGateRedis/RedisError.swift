@@ -1,5 +1,5 @@
 /// Why a Redis command has no reply.
-public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `cache.redis_url` is not a usable redis:// URL.
     case invalidURL(String)
     /// There is no connection (refused, lost, or waiting before the next attempt).
@@ -9,7 +9,7 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A reply of a shape the caller does not expect.
     case unexpectedReply(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidURL(let message): "invalid Redis URL: \(message)"
         case .unavailable(let reason): "Redis unavailable: \(reason)"

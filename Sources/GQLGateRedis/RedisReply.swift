@@ -1,5 +1,5 @@
 /// One reply from Redis (RESP2), copied out of hiredis.
-public enum RedisReply: Sendable, Equatable {
+package enum RedisReply: Sendable, Equatable {
     /// A simple string (`+OK`).
     case status(String)
     /// An error reply (`-ERR ...`): the server answered, the command failed.
@@ -12,23 +12,23 @@ public enum RedisReply: Sendable, Equatable {
     case array([RedisReply])
 
     /// The bytes of a bulk string; nil for anything else.
-    public var bytes: [UInt8]? {
+    package var bytes: [UInt8]? {
         if case .bulk(let bytes) = self { return bytes }
         return nil
     }
 
     /// The integer of an integer reply; nil for anything else.
-    public var integer: Int64? {
+    package var integer: Int64? {
         if case .integer(let value) = self { return value }
         return nil
     }
 
     /// The elements of an array reply; nil for anything else.
-    public var elements: [RedisReply]? {
+    package var elements: [RedisReply]? {
         if case .array(let elements) = self { return elements }
         return nil
     }
 
     /// Whether this is the `OK` status.
-    public var isOK: Bool { self == .status("OK") }
+    package var isOK: Bool { self == .status("OK") }
 }

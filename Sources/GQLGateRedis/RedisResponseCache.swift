@@ -13,7 +13,7 @@ public import GQLGatePipeline
 ///
 /// Its clock is `.wall`, so that replicas agree on an answer's age.
 /// `max_bytes` does not bound Redis; its own `maxmemory` does.
-public final class RedisResponseCache: ResponseCacheStore {
+package final class RedisResponseCache: ResponseCacheStore {
 
     private let redis: RedisClient
     private let keys: RedisCacheKeys
@@ -25,7 +25,7 @@ public final class RedisResponseCache: ResponseCacheStore {
     ///   - keys: the key names, under `cache.redis_key_prefix`.
     ///   - staleWhileRevalidate: `cache.stale_while_revalidate`.
     ///   - staleIfError: `cache.stale_if_error`.
-    public init(client: RedisClient, keys: RedisCacheKeys = RedisCacheKeys(), staleWhileRevalidate: Duration = .zero,
+    package init(client: RedisClient, keys: RedisCacheKeys = RedisCacheKeys(), staleWhileRevalidate: Duration = .zero,
                 staleIfError: Duration = .zero) {
         redis = client
         self.keys = keys
@@ -33,7 +33,7 @@ public final class RedisResponseCache: ResponseCacheStore {
         self.staleIfError = staleIfError
     }
 
-    public func lookup(_ key: RequestKey, now: Duration) async -> ResponseCacheLookup {
+    package func lookup(_ key: RequestKey, now: Duration) async -> ResponseCacheLookup {
         let reply: RedisReply
         do {
             reply = try await redis.send([Array("GET".utf8), Array(keys.answer(key).utf8)])
@@ -67,7 +67,7 @@ public final class RedisResponseCache: ResponseCacheStore {
     }
 
     @discardableResult
-    public func store(_ answer: CachedAnswer, for key: RequestKey) async -> Bool {
+    package func store(_ answer: CachedAnswer, for key: RequestKey) async -> Bool {
         let lifetime = answer.ttl + max(staleWhileRevalidate, staleIfError)
         let tags = answer.tags.entities.union(answer.tags.types).sorted()
         var arguments: [[UInt8]] = ["EVAL", Self.storeScript, String(2 + tags.count), keys.answer(key), keys.refresh(key)].map { Array($0.utf8) }
@@ -82,12 +82,12 @@ public final class RedisResponseCache: ResponseCacheStore {
         return true
     }
 
-    public func refreshFailed(_ key: RequestKey) async {
+    package func refreshFailed(_ key: RequestKey) async {
         if (try? await redis.send("DEL", keys.refresh(key))) == nil { failed() }
     }
 
     @discardableResult
-    public func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>]) async -> Int {
+    package func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>]) async -> Int {
         do throws(RedisError) {
             var doomed: Set<String> = []
             for entity in entities { doomed.formUnion(try await members(of: entity)) }
@@ -123,7 +123,7 @@ public final class RedisResponseCache: ResponseCacheStore {
         return elements.compactMap { $0.bytes.map { String(decoding: $0, as: UTF8.self) } }
     }
 
-    public func record(_ outcome: CacheOutcome) {
+    package func record(_ outcome: CacheOutcome) {
         counters.withLock { counters in
             switch outcome {
             case .hit: counters.hits += 1
@@ -133,9 +133,9 @@ public final class RedisResponseCache: ResponseCacheStore {
         }
     }
 
-    public var statistics: ResponseCacheStatistics { counters.withLock { $0 } }
+    package var statistics: ResponseCacheStatistics { counters.withLock { $0 } }
 
-    public var clock: CacheClock { .wall }
+    package var clock: CacheClock { .wall }
 
     /// Counts a failed look-up, store or purge.
     private func failed() {

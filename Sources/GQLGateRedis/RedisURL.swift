@@ -1,18 +1,18 @@
 /// Where a Redis server is and how to log in: a
 /// `redis://[user[:password]@]host[:port][/db]` URL. The user and password
 /// may be percent-encoded; the port defaults to 6379 and the database to 0.
-public struct RedisURL: Sendable, Equatable {
+package struct RedisURL: Sendable, Equatable {
     /// The host name or address (an IPv6 address without its brackets).
-    public var host: String
-    public var port: Int
+    package var host: String
+    package var port: Int
     /// The ACL user for `AUTH`, when the URL names one.
-    public var user: String?
+    package var user: String?
     /// The password for `AUTH`, when the URL has one.
-    public var password: String?
+    package var password: String?
     /// The database `SELECT`ed after connecting.
-    public var database: Int
+    package var database: Int
 
-    public init(host: String, port: Int = 6379, user: String? = nil, password: String? = nil, database: Int = 0) {
+    package init(host: String, port: Int = 6379, user: String? = nil, password: String? = nil, database: Int = 0) {
         self.host = host
         self.port = port
         self.user = user
@@ -22,7 +22,7 @@ public struct RedisURL: Sendable, Equatable {
 
     /// Parses `text`; throws `RedisError.invalidURL` saying what is wrong (without quoting
     /// `text`, which may hold a password).
-    public init(parsing text: String) throws(RedisError) {
+    package init(parsing text: String) throws(RedisError) {
         let scheme = "redis://"
         guard text.lowercased().hasPrefix(scheme) else { throw .invalidURL("expected redis://") }
         var rest = Substring(text.dropFirst(scheme.count))

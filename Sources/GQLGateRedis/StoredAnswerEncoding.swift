@@ -14,13 +14,13 @@ public import GQLGateExchanges
 /// then name and value each), the entity tags, the type tags (count, then
 /// texts), the root arguments (count, then name, count of values, values),
 /// and the body (32-bit length and bytes).
-public enum StoredAnswerEncoding {
+package enum StoredAnswerEncoding {
     private static let magic: [UInt8] = Array("GQA2".utf8)
     /// Where the checksummed part starts: after the magic and the checksum.
     private static let checkedFrom = 8
 
     /// The record of `answer`.
-    public static func encode(_ answer: CachedAnswer) -> [UInt8] {
+    package static func encode(_ answer: CachedAnswer) -> [UInt8] {
         var out = magic
         out.reserveCapacity(answer.cost + checkedFrom)
         append(UInt32(0), to: &out)  // the checksum, written last
@@ -61,7 +61,7 @@ public enum StoredAnswerEncoding {
     }
 
     /// The answer in `record`; nil when it is not a whole record of this version or its checksum fails.
-    public static func decode(_ record: [UInt8]) -> CachedAnswer? {
+    package static func decode(_ record: [UInt8]) -> CachedAnswer? {
         var reader = Reader(bytes: record)
         guard reader.take(magic.count) == magic[...], let sum = reader.integer(UInt32.self), sum == checksum(of: record),
               let status = reader.integer(UInt16.self),

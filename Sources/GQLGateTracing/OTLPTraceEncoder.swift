@@ -5,7 +5,7 @@ import GQLGateCore
 /// an OTLP/HTTP export with `Content-Type: application/x-protobuf`. Field
 /// numbers are the official definitions'; the integration tests decode the
 /// bytes with the `opentelemetry-proto` package.
-public struct OTLPTraceEncoder: Sendable {
+package struct OTLPTraceEncoder: Sendable {
     private let resource: [SpanAttribute]
     private let scopeName: String
     private let scopeVersion: String
@@ -13,14 +13,14 @@ public struct OTLPTraceEncoder: Sendable {
     /// - Parameters:
     ///   - resource: the resource's attributes (`service.name`, ...).
     ///   - scopeName, scopeVersion: the instrumentation scope.
-    public init(resource: [SpanAttribute], scopeName: String, scopeVersion: String) {
+    package init(resource: [SpanAttribute], scopeName: String, scopeVersion: String) {
         self.resource = resource
         self.scopeName = scopeName
         self.scopeVersion = scopeVersion
     }
 
     /// The request carrying `spans`.
-    public func encode(_ spans: some Sequence<SpanRecord>) -> [UInt8] {
+    package func encode(_ spans: some Sequence<SpanRecord>) -> [UInt8] {
         var request = ProtobufWriter(capacity: 256 + 384 * spans.underestimatedCount)  // a span with its attributes: 200 to 400 bytes
         request.messageField(1) { resourceSpans in  // ExportTraceServiceRequest.resource_spans
             resourceSpans.messageField(1) { resource in  // ResourceSpans.resource

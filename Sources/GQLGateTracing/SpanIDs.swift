@@ -5,15 +5,15 @@ import Synchronization
 /// New trace and span ids: SplitMix64 over an atomic counter seeded from the
 /// system's random source once, so a span costs no system call and no lock.
 /// The ids are unique and well spread, not secret.
-public final class SpanIDs: Sendable {
+package final class SpanIDs: Sendable {
     private let state: Atomic<UInt64>
 
-    public init(seed: UInt64 = UInt64.random(in: .min ... .max)) {
+    package init(seed: UInt64 = UInt64.random(in: .min ... .max)) {
         state = Atomic(seed)
     }
 
     /// A non-zero 64-bit id.
-    public func next() -> UInt64 {
+    package func next() -> UInt64 {
         while true {
             var z = state.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
             z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -24,7 +24,7 @@ public final class SpanIDs: Sendable {
     }
 
     /// A new trace id.
-    public func nextTraceID() -> TraceID {
+    package func nextTraceID() -> TraceID {
         TraceID(high: next(), low: next())
     }
 }

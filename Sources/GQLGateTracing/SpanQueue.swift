@@ -4,19 +4,19 @@ import GQLGateCore
 /// receiver costs memory up to `capacity` spans and never holds a request.
 /// A span that finds the queue full is dropped and counted; the span that
 /// makes a batch tells the exporter, which need not wait for its timer.
-public final class SpanQueue: Sendable {
+package final class SpanQueue: Sendable {
     private let spans: Lock<[SpanRecord]>
     /// The most spans held.
-    public let capacity: Int
+    package let capacity: Int
     /// The spans that make a batch: the one that brings the queue to it calls `batchReady`.
-    public let batchSize: Int
+    package let batchSize: Int
     private let batchReady: @Sendable () -> Void
     private let dropped: @Sendable (Int) -> Void
 
     /// - Parameters:
     ///   - batchReady: told when the queue holds `batchSize` spans (on the thread that queued the last).
     ///   - dropped: told how many spans were dropped (queue full, or an export that failed).
-    public init(capacity: Int = 4096, batchSize: Int = 512, batchReady: @escaping @Sendable () -> Void = {},
+    package init(capacity: Int = 4096, batchSize: Int = 512, batchReady: @escaping @Sendable () -> Void = {},
                 dropped: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.capacity = capacity
         self.batchSize = batchSize
@@ -26,7 +26,7 @@ public final class SpanQueue: Sendable {
     }
 
     /// Queues `span`, or drops it when the queue is full.
-    public func push(_ span: sending SpanRecord) {
+    package func push(_ span: sending SpanRecord) {
         let held = spans.withLock { queued in
             guard queued.count < capacity else { return 0 }
             queued.append(span)
@@ -40,7 +40,7 @@ public final class SpanQueue: Sendable {
     }
 
     /// Takes up to `limit` spans, oldest first.
-    public func take(upTo limit: Int) -> [SpanRecord] {
+    package func take(upTo limit: Int) -> [SpanRecord] {
         spans.withLock { queued in
             let count = min(limit, queued.count)
             let batch = Array(queued.prefix(count))
@@ -50,10 +50,10 @@ public final class SpanQueue: Sendable {
     }
 
     /// Spans waiting.
-    public var count: Int { spans.withLock { $0.count } }
+    package var count: Int { spans.withLock { $0.count } }
 
     /// Counts `count` spans lost after they left the queue (an export that failed).
-    public func lost(_ count: Int) {
+    package func lost(_ count: Int) {
         dropped(count)
     }
 }

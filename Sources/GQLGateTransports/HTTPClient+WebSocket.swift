@@ -18,7 +18,7 @@ extension HTTPClient {
     ///   - headers: extra request header fields (credentials, ...).
     /// - Throws: `HTTPClientError` when the connection cannot be made,
     ///   `WebSocketError` when the handshake fails.
-    public func openWebSocket(url: String, subprotocols: [String] = [], headers: HTTPHeaders = HTTPHeaders(),
+    package func openWebSocket(url: String, subprotocols: [String] = [], headers: HTTPHeaders = HTTPHeaders(),
                               configuration: WebSocketConfiguration = WebSocketConfiguration(),
                               connectTimeout: Duration = .seconds(2), handshakeTimeout: Duration = .seconds(10)) async throws -> WebSocketConnection {
         guard let target = WebSocketURL(url) else {

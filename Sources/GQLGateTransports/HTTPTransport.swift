@@ -7,20 +7,20 @@ public import GQLGatePipeline
 /// passes its answer back unchanged but for hop-by-hop headers: any status,
 /// any body (decoded, without its `Content-Encoding`, when it came compressed). The client's JSON body goes out byte for byte unless an exchange
 /// rewrote the request; GET requests go upstream as POST JSON.
-public struct HTTPTransport: Transport {
+package struct HTTPTransport: Transport {
     /// Where and how to reach the upstream.
-    public struct Settings: Sendable {
-        public var url: String
-        public var timeout: Duration
-        public var connectTimeout: Duration
+    package struct Settings: Sendable {
+        package var url: String
+        package var timeout: Duration
+        package var connectTimeout: Duration
         /// Client header names (lower case) passed upstream.
-        public var forwardedHeaders: [String]
+        package var forwardedHeaders: [String]
         /// `upstream.compression`: answers may come compressed; libcurl decodes them.
-        public var compression: Bool
+        package var compression: Bool
         /// `upstream.max_response_bytes`: the largest answer body taken, counted decoded.
-        public var maxResponseBytes: Int
+        package var maxResponseBytes: Int
 
-        public init(url: String, timeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(2),
+        package init(url: String, timeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(2),
                     forwardedHeaders: [String] = ["accept-language", "traceparent", "tracestate"],
                     compression: Bool = true, maxResponseBytes: Int = 64 << 20) {
             self.url = url
@@ -40,7 +40,7 @@ public struct HTTPTransport: Transport {
     /// most client fields are ruled out by length alone, without hashing.
     private let forwardedNameLengths: UInt64
 
-    public init(client: HTTPClient, settings: Settings) {
+    package init(client: HTTPClient, settings: Settings) {
         self.client = client
         self.settings = settings
         forwardedNameLengths = settings.forwardedHeaders.reduce(0) { $0 | Self.lengthBit($1.utf8.count) }
@@ -49,7 +49,7 @@ public struct HTTPTransport: Transport {
     /// One attempt: the upstream's answer, or the error that ended the attempt
     /// (an `UpstreamFailure`, or `CancellationError`), stated as facts of the
     /// operation (`Operation.upstreamAttempt`). One async call, with the client's.
-    public func send(_ operation: Operation) async throws -> ResultStream {
+    package func send(_ operation: Operation) async throws -> ResultStream {
         .single(try await operation.upstreamAttempt(attempt))
     }
 

@@ -10,11 +10,11 @@ import Glibc
 /// marked `more`. Rather than a system call for each, the header is held
 /// back and leaves with the payload in one `sendmsg` (so a fanned-out event
 /// costs one system call per client, not two).
-public final class SocketByteStream: ByteStream {
+package final class SocketByteStream: ByteStream {
     /// The most bytes held back: a frame header is at most 14.
     static let maxHeldBytes = 14
 
-    public let fileDescriptor: Int32
+    package let fileDescriptor: Int32
     private let closeAction: () -> Void
     /// Bytes reported written but not yet sent: they go before any later bytes.
     private var held: [UInt8] = []
@@ -23,7 +23,7 @@ public final class SocketByteStream: ByteStream {
     ///   - fileDescriptor: a connected stream socket.
     ///   - close: how to close it. For a socket libmicrohttpd upgraded this must
     ///     be its upgrade action (`UpgradedSocket.close()`), never `close(2)`.
-    public init(fileDescriptor: Int32, close: @escaping () -> Void) {
+    package init(fileDescriptor: Int32, close: @escaping () -> Void) {
         self.fileDescriptor = fileDescriptor
         closeAction = close
         let flags = fcntl(fileDescriptor, F_GETFL)
@@ -33,11 +33,11 @@ public final class SocketByteStream: ByteStream {
     }
 
     /// A byte stream that owns `fileDescriptor` and closes it with `close(2)`.
-    public convenience init(owning fileDescriptor: Int32) {
+    package convenience init(owning fileDescriptor: Int32) {
         self.init(fileDescriptor: fileDescriptor) { _ = Glibc.close(fileDescriptor) }
     }
 
-    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> ByteStreamResult {
+    package func receive(into buffer: UnsafeMutableRawBufferPointer) -> ByteStreamResult {
         while true {
             let count = recv(fileDescriptor, buffer.baseAddress, buffer.count, 0)
             if count > 0 { return .transferred(count) }
@@ -47,7 +47,7 @@ public final class SocketByteStream: ByteStream {
         }
     }
 
-    public func send(_ bytes: UnsafeRawBufferPointer, more: Bool) -> ByteStreamResult {
+    package func send(_ bytes: UnsafeRawBufferPointer, more: Bool) -> ByteStreamResult {
         if more, held.count + bytes.count <= Self.maxHeldBytes {
             held.append(contentsOf: bytes)
             return .transferred(bytes.count)
@@ -90,7 +90,7 @@ public final class SocketByteStream: ByteStream {
         }
     }
 
-    public func close() {
+    package func close() {
         closeAction()
     }
 }

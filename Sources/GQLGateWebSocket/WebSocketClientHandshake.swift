@@ -2,17 +2,17 @@ public import GQLGateCore
 
 /// The client side of RFC 6455's opening handshake (§4.1): the upgrade request
 /// with a fresh random key, and the checks on the server's `101` answer.
-public struct WebSocketClientHandshake: Sendable {
+package struct WebSocketClientHandshake: Sendable {
     /// The most header bytes accepted before the answer counts as malformed.
-    public static let maxResponseHeaderBytes = 16 * 1024
+    package static let maxResponseHeaderBytes = 16 * 1024
 
     /// `Sec-WebSocket-Key`: base64 of 16 random bytes.
-    public let key: String
+    package let key: String
     /// The subprotocols offered, most preferred first.
-    public let subprotocols: [String]
+    package let subprotocols: [String]
 
     /// A handshake with a fresh random key.
-    public init(subprotocols: [String] = []) {
+    package init(subprotocols: [String] = []) {
         var generator = SystemRandomNumberGenerator()
         let nonce = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         self.init(key: Base64.encode(nonce), subprotocols: subprotocols)
@@ -26,7 +26,7 @@ public struct WebSocketClientHandshake: Sendable {
 
     /// The HTTP/1.1 upgrade request. Fields in `headers` that the handshake
     /// owns (Host, Upgrade, Connection, Sec-WebSocket-*) or that hold CR/LF are left out.
-    public func request(host: String, path: String, headers: HTTPHeaders = HTTPHeaders()) -> [UInt8] {
+    package func request(host: String, path: String, headers: HTTPHeaders = HTTPHeaders()) -> [UInt8] {
         var text = "GET \(path.isEmpty ? "/" : path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         text += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: \(WebSocketHandshake.version)\r\n"
         if !subprotocols.isEmpty {
@@ -47,7 +47,7 @@ public struct WebSocketClientHandshake: Sendable {
     ///   than 101, a missing `Upgrade`/`Connection`, a wrong
     ///   `Sec-WebSocket-Accept`, a subprotocol not offered, any extension, or a
     ///   header over `maxResponseHeaderBytes`.
-    public func parseResponse(_ bytes: [UInt8]) throws(WebSocketError) -> WebSocketHandshakeResponse? {
+    package func parseResponse(_ bytes: [UInt8]) throws(WebSocketError) -> WebSocketHandshakeResponse? {
         guard let end = Self.headerEnd(bytes) else {
             guard bytes.count <= Self.maxResponseHeaderBytes else {
                 throw WebSocketError(.badHandshakeResponse, "the handshake answer's header is over \(Self.maxResponseHeaderBytes) bytes")
@@ -110,11 +110,11 @@ public struct WebSocketClientHandshake: Sendable {
 }
 
 /// A server's valid `101` answer.
-public struct WebSocketHandshakeResponse: Sendable {
+package struct WebSocketHandshakeResponse: Sendable {
     /// The subprotocol the server chose (one that was offered), or nil.
-    public let subprotocol: String?
+    package let subprotocol: String?
     /// The answer's header fields.
-    public let headers: HTTPHeaders
+    package let headers: HTTPHeaders
     /// Bytes read past the header: the start of the WebSocket stream, to be fed to the connection first.
-    public let remainder: [UInt8]
+    package let remainder: [UInt8]
 }

@@ -5,7 +5,7 @@ public import GQLGateEventLoop
 /// upgrade request, reads until the answer's header is complete (and on until
 /// the transport would block, so nothing stays buffered in a TLS layer where
 /// epoll cannot see it), and checks it.
-public enum WebSocketClientUpgrade {
+package enum WebSocketClientUpgrade {
     /// Upgrades `transport` and returns the server's answer, whose `remainder`
     /// must be fed to the connection first. Call from a task running on `loop`
     /// (one that prefers it as its executor).
@@ -15,7 +15,7 @@ public enum WebSocketClientUpgrade {
     ///   - target: the request target: path and query.
     ///   - timeout: limit for the whole exchange.
     /// - Throws: `WebSocketError` (`.badHandshakeResponse`, `.transportFailed`).
-    public static func perform(over transport: any ByteStream, loop: EventLoop, handshake: WebSocketClientHandshake,
+    package static func perform(over transport: any ByteStream, loop: EventLoop, handshake: WebSocketClientHandshake,
                                host: String, target: String, headers: HTTPHeaders = HTTPHeaders(),
                                timeout: Duration) async throws -> WebSocketHandshakeResponse {
         assert(loop.inLoop)

@@ -1,20 +1,20 @@
 /// Limits and timers of a `WebSocketConnection`.
-public struct WebSocketConfiguration: Sendable {
+package struct WebSocketConfiguration: Sendable {
     /// Largest message accepted, all fragments together; bigger ones close with 1009.
-    public var maxMessageBytes: Int
+    package var maxMessageBytes: Int
     /// Most bytes queued for the peer but not yet written. A send that would
     /// pass it fails and closes the connection with 1008 (policy violation),
     /// so a peer that does not read cannot make memory grow.
-    public var maxSendBufferBytes: Int
+    package var maxSendBufferBytes: Int
     /// Send a ping this often when set; the peer must answer within `pongTimeout`.
-    public var pingInterval: Duration?
+    package var pingInterval: Duration?
     /// How long a keep-alive ping may go unanswered before the peer counts as
     /// dead: the connection then sends 1011 (best effort) and closes.
-    public var pongTimeout: Duration
+    package var pongTimeout: Duration
     /// How long a close handshake may take before the transport is closed anyway.
-    public var closeTimeout: Duration
+    package var closeTimeout: Duration
 
-    public init(maxMessageBytes: Int = 1 << 20, maxSendBufferBytes: Int = 4 << 20, pingInterval: Duration? = nil,
+    package init(maxMessageBytes: Int = 1 << 20, maxSendBufferBytes: Int = 4 << 20, pingInterval: Duration? = nil,
                 pongTimeout: Duration = .seconds(10), closeTimeout: Duration = .seconds(5)) {
         self.maxMessageBytes = maxMessageBytes
         self.maxSendBufferBytes = maxSendBufferBytes

@@ -16,15 +16,15 @@ public import GQLGateEventLoop
 /// Set `delegate` before `start()`. Every method must be called on `loop`
 /// (the methods assert it in debug builds): loop-bound, it is not `Sendable`;
 /// other threads reach it through a `LoopBound`.
-public final class WebSocketConnection: FileDescriptorHandler {
+package final class WebSocketConnection: FileDescriptorHandler {
     /// Which end of the connection this is; the client masks what it sends.
-    public enum Role: Sendable {
+    package enum Role: Sendable {
         case server
         case client
     }
 
     /// Where the connection is in its life.
-    public enum State: Sendable, Equatable {
+    package enum State: Sendable, Equatable {
         /// Created, not started.
         case idle
         /// Messages flow both ways.
@@ -35,15 +35,15 @@ public final class WebSocketConnection: FileDescriptorHandler {
         case closed
     }
 
-    public let role: Role
+    package let role: Role
     /// The subprotocol the handshake settled on.
-    public let subprotocol: String?
+    package let subprotocol: String?
     /// The loop that drives the connection.
-    public let loop: EventLoop
-    public let configuration: WebSocketConfiguration
+    package let loop: EventLoop
+    package let configuration: WebSocketConfiguration
     /// Told about messages and the close; held weakly.
-    public weak var delegate: (any WebSocketConnectionDelegate)?
-    public private(set) var state = State.idle
+    package weak var delegate: (any WebSocketConnectionDelegate)?
+    package private(set) var state = State.idle
 
     let transport: any ByteStream
     var context: OpaquePointer?
@@ -67,7 +67,7 @@ public final class WebSocketConnection: FileDescriptorHandler {
     ///   - loop: the loop whose thread will run every call.
     ///   - subprotocol: what the handshake chose.
     ///   - initialBytes: bytes the handshake read past its header; framed before the transport is read.
-    public init(role: Role, transport: any ByteStream, loop: EventLoop,
+    package init(role: Role, transport: any ByteStream, loop: EventLoop,
                 configuration: WebSocketConfiguration = WebSocketConfiguration(),
                 subprotocol: String? = nil, initialBytes: [UInt8] = []) {
         self.role = role
@@ -102,7 +102,7 @@ public final class WebSocketConnection: FileDescriptorHandler {
     /// Starts reading and writing: frames `initialBytes` first, then watches
     /// the transport. A connection wslay could not allocate a context for
     /// closes its transport here and tells the delegate 1011 "out of memory".
-    public func start() {
+    package func start() {
         assert(loop.inLoop)
         guard state == .idle else { return }
         state = .open
@@ -119,7 +119,7 @@ public final class WebSocketConnection: FileDescriptorHandler {
     /// - Throws: `.notOpen` once closing; `.sendBufferFull` when the queued
     ///   frames would pass `maxSendBufferBytes` (the connection then closes
     ///   with 1008 and reads no more).
-    public func send(_ message: WebSocketMessage) throws(WebSocketError) {
+    package func send(_ message: WebSocketMessage) throws(WebSocketError) {
         assert(loop.inLoop)
         guard state == .open else { throw WebSocketError(.notOpen, "the WebSocket connection is not open") }
         let (opcode, count): (UInt8, Int) = switch message {
@@ -139,7 +139,7 @@ public final class WebSocketConnection: FileDescriptorHandler {
     /// of UTF-8 are sent) once the messages queued so far are written. If the
     /// peer does not answer within `closeTimeout` the transport is closed
     /// anyway. Does nothing once closing.
-    public func close(code: UInt16 = WebSocketCloseCode.normal, reason: String = "") {
+    package func close(code: UInt16 = WebSocketCloseCode.normal, reason: String = "") {
         close(code: code, reason: reason, afterQueuedMessages: true)
     }
 
@@ -170,7 +170,7 @@ public final class WebSocketConnection: FileDescriptorHandler {
 
     // MARK: - Readiness
 
-    public func handleEvents(_ events: UInt32) {
+    package func handleEvents(_ events: UInt32) {
         drive(read: events & (EventLoop.readable | EventLoop.error | EventLoop.hangUp) != 0)
     }
 

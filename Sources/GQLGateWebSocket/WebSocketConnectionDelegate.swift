@@ -1,5 +1,5 @@
 /// Receives what a `WebSocketConnection` reads, on the connection's loop thread.
-public protocol WebSocketConnectionDelegate: AnyObject {
+package protocol WebSocketConnectionDelegate: AnyObject {
     /// A whole text or binary message arrived.
     func webSocket(_ connection: WebSocketConnection, didReceive message: WebSocketMessage)
     /// The connection is closed and its transport released; called once.

@@ -1,9 +1,9 @@
 public import GQLGateCore
 
 /// Why a WebSocket handshake or operation failed.
-public struct WebSocketError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct WebSocketError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// A client's upgrade request is not a valid WebSocket handshake (answer 400).
         case badUpgradeRequest
         /// A client asked for a protocol version other than 13 (answer 426).
@@ -21,24 +21,24 @@ public struct WebSocketError: Error, Sendable, Equatable, CustomStringConvertibl
         case invalidURL
     }
 
-    public let kind: Kind
+    package let kind: Kind
     /// A sentence saying what exactly was wrong.
-    public let message: String
+    package let message: String
 
-    public init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// The HTTP status to answer a rejected upgrade request with.
-    public var httpStatus: Int {
+    package var httpStatus: Int {
         kind == .unsupportedVersion ? 426 : 400
     }
 
     /// Header fields for the rejection answer (`Sec-WebSocket-Version: 13` for a version mismatch).
-    public var responseHeaders: HTTPHeaders {
+    package var responseHeaders: HTTPHeaders {
         kind == .unsupportedVersion ? ["Sec-WebSocket-Version": "13"] : HTTPHeaders()
     }
 }

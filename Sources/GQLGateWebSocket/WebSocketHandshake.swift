@@ -3,14 +3,14 @@ public import GQLGateCore
 
 /// The server side of RFC 6455's opening handshake (§4.2): checks a client's
 /// upgrade request, computes `Sec-WebSocket-Accept` and picks a subprotocol.
-public enum WebSocketHandshake {
+package enum WebSocketHandshake {
     /// The only protocol version there is.
-    public static let version = "13"
+    package static let version = "13"
     /// The GUID RFC 6455 appends to the key before hashing.
     static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
     /// `base64(SHA-1(key + GUID))`, the value a server answers `key` with.
-    public static func acceptValue(forKey key: String) -> String {
+    package static func acceptValue(forKey key: String) -> String {
         Base64.encode(Array(Insecure.SHA1.hash(data: Array((key + guid).utf8))))
     }
 
@@ -26,7 +26,7 @@ public enum WebSocketHandshake {
     /// - Throws: `WebSocketError` with `.badUpgradeRequest` (answer 400) or
     ///   `.unsupportedVersion` (answer 426); its `httpStatus` and
     ///   `responseHeaders` say how.
-    public static func acceptUpgrade(method: String, headers: HTTPHeaders,
+    package static func acceptUpgrade(method: String, headers: HTTPHeaders,
                                      supportedSubprotocols: [String]) throws(WebSocketError) -> WebSocketUpgradeAcceptance {
         guard method == "GET" else {
             throw WebSocketError(.badUpgradeRequest, "a WebSocket upgrade must use GET, not \(method)")
@@ -52,7 +52,7 @@ public enum WebSocketHandshake {
     }
 
     /// Whether the request's `Upgrade` field names `websocket`.
-    public static func asksForWebSocket(_ headers: HTTPHeaders) -> Bool {
+    package static func asksForWebSocket(_ headers: HTTPHeaders) -> Bool {
         headers["upgrade"].map { tokens($0).contains { $0.equalsIgnoringASCIICase("websocket") } } == true
     }
 
@@ -64,9 +64,9 @@ public enum WebSocketHandshake {
 
 /// A valid upgrade request's answer: send status 101 with `responseHeaders`
 /// (libmicrohttpd adds `Connection: Upgrade` itself).
-public struct WebSocketUpgradeAcceptance: Sendable {
+package struct WebSocketUpgradeAcceptance: Sendable {
     /// The subprotocol both sides speak, or nil.
-    public let subprotocol: String?
+    package let subprotocol: String?
     /// `Upgrade`, `Sec-WebSocket-Accept` and, with a subprotocol, `Sec-WebSocket-Protocol`.
-    public let responseHeaders: HTTPHeaders
+    package let responseHeaders: HTTPHeaders
 }

@@ -1,7 +1,7 @@
 public import GQLGateCore
 
 /// A whole data message, however many frames it came in.
-public enum WebSocketMessage: Sendable, Equatable {
+package enum WebSocketMessage: Sendable, Equatable {
     /// A text message (valid UTF-8 by construction).
     case text(String)
     /// A binary message.
@@ -9,7 +9,7 @@ public enum WebSocketMessage: Sendable, Equatable {
 
     /// The message as text; a binary message's bytes are read as UTF-8
     /// (the GraphQL WebSocket protocols carry JSON either way).
-    public var text: String {
+    package var text: String {
         switch self {
         case .text(let text): return text
         case .binary(let bytes): return bytes.string
@@ -20,18 +20,18 @@ public enum WebSocketMessage: Sendable, Equatable {
 /// The close codes gqlgate sends or reports (RFC 6455 §7.4); those wslay
 /// closes with itself (1007 for text that is not UTF-8, 1009 for a message
 /// over the limit) are not named.
-public enum WebSocketCloseCode {
+package enum WebSocketCloseCode {
     /// Normal closure.
-    public static let normal: UInt16 = 1000
+    package static let normal: UInt16 = 1000
     /// The endpoint is going away (shutdown).
-    public static let goingAway: UInt16 = 1001
+    package static let goingAway: UInt16 = 1001
     /// A protocol error (bad frame, masking, reserved opcode or bits).
-    public static let protocolError: UInt16 = 1002
+    package static let protocolError: UInt16 = 1002
     /// No close frame arrived; the connection just ended. Never sent.
-    public static let abnormal: UInt16 = 1006
+    package static let abnormal: UInt16 = 1006
     /// Policy violation; gqlgate sends it when a peer does not read fast
     /// enough and its send buffer overflows.
-    public static let policyViolation: UInt16 = 1008
+    package static let policyViolation: UInt16 = 1008
     /// An internal error; gqlgate sends it when keep-alive pings go unanswered.
-    public static let internalError: UInt16 = 1011
+    package static let internalError: UInt16 = 1011
 }

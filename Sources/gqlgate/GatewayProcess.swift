@@ -21,7 +21,8 @@ struct GatewayProcess {
         let logger = GatewayLogHandler.logger(settings: settings, writer: writer)
         let gateway: Gateway
         do {
-            gateway = try Gateway(config: config, logger: logger, accessLog: AccessLogWriter(settings: settings, writer: writer))
+            gateway = try Gateway(
+                config: config, exchanges: [], metrics: GatewayMetrics(), logger: logger, accessLog: AccessLogWriter(settings: settings, writer: writer))
         } catch {
             throw .config(error)
         }

@@ -8,7 +8,7 @@ import Testing
     private func selected(_ query: String, name: String?, facts: OperationRecord?) throws -> Operation {
         var op = Operation(
             request: GraphQLRequest(query: query, operationName: name), clientTransport: .httpPost,
-            headers: [:], requestID: "req-1", facts: facts)
+            headers: [:], requestID: "req-1", originalBody: nil, facts: facts)
         let decision = try DocumentExchange(cache: DocumentCache()).handleAtOnceOrParse(&op)
         #expect(decision)
         return op

@@ -49,7 +49,7 @@ private struct Stages {
         let next = RecordingNext()
         let result = await outcome(of: Chain(exchanges: chain, transport: TestTransport(next)),
                                    Operation(request: request, clientTransport: transport, headers: [:], requestID: "r",
-                                             facts: OperationRecord(recorder: outcomes.facts)), next: next)
+                                             originalBody: nil, facts: OperationRecord(recorder: outcomes.facts)), next: next)
         guard result == "200 upstream" else { return result }
         return next.operations.last?.request.query ?? "-"
     }

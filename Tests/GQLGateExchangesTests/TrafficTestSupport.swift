@@ -44,7 +44,7 @@ final class RecordedFacts: FactRecorder, Sendable {
     func tracking(_ operation: Operation) -> Operation {
         var tracked = Operation(
             request: operation.request, clientTransport: operation.clientTransport, delivery: operation.delivery, headers: operation.headers,
-            requestID: operation.requestID, clientID: operation.clientID, facts: OperationRecord(recorder: self))
+            requestID: operation.requestID, originalBody: nil, clientID: operation.clientID, facts: OperationRecord(recorder: self))
         tracked.document = operation.document
         tracked.selected = operation.selected
         return tracked

@@ -98,7 +98,7 @@ private struct TracedPipeline {
     func run(_ query: String, headers: HTTPHeaders = [:], variables: JSONValue? = nil) async throws -> Int {
         var operation = Operation(
             request: GraphQLRequest(query: query, variables: variables), clientTransport: .httpPost, headers: headers, requestID: "req-1",
-            facts: OperationRecord(startedAt: GatewayClock.system.monotonicNanoseconds(), recorder: recorder))
+            originalBody: nil, facts: OperationRecord(startedAt: GatewayClock.system.monotonicNanoseconds(), recorder: recorder))
         let position: ExchangeChain.Position
         do {
             switch try chain.runAtOnce(&operation) {

@@ -26,7 +26,7 @@ private final class Received: Sendable {
         let recorder = tracingRecorder(tracer)
         let operation = Operation(
             request: GraphQLRequest(query: "subscription Ticks { ticks }"), clientTransport: .httpPost, delivery: .serverSentEvents,
-            headers: [:], requestID: "sub-1", facts: OperationRecord(startedAt: GatewayClock.system.monotonicNanoseconds(), recorder: recorder))
+            headers: [:], requestID: "sub-1", originalBody: nil, facts: OperationRecord(startedAt: GatewayClock.system.monotonicNanoseconds(), recorder: recorder))
         let results = try await recorder.watch(operation) { try await chain.run($0) }
         let channel = try #require(results.channel)
         let received = Received()

@@ -55,7 +55,7 @@ private struct TracedSocket {
         let span = recorder.webSocketOperationBegins(request, requestID: "ws-1", origin: origin)
         let operation = Operation(
             request: request, clientTransport: .webSocket, delivery: .webSocket, headers: ["x-api-key": secret], requestID: "ws-1",
-            facts: span.facts)
+            originalBody: nil, facts: span.facts)
         return (span, try await chain.run(operation))
     }
 

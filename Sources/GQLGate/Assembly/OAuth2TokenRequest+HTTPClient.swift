@@ -5,7 +5,7 @@ import GQLGatePipeline
 
 extension OAuth2TokenRequest {
     /// A fetch for `OAuth2ClientCredentials` that sends this request with `client`.
-    public func fetch(with client: HTTPClient) -> OAuth2ClientCredentials.Fetch {
+    package func fetch(with client: HTTPClient) -> OAuth2ClientCredentials.Fetch {
         { [self] in
             let (headers, body) = encoded()
             let request = HTTPClientRequest(url: tokenURL, method: .post, headers: headers, body: body,

@@ -7,11 +7,11 @@ import Logging
 /// `clients.api_keys_file`, `persisted_documents.manifests`), read and parsed
 /// by the same code `run` reads them with at start, so that
 /// `gqlgate check-config` says of each file what `run` would.
-public enum ConfigFiles {
+package enum ConfigFiles {
     /// Every file of `config` that cannot be used, as `run` reports it (the key, the file and
     /// why); empty when each can be. A missing or empty `auth.bearer_token_file` is one too,
     /// although `run` starts without it (``bearerTokenProblem(_:)``).
-    public static func problems(_ config: GatewayConfig) -> [ConfigError] {
+    package static func problems(_ config: GatewayConfig) -> [ConfigError] {
         var problems: [ConfigError] = []
         do {
             _ = try TLSFiles(config.server.tls)
@@ -35,7 +35,7 @@ public enum ConfigFiles {
     /// Why `auth.bearer_token_file` gives no token now (missing, unreadable or empty); nil
     /// when it does or none is configured. `run` starts anyway and logs this: a token writer
     /// beside gqlgate may create the file later, and it is used once it appears.
-    public static func bearerTokenProblem(_ auth: AuthConfig) -> ConfigError? {
+    package static func bearerTokenProblem(_ auth: AuthConfig) -> ConfigError? {
         guard let path = auth.bearerTokenFile else { return nil }
         do {
             _ = try BearerTokenFile(path: path).token()

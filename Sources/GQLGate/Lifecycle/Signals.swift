@@ -5,9 +5,9 @@ import Glibc
 /// Process signals handled on one thread: call `blockTermination()` before
 /// any thread starts (threads inherit the mask, so no other thread is
 /// interrupted), then `wait()` on the thread that should react.
-public enum Signals {
+package enum Signals {
     /// A signal the gateway reacts to.
-    public enum Event: Sendable {
+    package enum Event: Sendable {
         /// SIGTERM or SIGINT: drain and exit.
         case terminate
         /// SIGHUP: reload the configuration.
@@ -24,13 +24,13 @@ public enum Signals {
     }
 
     /// Blocks SIGINT, SIGTERM and SIGHUP for this thread and its future threads.
-    public static func blockTermination() {
+    package static func blockTermination() {
         var signals = set()
         pthread_sigmask(SIG_BLOCK, &signals, nil)
     }
 
     /// Waits for the next blocked signal.
-    public static func wait() -> Event {
+    package static func wait() -> Event {
         var signals = set()
         var received: Int32 = 0
         while sigwait(&signals, &received) != 0 {}

@@ -4,7 +4,7 @@ public import Logging
 
 extension LoggingConfig {
     /// `logging.level` as a swift-log level (`warn` is `.warning`).
-    public var loggerLevel: Logger.Level {
+    package var loggerLevel: Logger.Level {
         switch level {
         case .trace: .trace
         case .debug: .debug
@@ -15,7 +15,7 @@ extension LoggingConfig {
     }
 
     /// `logging.format` as a log line format.
-    public var lineFormat: LogLineFormat {
+    package var lineFormat: LogLineFormat {
         switch format {
         case .json: .json
         case .text: .text

@@ -8,27 +8,27 @@ import GQLGatePipeline
 /// plain JSON objects — while the client's own `__typename`s and `id`s stay.
 /// Those members are cut out of the bytes: every other byte (numbers' text,
 /// string escapes, whitespace) reaches the client as the upstream sent it.
-public struct AnswerInspection: Sendable {
+package struct AnswerInspection: Sendable {
     /// The body to send: the original bytes when nothing was removed.
-    public let body: Bytes
+    package let body: Bytes
     /// Whether the answer has a non-empty `errors` list.
-    public let hasErrors: Bool
+    package let hasErrors: Bool
     /// Whether `data` is an object.
-    public let hasData: Bool
+    package let hasData: Bool
     /// The object types below the root (root types do not count).
-    public let types: Set<String>
+    package let types: Set<String>
     /// The types of the objects the root fields returned (list items included).
-    public let rootFieldTypes: Set<String>
+    package let rootFieldTypes: Set<String>
     /// The entities held, as `Typename:id`, for objects with an `id` (string
     /// or integer), the client's or the one the gateway added.
-    public let entities: Set<String>
+    package let entities: Set<String>
 
     /// Reads `body`; nil when it is not a JSON object (or nests deeper than
     /// `JSONReader.maximumDepth`): such an answer is passed on as it is, not stored.
     /// - Parameters:
     ///   - alias: the response key of the added `__typename`, to strip; nil when none was added.
     ///   - idAlias: the response key of the added `id`, to strip; nil when none was added.
-    public init?(body: Bytes, alias: String?, idAlias: String? = nil) {
+    package init?(body: Bytes, alias: String?, idAlias: String? = nil) {
         var walker = AnswerWalker(alias: alias, idAlias: idAlias)
         guard (try? body.withUnsafeBytes { bytes throws(JSONReader.Failure) in try walker.walk(bytes) }) == true else { return nil }
         self.body = walker.cuts.isEmpty ? body : body.removing(walker.cuts)

@@ -2,16 +2,16 @@ public import GQLGateCore
 
 /// The `Cache-Control` directives the response cache acts on (RFC 9111
 /// §5.2), read from every `Cache-Control` field of a request or response.
-public struct CacheControlDirectives: Sendable, Equatable {
-    public var noStore = false
-    public var noCache = false
-    public var isPrivate = false
+package struct CacheControlDirectives: Sendable, Equatable {
+    package var noStore = false
+    package var noCache = false
+    package var isPrivate = false
     /// `max-age`, when given.
-    public var maxAge: Duration?
+    package var maxAge: Duration?
     /// `s-maxage`, when given: overrides `max-age` in a shared cache.
-    public var sharedMaxAge: Duration?
+    package var sharedMaxAge: Duration?
 
-    public init(_ headers: HTTPHeaders) {
+    package init(_ headers: HTTPHeaders) {
         for field in headers where field.name.equalsIgnoringASCIICase("cache-control") {
             for token in field.value.split(separator: ",") {
                 let parts = token.split(separator: "=", maxSplits: 1)
@@ -30,7 +30,7 @@ public struct CacheControlDirectives: Sendable, Equatable {
     }
 
     /// How long a shared cache may keep the answer, when the directives say.
-    public var freshnessLifetime: Duration? { sharedMaxAge ?? maxAge }
+    package var freshnessLifetime: Duration? { sharedMaxAge ?? maxAge }
 
     private static func seconds(_ text: String) -> Duration? {
         Int(text).map { .seconds(max(0, $0)) }

@@ -2,19 +2,19 @@
 /// upstream's `Cache-Control` (`s-maxage`, else `max-age`) and the TTL of
 /// every object type the answer holds below the root (types not listed count
 /// as the default TTL).
-public struct CacheTTLPolicy: Sendable, Equatable {
+package struct CacheTTLPolicy: Sendable, Equatable {
     /// `cache.default_ttl`.
-    public var defaultTTL: Duration
+    package var defaultTTL: Duration
     /// `cache.types`: TTL per GraphQL object type name.
-    public var typeTTLs: [String: Duration]
+    package var typeTTLs: [String: Duration]
 
-    public init(defaultTTL: Duration = .seconds(30), typeTTLs: [String: Duration] = [:]) {
+    package init(defaultTTL: Duration = .seconds(30), typeTTLs: [String: Duration] = [:]) {
         self.defaultTTL = defaultTTL
         self.typeTTLs = typeTTLs
     }
 
     /// The TTL of an answer holding `types` whose upstream said `directives`.
-    public func ttl(types: Set<String>, directives: CacheControlDirectives) -> Duration {
+    package func ttl(types: Set<String>, directives: CacheControlDirectives) -> Duration {
         var ttl = defaultTTL
         if let upstream = directives.freshnessLifetime { ttl = min(ttl, upstream) }
         for type in types {

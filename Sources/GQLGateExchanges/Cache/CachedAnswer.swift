@@ -3,20 +3,20 @@ public import GQLGateCore
 /// One stored answer: what the client gets back (status, end-to-end headers,
 /// the stripped body), when it was stored, how long it stays fresh, and the
 /// tags invalidation looks at.
-public struct CachedAnswer: Sendable {
-    public var status: Int
+package struct CachedAnswer: Sendable {
+    package var status: Int
     /// The upstream's headers without `X-Request-Id` and `Age` (set per answer).
-    public var headers: HTTPHeaders
-    public var body: Bytes
+    package var headers: HTTPHeaders
+    package var body: Bytes
     /// `CacheClock` time of storing.
-    public var storedAt: Duration
-    public var ttl: Duration
-    public var tags: CacheTags
+    package var storedAt: Duration
+    package var ttl: Duration
+    package var tags: CacheTags
     /// The body's compressed forms, made on the first hits that ask for them
     /// (`compression`); not counted in `cost` (a fraction of the body).
-    public let encodings = EncodedBodies()
+    package let encodings = EncodedBodies()
 
-    public init(status: Int, headers: HTTPHeaders, body: Bytes, storedAt: Duration, ttl: Duration, tags: CacheTags) {
+    package init(status: Int, headers: HTTPHeaders, body: Bytes, storedAt: Duration, ttl: Duration, tags: CacheTags) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -28,11 +28,11 @@ public struct CachedAnswer: Sendable {
     /// Bookkeeping per entry beyond its bytes (the entry, its LRU slot, index
     /// and tag-index slots), an estimate counted so that many small answers
     /// cannot exceed `max_bytes` by far.
-    public static let entryOverhead = 256
+    package static let entryOverhead = 256
 
     /// The bytes this answer holds: body, header names and values, tags,
     /// plus `entryOverhead` (a store adds its key's).
-    public var cost: Int {
+    package var cost: Int {
         var bytes = Self.entryOverhead + body.count
         for field in headers { bytes += field.name.utf8.count + field.value.utf8.count + 4 }
         bytes += tags.byteCount
@@ -42,13 +42,13 @@ public struct CachedAnswer: Sendable {
 
 /// What an answer holds, for invalidation: its entities (`Review:7`), its
 /// object types, and the scalar argument values of its root fields.
-public struct CacheTags: Sendable, Equatable {
-    public var entities: Set<String>
-    public var types: Set<String>
+package struct CacheTags: Sendable, Equatable {
+    package var entities: Set<String>
+    package var types: Set<String>
     /// Root field argument values by argument name, as text.
-    public var arguments: [String: Set<String>]
+    package var arguments: [String: Set<String>]
 
-    public init(entities: Set<String> = [], types: Set<String> = [], arguments: [String: Set<String>] = [:]) {
+    package init(entities: Set<String> = [], types: Set<String> = [], arguments: [String: Set<String>] = [:]) {
         self.entities = entities
         self.types = types
         self.arguments = arguments
@@ -56,7 +56,7 @@ public struct CacheTags: Sendable, Equatable {
 
     /// Whether some argument both operations name has no value in common:
     /// `reviews(episode: EMPIRE)` and `createReview(episode: JEDI)` disagree.
-    public func disagrees(with arguments: [String: Set<String>]) -> Bool {
+    package func disagrees(with arguments: [String: Set<String>]) -> Bool {
         for (name, values) in arguments {
             if let own = self.arguments[name], own.isDisjoint(with: values) { return true }
         }

@@ -4,14 +4,14 @@ extension EntitySchema {
     /// The introspection query that `init(introspection:)` reads: root types,
     /// and for every type its kind, fields (with their argument names and
     /// wrapped types) and possible types.
-    public static let introspectionQuery = """
+    package static let introspectionQuery = """
         query GQLGateEntitySchema { __schema { queryType { name } mutationType { name } subscriptionType { name } \
         types { kind name possibleTypes { name } fields(includeDeprecated: true) { name args { name } \
         type { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } } } }
         """
 
     /// Reads the `data` of an answer to `introspectionQuery`; nil when it has no `__schema` with a query type.
-    public convenience init?(introspection data: JSONValue) {
+    package convenience init?(introspection data: JSONValue) {
         guard let schema = data["__schema"], case .string(let queryType) = schema["queryType"]?["name"],
               case .array(let types) = schema["types"]
         else { return nil }

@@ -5,17 +5,17 @@ public import GQLGatePipeline
 /// interface type, which types have an `id: ID!` field without arguments
 /// (identified types), and the possible object types of interfaces and
 /// unions. Learned by introspection (`init(introspection:)`); immutable.
-public final class EntitySchema: Sendable {
+package final class EntitySchema: Sendable {
     /// The root type of each operation kind the schema has.
-    public let rootTypes: [OperationKind: String]
+    package let rootTypes: [OperationKind: String]
     /// Field name to named type (lists and non-null unwrapped), per type.
-    public let fieldTypes: [String: [String: String]]
+    package let fieldTypes: [String: [String: String]]
     /// Object and interface types with an `id: ID!` field.
-    public let identifiedTypes: Set<String>
+    package let identifiedTypes: Set<String>
     /// The possible object types of each interface and union, sorted.
-    public let possibleTypes: [String: [String]]
+    package let possibleTypes: [String: [String]]
 
-    public init(rootTypes: [OperationKind: String], fieldTypes: [String: [String: String]], identifiedTypes: Set<String>,
+    package init(rootTypes: [OperationKind: String], fieldTypes: [String: [String: String]], identifiedTypes: Set<String>,
                 possibleTypes: [String: [String]]) {
         self.rootTypes = rootTypes
         self.fieldTypes = fieldTypes
@@ -24,7 +24,7 @@ public final class EntitySchema: Sendable {
     }
 
     /// How a selection set on `type` gets the `id` of the object it selects.
-    public enum IDSelection: Equatable, Sendable {
+    package enum IDSelection: Equatable, Sendable {
         /// `type` has no `id`, nor does any of its possible types, or is unknown.
         case none
         /// `type` declares `id: ID!` itself: select it directly.
@@ -35,14 +35,14 @@ public final class EntitySchema: Sendable {
     }
 
     /// How a selection set on `type` selects `id`.
-    public func idSelection(on type: String) -> IDSelection {
+    package func idSelection(on type: String) -> IDSelection {
         if identifiedTypes.contains(type) { return .direct }
         let identified = possibleTypes[type]?.filter(identifiedTypes.contains) ?? []
         return identified.isEmpty ? .none : .perType(identified)
     }
 
     /// The named type of `field` on `type`; nil when either is unknown.
-    public func type(ofField field: String, on type: String) -> String? {
+    package func type(ofField field: String, on type: String) -> String? {
         fieldTypes[type]?[field]
     }
 }

@@ -4,20 +4,20 @@ import GQLGatePipeline
 /// Where the response cache reads the upstream schema from: empty until
 /// introspection answers (`SchemaIntrospection`), then the learned
 /// `EntitySchema`. Shared by every loop; read once per cached request.
-public final class EntitySchemaSource: Sendable {
+package final class EntitySchemaSource: Sendable {
     private let schema = Lock<EntitySchema?>(nil)
 
-    public init(_ schema: EntitySchema? = nil) {
+    package init(_ schema: EntitySchema? = nil) {
         self.schema.withLock { $0 = schema }
     }
 
     /// The schema learned so far; nil before introspection answered.
-    public var current: EntitySchema? {
+    package var current: EntitySchema? {
         schema.withLock { $0 }
     }
 
     /// Makes `learned` the schema requests use from now on.
-    public func update(_ learned: EntitySchema) {
+    package func update(_ learned: EntitySchema) {
         schema.withLock { $0 = learned }
     }
 }

@@ -5,9 +5,9 @@ public import GQLGatePipeline
 /// `maxBytes` (least recently used dropped first), with a tag index for
 /// invalidation and the counters for metrics. Shared by every loop behind one
 /// `Lock`, held for dictionary work only.
-public final class MemoryResponseCache: ResponseCacheStore {
+package final class MemoryResponseCache: ResponseCacheStore {
     /// What a look-up found (never `.unavailable`).
-    public typealias Lookup = ResponseCacheLookup
+    package typealias Lookup = ResponseCacheLookup
 
     private struct Entry: Sendable {
         var answer: CachedAnswer
@@ -31,7 +31,7 @@ public final class MemoryResponseCache: ResponseCacheStore {
     ///   - staleWhileRevalidate: `cache.stale_while_revalidate`.
     ///   - staleIfError: `cache.stale_if_error`.
     ///   - recorder: told the bytes held.
-    public init(maxBytes: Int, staleWhileRevalidate: Duration = .zero, staleIfError: Duration = .zero,
+    package init(maxBytes: Int, staleWhileRevalidate: Duration = .zero, staleIfError: Duration = .zero,
                 recorder: (any FactRecorder)? = nil) {
         state = Lock(State(entries: CostBoundedLRU(capacity: maxBytes)))
         self.staleWhileRevalidate = staleWhileRevalidate
@@ -40,7 +40,7 @@ public final class MemoryResponseCache: ResponseCacheStore {
     }
 
     /// The answer for `key` at time `now`; entries past every window are dropped.
-    public func lookup(_ key: RequestKey, now: Duration) -> Lookup {
+    package func lookup(_ key: RequestKey, now: Duration) -> Lookup {
         state.withLock { state in
             guard let entry = state.entries.value(for: key) else { return .miss }
             let age = now - entry.answer.storedAt
@@ -60,7 +60,7 @@ public final class MemoryResponseCache: ResponseCacheStore {
     /// The answer for `key` when it is fresh at time `now`, counted as a hit;
     /// unlike `lookup`, an expired answer is left as it is (no refresh
     /// claimed, nothing dropped, nothing counted).
-    public func freshHit(for key: RequestKey, now: Duration) -> (answer: CachedAnswer, age: Duration)? {
+    package func freshHit(for key: RequestKey, now: Duration) -> (answer: CachedAnswer, age: Duration)? {
         let found: (answer: CachedAnswer, age: Duration, bytesHeld: Int)? = state.withLock { state in
             guard let entry = state.entries.value(for: key) else { return nil }
             let age = now - entry.answer.storedAt
@@ -76,7 +76,7 @@ public final class MemoryResponseCache: ResponseCacheStore {
     /// Stores `answer` under `key`, replacing what was there. Always true
     /// (an answer larger than `maxBytes` is taken and dropped at once).
     @discardableResult
-    public func store(_ answer: CachedAnswer, for key: RequestKey) -> Bool {
+    package func store(_ answer: CachedAnswer, for key: RequestKey) -> Bool {
         state.withLock { state in
             Self.remove(key, from: &state)
             let dropped = state.entries.insert(Entry(answer: answer), for: key, cost: answer.cost + key.byteCount)
@@ -92,7 +92,7 @@ public final class MemoryResponseCache: ResponseCacheStore {
     }
 
     /// Lets another caller refresh `key` after a refresh failed.
-    public func refreshFailed(_ key: RequestKey) {
+    package func refreshFailed(_ key: RequestKey) {
         state.withLock { _ = $0.entries.update(key) { $0.refreshing = false } }
     }
 
@@ -100,7 +100,7 @@ public final class MemoryResponseCache: ResponseCacheStore {
     /// holding one of `types` whose root arguments do not disagree with
     /// `arguments` (see `CacheTags.disagrees(with:)`). Returns how many.
     @discardableResult
-    public func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>]) -> Int {
+    package func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>]) -> Int {
         state.withLock { state in
             var doomed: Set<RequestKey> = []
             for entity in entities { doomed.formUnion(state.index[entity] ?? []) }
@@ -116,7 +116,7 @@ public final class MemoryResponseCache: ResponseCacheStore {
     }
 
     /// Counts how a query answer was served.
-    public func record(_ outcome: CacheOutcome) {
+    package func record(_ outcome: CacheOutcome) {
         let bytes = state.withLock { state in
             switch outcome {
             case .hit: state.statistics.hits += 1
@@ -129,7 +129,7 @@ public final class MemoryResponseCache: ResponseCacheStore {
     }
 
     /// The counters now.
-    public var statistics: ResponseCacheStatistics {
+    package var statistics: ResponseCacheStatistics {
         state.withLock { state in
             var statistics = state.statistics
             statistics.entries = state.entries.count

@@ -4,7 +4,7 @@ public import GQLGatePipeline
 /// process, or a shared store such as Redis. A store that cannot be reached
 /// never fails a request: its look-up says `.unavailable` and the query goes
 /// upstream without being stored.
-public protocol ResponseCacheStore: Sendable {
+package protocol ResponseCacheStore: Sendable {
     /// The answer for `key` at time `now` (the exchange's `CacheClock`); may
     /// claim the one background refresh of a stale answer.
     func lookup(_ key: RequestKey, now: Duration) async -> ResponseCacheLookup
@@ -28,11 +28,11 @@ public protocol ResponseCacheStore: Sendable {
 }
 
 extension ResponseCacheStore {
-    public var clock: CacheClock { .monotonic }
+    package var clock: CacheClock { .monotonic }
 }
 
 /// What a look-up found.
-public enum ResponseCacheLookup: Sendable {
+package enum ResponseCacheLookup: Sendable {
     /// Fresh: serve it.
     case fresh(CachedAnswer, age: Duration)
     /// Expired but within `stale_while_revalidate`: serve it; `refresh` is

@@ -8,7 +8,7 @@ extension AnalysedDocument {
     /// The response cache uses them to tell which cached lists a mutation may
     /// have changed (`createReview(episode: JEDI)` and `reviews(episode: EMPIRE)`
     /// disagree on `episode`).
-    public func rootArguments(operationName: String?, variables: JSONValue?) -> [String: Set<String>] {
+    package func rootArguments(operationName: String?, variables: JSONValue?) -> [String: Set<String>] {
         let operations = document.definitions.compactMap { $0 as? OperationDefinition }
         let chosen = operationName.flatMap { name in operations.first { $0.name?.value == name } }
             ?? (operations.count == 1 ? operations.first : nil)

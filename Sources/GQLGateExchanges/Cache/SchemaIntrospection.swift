@@ -3,16 +3,16 @@ public import GQLGatePipeline
 
 /// Learns the upstream's `EntitySchema` with one introspection query, sent
 /// through the exchanges given (credentials, retries) to the transport.
-public enum SchemaIntrospection {
+package enum SchemaIntrospection {
     /// Why no schema was learned.
-    public enum Failure: Error, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         /// No answer, or a 5xx one: worth asking again later.
         case unanswered(String)
         /// The upstream answered without a schema (introspection disabled,
         /// an error, a body that is not one): asking again will not help.
         case refused(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .unanswered(let reason), .refused(let reason): reason
             }
@@ -20,17 +20,17 @@ public enum SchemaIntrospection {
     }
 
     /// The request id the introspection query carries upstream.
-    public static let requestID = "gqlgate-introspection"
+    package static let requestID = "gqlgate-introspection"
 
     /// The introspection operation, as `DocumentExchange` would pass it on.
-    public static func operation() -> Operation {
+    package static func operation() -> Operation {
         Operation(
             request: GraphQLRequest(query: EntitySchema.introspectionQuery), clientTransport: .httpPost,
             headers: ["Accept": "application/json"], requestID: requestID)
     }
 
     /// Sends the introspection query through `chain` and reads the answer.
-    public static func learn(through chain: ExchangeChain) async -> Result<EntitySchema, Failure> {
+    package static func learn(through chain: ExchangeChain) async -> Result<EntitySchema, Failure> {
         let response: GraphQLResponse
         do {
             guard let answer = try await chain.run(operation()).first() else { return .failure(.unanswered("no answer")) }
@@ -44,7 +44,7 @@ public enum SchemaIntrospection {
     }
 
     /// The schema in an introspection answer.
-    public static func read(_ response: GraphQLResponse) -> Result<EntitySchema, Failure> {
+    package static func read(_ response: GraphQLResponse) -> Result<EntitySchema, Failure> {
         if response.status >= 500 { return .failure(.unanswered("the upstream answered \(response.status)")) }
         guard let body = try? response.body.withUnsafeBytes({ try JSONReader.read($0) }) else {
             return .failure(.refused("the upstream answered \(response.status) with a body that is not JSON"))

@@ -10,28 +10,28 @@ import GraphQL
 /// uses, so the gateway can strip exactly what it added from the answer,
 /// whatever the client selected itself (its own `__typename`s and `id`s,
 /// aliases, fragments).
-public struct TypenamedDocument: Sendable, Equatable {
+package struct TypenamedDocument: Sendable, Equatable {
     /// The rewritten document text, to send upstream instead of the client's.
-    public let query: String
+    package let query: String
     /// The response key under which the added `__typename` comes back.
-    public let alias: String
+    package let alias: String
     /// The response key under which the added `id` comes back; nil when the
     /// document was rewritten without a schema.
-    public let idAlias: String?
+    package let idAlias: String?
 }
 
 extension AnalysedDocument {
     /// The document with `__typename` added to every non-root selection set
     /// under an alias of its own, rewritten once per distinct document; nil
     /// when it holds a definition other than an operation or a fragment.
-    public var typenamed: TypenamedDocument? {
+    package var typenamed: TypenamedDocument? {
         typenamedForm(in: TypenamedMemo.self, schema: nil)
     }
 
     /// `typenamed` with `id` added too where `schema` gives the type one;
     /// `typenamed` itself without a schema. Rewritten once per document and
     /// schema (a new schema, learned on reload, rewrites again).
-    public func typenamed(schema: EntitySchema?) -> TypenamedDocument? {
+    package func typenamed(schema: EntitySchema?) -> TypenamedDocument? {
         guard let schema else { return typenamed }
         return typenamedForm(in: WithIDsMemo.self, schema: schema)
     }

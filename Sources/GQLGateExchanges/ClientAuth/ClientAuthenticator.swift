@@ -6,10 +6,10 @@ public import GQLGatePipeline
 /// when it changes (checked at most once a second); a file that becomes
 /// unreadable or empty keeps the keys read last, so a botched edit does not
 /// lock every client out. Called on the server threads, before the body is read.
-public final class ClientAuthenticator: Sendable {
+package final class ClientAuthenticator: Sendable {
     /// Why the key file could not be used at start.
-    public struct FileError: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct FileError: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     private struct State: Sendable {
@@ -22,7 +22,7 @@ public final class ClientAuthenticator: Sendable {
 
     /// Reads the key file; throws when it cannot be read or holds no key.
     /// - Parameter clock: when the file was last checked (tests move it).
-    public init(apiKeysFile path: String, clock: GatewayClock = .system) throws(FileError) {
+    package init(apiKeysFile path: String, clock: GatewayClock = .system) throws(FileError) {
         var file = WatchedFile(path: path)
         guard let text = file.read(now: clock.monotonicNanoseconds()) else { throw FileError(description: "cannot read \(path)") }
         let keys = ClientKeys(fileText: text)
@@ -32,7 +32,7 @@ public final class ClientAuthenticator: Sendable {
     }
 
     /// Whether the request's headers carry a valid key.
-    public func authenticate(_ headers: HTTPHeaders) -> Bool {
+    package func authenticate(_ headers: HTTPHeaders) -> Bool {
         guard let key = Self.presentedKey(in: headers) else { return false }
         let keys = state.withLock { state -> ClientKeys in
             let time = clock.monotonicNanoseconds()
@@ -46,7 +46,7 @@ public final class ClientAuthenticator: Sendable {
     }
 
     /// The key a client presented: `X-Api-Key`, else the token of `Authorization: Bearer`.
-    public static func presentedKey(in headers: HTTPHeaders) -> String? {
+    package static func presentedKey(in headers: HTTPHeaders) -> String? {
         if let key = headers["x-api-key"] { return String(key.trimmingASCIISpaces()) }
         guard let authorization = headers["authorization"] else { return nil }
         let parts = authorization.trimmingASCIISpaces().split(separator: " ", maxSplits: 1)
@@ -55,6 +55,6 @@ public final class ClientAuthenticator: Sendable {
     }
 
     /// The 401 answer for a request without a valid key.
-    public static let rejection = GatewayError.unauthenticated(
+    package static let rejection = GatewayError.unauthenticated(
         "A valid client key is required: send X-Api-Key or Authorization: Bearer.")
 }

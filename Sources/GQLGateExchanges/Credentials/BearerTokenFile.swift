@@ -8,7 +8,7 @@ public import GQLGatePipeline
 /// unreadable or empty keeps the last good token in use. Reading a small
 /// local file takes microseconds, so it happens inline on the loop that
 /// needs the token.
-public final class BearerTokenFile: BearerTokenSource {
+package final class BearerTokenFile: BearerTokenSource {
     private struct State: Sendable {
         var file: WatchedFile
         var token: BearerToken?
@@ -22,14 +22,14 @@ public final class BearerTokenFile: BearerTokenSource {
     /// - Parameters:
     ///   - clock: when the file was last checked (tests move it).
     ///   - recorder: told each time the file is read for a new token, with whether it held one.
-    public init(path: String, clock: GatewayClock = .system,
+    package init(path: String, clock: GatewayClock = .system,
                 recorder: (any FactRecorder)? = nil) {
         state = Lock(State(file: WatchedFile(path: path)))
         self.clock = clock
         self.recorder = recorder
     }
 
-    public func token() throws(GatewayError) -> BearerToken {
+    package func token() throws(GatewayError) -> BearerToken {
         let (result, read) = state.withLock { state -> (Result<BearerToken, GatewayError>, Bool?) in
             let time = clock.monotonicNanoseconds()
             // After a 401 the file is read whatever its stamp says: a token rewritten in place
@@ -53,7 +53,7 @@ public final class BearerTokenFile: BearerTokenSource {
         return try result.get()
     }
 
-    public func rejected(_ token: BearerToken) {
+    package func rejected(_ token: BearerToken) {
         state.withLock { state in
             if state.token?.generation == token.generation { state.recheck = true }
         }

@@ -8,9 +8,9 @@ public import GQLGatePipeline
 /// the endpoint and every waiter gets its answer (single flight). A failing
 /// endpoint is asked again only after a backoff (1 s, doubling, at most
 /// 30 s); until then operations fail at once with `UPSTREAM_AUTH_FAILED`.
-public final class OAuth2ClientCredentials: BearerTokenSource {
+package final class OAuth2ClientCredentials: BearerTokenSource {
     /// Fetches one token (the transport does: `OAuth2TokenRequest.fetch(with:)`).
-    public typealias Fetch = @Sendable () async -> Result<OAuth2TokenResponse, GatewayError>
+    package typealias Fetch = @Sendable () async -> Result<OAuth2TokenResponse, GatewayError>
 
     private typealias Waiter = CheckedContinuation<Result<BearerToken, GatewayError>, Never>
 
@@ -35,14 +35,14 @@ public final class OAuth2ClientCredentials: BearerTokenSource {
     /// - Parameters:
     ///   - clock: when tokens expire and failures may be retried (tests move it).
     ///   - recorder: told after each token request whether it brought a token.
-    public init(fetch: @escaping Fetch, clock: GatewayClock = .system,
+    package init(fetch: @escaping Fetch, clock: GatewayClock = .system,
                 recorder: (any FactRecorder)? = nil) {
         self.fetch = fetch
         self.clock = clock
         self.recorder = recorder
     }
 
-    public func token() async throws(GatewayError) -> BearerToken {
+    package func token() async throws(GatewayError) -> BearerToken {
         if let ready = state.withLock({ ready(&$0) }) { return try ready.get() }
         let result = await withCheckedContinuation { (waiter: Waiter) in
             let (immediate, start) = state.withLock { state -> (Result<BearerToken, GatewayError>?, Bool) in
@@ -73,7 +73,7 @@ public final class OAuth2ClientCredentials: BearerTokenSource {
         return nil
     }
 
-    public func rejected(_ token: BearerToken) {
+    package func rejected(_ token: BearerToken) {
         state.withLock { state in
             guard state.token?.generation == token.generation else { return }
             state.token = nil

@@ -4,24 +4,24 @@ import GQLGatePipeline
 /// The client credentials grant request (RFC 6749 §4.4) for `auth.oauth2`:
 /// what to send where. The transport sends it (`fetch(with:)` in
 /// GQLGateTransports, with the gateway's own HTTP client on the loops).
-public struct OAuth2TokenRequest: Sendable {
+package struct OAuth2TokenRequest: Sendable {
     /// How the client authenticates to the token endpoint.
-    public enum ClientAuthentication: Sendable {
+    package enum ClientAuthentication: Sendable {
         /// `Authorization: Basic` (RFC 6749 §2.3.1).
         case basic
         /// `client_id` and `client_secret` in the form body.
         case post
     }
 
-    public var tokenURL: String
-    public var clientID: String
-    public var clientSecret: String
-    public var scope: String?
-    public var clientAuthentication: ClientAuthentication
-    public var timeout: Duration
-    public var connectTimeout: Duration
+    package var tokenURL: String
+    package var clientID: String
+    package var clientSecret: String
+    package var scope: String?
+    package var clientAuthentication: ClientAuthentication
+    package var timeout: Duration
+    package var connectTimeout: Duration
 
-    public init(tokenURL: String, clientID: String, clientSecret: String, scope: String?,
+    package init(tokenURL: String, clientID: String, clientSecret: String, scope: String?,
                 clientAuthentication: ClientAuthentication, timeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(2)) {
         self.tokenURL = tokenURL
         self.clientID = clientID
@@ -33,7 +33,7 @@ public struct OAuth2TokenRequest: Sendable {
     }
 
     /// The header fields and the form body of the POST to `tokenURL`.
-    public func encoded() -> (headers: HTTPHeaders, body: Bytes) {
+    package func encoded() -> (headers: HTTPHeaders, body: Bytes) {
         var form = [("grant_type", "client_credentials")]
         if let scope { form.append(("scope", scope)) }
         var headers: HTTPHeaders = [

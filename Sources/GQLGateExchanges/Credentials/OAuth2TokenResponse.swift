@@ -3,12 +3,12 @@ public import GQLGatePipeline
 
 /// A token endpoint's successful answer (RFC 6749 §5.1): `access_token`,
 /// `token_type` (must be Bearer when given) and `expires_in` (seconds).
-public struct OAuth2TokenResponse: Sendable, Equatable {
-    public var accessToken: String
+package struct OAuth2TokenResponse: Sendable, Equatable {
+    package var accessToken: String
     /// How long the token is valid, when the endpoint said.
-    public var lifetime: Duration?
+    package var lifetime: Duration?
 
-    public init(accessToken: String, lifetime: Duration?) {
+    package init(accessToken: String, lifetime: Duration?) {
         self.accessToken = accessToken
         self.lifetime = lifetime
     }
@@ -17,7 +17,7 @@ public struct OAuth2TokenResponse: Sendable, Equatable {
     static let maximumLifetime = 365 * 86_400
 
     /// Reads the endpoint's answer; the error names what was wrong, never a secret.
-    public static func parse(status: Int, body: Bytes, endpoint: String) -> Result<OAuth2TokenResponse, GatewayError> {
+    package static func parse(status: Int, body: Bytes, endpoint: String) -> Result<OAuth2TokenResponse, GatewayError> {
         let json = try? body.withUnsafeBytes { bytes throws(JSONReader.Failure) in try JSONReader.read(bytes) }
         guard status == 200 else {
             var reason = ""

@@ -10,18 +10,18 @@ public import GQLGatePipeline
 /// with a message that names nothing of the gateway's (no endpoint, no
 /// file); what went wrong goes to `onFailure`, for the log.
 /// Place before `RetryExchange`.
-public struct UpstreamAuthExchange: Exchange {
+package struct UpstreamAuthExchange: Exchange {
     private let staticHeaders: HTTPHeaders
     private let tokens: (any BearerTokenSource)?
     private let refreshOnUnauthorized: Bool
     private let onFailure: @Sendable (String) -> Void
 
     /// What a client is told when no token can be had.
-    public static let failure = GatewayError.upstreamAuthFailed("gqlgate could not get its credentials for the upstream; its log says why.")
+    package static let failure = GatewayError.upstreamAuthFailed("gqlgate could not get its credentials for the upstream; its log says why.")
 
     /// - Parameters:
     /// - Parameter onFailure: told why no token could be had (the token source's message, without secrets).
-    public init(staticHeaders: [HTTPHeaders.Field], tokens: (any BearerTokenSource)?, refreshOnUnauthorized: Bool,
+    package init(staticHeaders: [HTTPHeaders.Field], tokens: (any BearerTokenSource)?, refreshOnUnauthorized: Bool,
                 onFailure: @escaping @Sendable (String) -> Void = { _ in }) {
         self.staticHeaders = HTTPHeaders(staticHeaders)
         self.tokens = tokens
@@ -39,7 +39,7 @@ public struct UpstreamAuthExchange: Exchange {
         }
     }
 
-    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+    package func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
         var operation = operation
         if operation.upstreamHeaders.isEmpty {
             operation.upstreamHeaders = staticHeaders
@@ -69,7 +69,7 @@ public struct UpstreamAuthExchange: Exchange {
     /// refused, say by closing a WebSocket with 4401 or 4403): the static
     /// headers, and a fresh token when `refused` carried the current one.
     /// Keeps `refused`'s token when no other can be had.
-    public func freshCredentials(replacing refused: HTTPHeaders) async -> HTTPHeaders {
+    package func freshCredentials(replacing refused: HTTPHeaders) async -> HTTPHeaders {
         var headers = refused
         for field in staticHeaders {
             headers.replaceOrAdd(name: field.name, value: field.value)

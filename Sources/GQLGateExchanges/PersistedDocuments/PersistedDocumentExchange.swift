@@ -7,22 +7,22 @@ public import GQLGatePipeline
 /// (any other hash is left to APQ). With `requireID`, an operation sent as
 /// text gets 400 `PERSISTED_QUERY_ID_REQUIRED`. Place first, before APQ and
 /// `DocumentExchange`.
-public struct PersistedDocumentExchange: InlineExchange {
+package struct PersistedDocumentExchange: InlineExchange {
     private let library: PersistedDocumentLibrary
     private let requireID: Bool
 
-    public init(library: PersistedDocumentLibrary, requireID: Bool) {
+    package init(library: PersistedDocumentLibrary, requireID: Bool) {
         self.library = library
         self.requireID = requireID
     }
 
     /// Goes on on a loop (`handle`) when the manifests must be read first.
-    public func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
+    package func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
         try prepare(&operation) { library.documentsAtOnce() } ? .passOn : .onLoop
     }
 
     /// Reads the manifests when they changed (on a loop), then runs the operation's document.
-    public func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
+    package func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
         var operation = operation
         _ = try prepare(&operation) { library.documents }
         return try await next(operation)

@@ -10,9 +10,9 @@ public import GQLGatePipeline
 /// requests that arrive meanwhile wait for it. A file that becomes
 /// unreadable or invalid keeps the set read last, and `onReloadFailure`
 /// says why.
-public final class PersistedDocumentLibrary: Sendable {
+package final class PersistedDocumentLibrary: Sendable {
     /// The largest manifest file read.
-    public static let fileSizeLimit = 64 << 20
+    package static let fileSizeLimit = 64 << 20
 
     private struct State: Sendable {
         var files: [WatchedFile]
@@ -29,7 +29,7 @@ public final class PersistedDocumentLibrary: Sendable {
     ///   - cache: where the documents are analysed (the pipeline's document cache).
     ///   - clock: when the files were read.
     ///   - onReloadFailure: told when a changed file cannot be used (the old set stays).
-    public init(paths: [String], cache: DocumentCache, clock: GatewayClock = .system,
+    package init(paths: [String], cache: DocumentCache, clock: GatewayClock = .system,
                 onReloadFailure: @escaping @Sendable (PersistedDocumentSet.Failure) -> Void) throws(PersistedDocumentSet.Failure) {
         let now = clock.monotonicNanoseconds()
         var files = paths.map { WatchedFile(path: $0, checkInterval: .zero, sizeLimit: Self.fileSizeLimit) }
@@ -45,7 +45,7 @@ public final class PersistedDocumentLibrary: Sendable {
     /// The documents the files hold now: when one changed since it was read,
     /// they are read again first (on the caller's thread, which may wait for
     /// a reading under way on another).
-    public var documents: PersistedDocumentSet {
+    package var documents: PersistedDocumentSet {
         let (documents, failure) = state.withLock { state -> (PersistedDocumentSet, PersistedDocumentSet.Failure?) in
             guard Self.changed(&state.files, now: clock.monotonicNanoseconds()) else { return (state.documents, nil) }
             let failure = reload(&state)

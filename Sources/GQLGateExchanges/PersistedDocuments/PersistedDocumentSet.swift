@@ -3,18 +3,18 @@ public import GQLGatePipeline
 /// The documents of a set of manifest files, each parsed and checked once,
 /// found by id, by the SHA-256 of their text, or by their definition set
 /// (the safelist's match: whitespace, comments and definition order ignored).
-public final class PersistedDocumentSet: Sendable {
+package final class PersistedDocumentSet: Sendable {
     /// Why the manifests cannot be used: the file, and the entry when one is at fault.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     /// A listed document.
-    public struct Listed: Sendable {
+    package struct Listed: Sendable {
         /// Its text, as the manifest has it (what the upstream is sent).
-        public let text: String
+        package let text: String
         /// Its analysis, from the document cache the set was loaded into.
-        public let document: AnalysedDocument
+        package let document: AnalysedDocument
     }
 
     private let byID: [String: Listed]
@@ -24,7 +24,7 @@ public final class PersistedDocumentSet: Sendable {
     /// Reads, parses and checks every manifest in `paths`; every document is
     /// analysed through `cache`, so its first request is a cache hit.
     /// - Parameter read: a file's text, nil when it cannot be read.
-    public init(paths: [String], cache: DocumentCache, read: (String) -> String?) throws(Failure) {
+    package init(paths: [String], cache: DocumentCache, read: (String) -> String?) throws(Failure) {
         var byID: [String: (listed: Listed, path: String)] = [:]
         var bySHA256: [String: Listed] = [:]
         var definitionSets: Set<DocumentDigest> = []
@@ -58,24 +58,24 @@ public final class PersistedDocumentSet: Sendable {
     }
 
     /// Documents listed (by distinct id).
-    public var count: Int { byID.count }
+    package var count: Int { byID.count }
 
     /// The document a client's id names: `sha256:<hex>` (or a bare 64-digit
     /// hex) by the SHA-256 of its text, anything else by its id in a manifest.
-    public func document(forID id: String) -> Listed? {
+    package func document(forID id: String) -> Listed? {
         if id.utf8.count == 71, id.hasPrefix("sha256:") { return bySHA256[String(id.dropFirst(7)).lowercased()] }
         if let listed = byID[id] { return listed }
         return id.utf8.count == 64 ? bySHA256[id.lowercased()] : nil
     }
 
     /// The document whose text has SHA-256 `hash` (lower-case hex): APQ's hash.
-    public func document(forSHA256 hash: String) -> Listed? {
+    package func document(forSHA256 hash: String) -> Listed? {
         bySHA256[hash]
     }
 
     /// Whether `document` is listed: the same definitions as a listed one,
     /// whatever its whitespace, comments and definition order.
-    public func lists(_ document: AnalysedDocument) -> Bool {
+    package func lists(_ document: AnalysedDocument) -> Bool {
         definitionSets.contains(document.definitionSetDigest)
     }
 }

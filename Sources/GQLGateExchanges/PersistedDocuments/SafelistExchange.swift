@@ -9,17 +9,17 @@ public import GQLGatePipeline
 /// (`PersistedDocumentExchange`) are listed and pass. Place after
 /// `DocumentExchange`; reads the analysis the document cache holds, so a
 /// repeated text costs a look-up.
-public struct SafelistExchange: InlineExchange {
+package struct SafelistExchange: InlineExchange {
     /// The rules.
-    public struct Rules: Sendable {
+    package struct Rules: Sendable {
         /// `persisted_documents.safelist`.
-        public var safelist: Bool
+        package var safelist: Bool
         /// `persisted_documents.log_unknown`.
-        public var logUnknown: Bool
+        package var logUnknown: Bool
         /// `limits.introspection`.
-        public var introspection: Bool
+        package var introspection: Bool
 
-        public init(safelist: Bool = false, logUnknown: Bool = false, introspection: Bool = true) {
+        package init(safelist: Bool = false, logUnknown: Bool = false, introspection: Bool = true) {
             self.safelist = safelist
             self.logUnknown = logUnknown
             self.introspection = introspection
@@ -30,18 +30,18 @@ public struct SafelistExchange: InlineExchange {
     private let rules: Rules
 
     /// - Parameter library: the manifests; nil when there are none (only `introspection` applies).
-    public init(library: PersistedDocumentLibrary?, rules: Rules) {
+    package init(library: PersistedDocumentLibrary?, rules: Rules) {
         self.library = library
         self.rules = rules
     }
 
     /// Goes on on a loop (`handle`) when the manifests must be read first.
-    public func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
+    package func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
         try prepare(&operation) { $0.documentsAtOnce() } ? .passOn : .onLoop
     }
 
     /// Reads the manifests when they changed (on a loop), then checks the operation.
-    public func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
+    package func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
         var operation = operation
         _ = try prepare(&operation) { $0.documents }
         return try await next(operation)

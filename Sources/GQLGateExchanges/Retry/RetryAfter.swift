@@ -5,9 +5,9 @@ public import GQLGateCore
 /// from `now`. Written here because the only alternative is Foundation's
 /// date formatters, far heavier than these few lines; the three date forms
 /// are fixed by the RFC.
-public enum RetryAfter {
+package enum RetryAfter {
     /// The wait the header asks for; a date in the past is a zero wait; `nil` when unreadable.
-    public static func delay(_ value: String, nowEpochSeconds: Int64 = GatewayClock.system.wallTime().components.seconds) -> Duration? {
+    package static func delay(_ value: String, nowEpochSeconds: Int64 = GatewayClock.system.wallTime().components.seconds) -> Duration? {
         let text = value.trimmingASCIISpaces()
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             guard let seconds = Int64(text) else { return nil }

@@ -4,7 +4,7 @@ import GQLGateCore
 /// (ten one-second buckets) retries stay at or below
 /// `max(minimumRetries, ratio × client requests in the window)`.
 /// Shared by every loop; one short lock per request and per retry.
-public final class RetryBudget: Sendable {
+package final class RetryBudget: Sendable {
     private struct Bucket {
         var second: UInt64 = .max
         var requests = 0
@@ -19,20 +19,20 @@ public final class RetryBudget: Sendable {
     /// - Parameters:
     ///   - ratio: `retry.budget`, the share of requests that may be retried.
     ///   - minimumRetries: retries always allowed per window, however few the requests.
-    public init(ratio: Double, minimumRetries: Int = 3) {
+    package init(ratio: Double, minimumRetries: Int = 3) {
         self.ratio = ratio
         self.minimumRetries = minimumRetries
     }
 
     /// Counts one client request at `now` (monotonic nanoseconds).
-    public func recordRequest(now: UInt64) {
+    package func recordRequest(now: UInt64) {
         buckets.withLock { buckets in
             Self.bucket(for: now, in: &buckets) { $0.requests += 1 }
         }
     }
 
     /// Takes one retry from the budget at `now`; `false` when it is spent.
-    public func tryRetry(now: UInt64) -> Bool {
+    package func tryRetry(now: UInt64) -> Bool {
         buckets.withLock { buckets in
             let second = now / 1_000_000_000
             var requests = 0, retries = 0

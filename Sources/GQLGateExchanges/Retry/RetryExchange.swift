@@ -7,7 +7,7 @@ public import GQLGatePipeline
 /// one overall deadline. Mutations are tried again only when the request
 /// provably never left (`RetryPolicy`). Place after the credentials exchange
 /// and before the transport. Subscriptions pass through.
-public struct RetryExchange: Exchange {
+package struct RetryExchange: Exchange {
     private let policy: RetryPolicy
     private let budget: RetryBudget
     private let clock: GatewayClock
@@ -17,7 +17,7 @@ public struct RetryExchange: Exchange {
     /// - Parameters:
     ///   - clock: deadlines and `Retry-After` dates; `sleep` and `random` (numbers in `0...1`) are the waits and the jitter (injected by tests).
     ///   - sleep: the waits (`Task.sleep` unless given; the gateway waits on its loops' timers).
-    public init(policy: RetryPolicy, budget: RetryBudget, clock: GatewayClock = .system,
+    package init(policy: RetryPolicy, budget: RetryBudget, clock: GatewayClock = .system,
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.policy = policy
@@ -27,7 +27,7 @@ public struct RetryExchange: Exchange {
         backoff = policy.backoff(random: random)
     }
 
-    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+    package func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
         guard operation.kind == .query || operation.kind == .mutation else { return try await next(operation) }
         var operation = operation
         let start = clock.monotonicNanoseconds()

@@ -3,22 +3,22 @@ public import GQLGatePipeline
 
 /// The `retry` rules: which outcomes are retried for which operations, and
 /// how long to wait before each retry.
-public struct RetryPolicy: Sendable {
+package struct RetryPolicy: Sendable {
     /// Total tries, the first included.
-    public var maxAttempts: Int
+    package var maxAttempts: Int
     /// The ceiling of the first retry's wait (full jitter: `Backoff`).
-    public var baseDelay: Duration
+    package var baseDelay: Duration
     /// The largest ceiling of a wait.
-    public var maxDelay: Duration
-    public var onStatus: Set<Int>
+    package var maxDelay: Duration
+    package var onStatus: Set<Int>
     /// The longest `Retry-After` that is waited for; a longer one means no retry.
-    public var maxRetryAfter: Duration
+    package var maxRetryAfter: Duration
     /// Mutations are retried like queries.
-    public var idempotentMutations: Bool
+    package var idempotentMutations: Bool
     /// How long one operation may take, all attempts and waits included.
-    public var deadline: Duration
+    package var deadline: Duration
 
-    public init(maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(100), maxDelay: Duration = .seconds(2),
+    package init(maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(100), maxDelay: Duration = .seconds(2),
                 onStatus: Set<Int> = [429, 502, 503, 504], maxRetryAfter: Duration = .seconds(5),
                 idempotentMutations: Bool = false, deadline: Duration = .seconds(15)) {
         self.maxAttempts = maxAttempts
@@ -33,7 +33,7 @@ public struct RetryPolicy: Sendable {
     /// Why a failed attempt may be retried, or `nil` when it must not be.
     /// A mutation is retried only when the request provably never left,
     /// unless `idempotentMutations`.
-    public func reason(toRetry failure: UpstreamFailure, kind: OperationKind?) -> RetryReason? {
+    package func reason(toRetry failure: UpstreamFailure, kind: OperationKind?) -> RetryReason? {
         switch failure.kind {
         case .notReached: .failure(.notReached)
         case .timedOut, .failedAfterSend: retriesSentRequests(kind) ? .failure(failure.kind) : nil
@@ -42,7 +42,7 @@ public struct RetryPolicy: Sendable {
     }
 
     /// Why an upstream answer may be retried, or `nil` when it goes to the client.
-    public func reason(toRetry answer: GraphQLResponse, kind: OperationKind?) -> RetryReason? {
+    package func reason(toRetry answer: GraphQLResponse, kind: OperationKind?) -> RetryReason? {
         guard onStatus.contains(answer.status), retriesSentRequests(kind) else { return nil }
         return .status(answer.status)
     }
@@ -55,7 +55,7 @@ public struct RetryPolicy: Sendable {
     /// Full jitter: before retry `n` (0 for the first retry) wait a random
     /// time in `0 ... min(maxDelay, baseDelay × 2ⁿ)`.
     /// - Parameter random: numbers in `0...1`, the jitter.
-    public func backoff(random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) -> Backoff {
+    package func backoff(random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) -> Backoff {
         Backoff(initialDelay: baseDelay, maximumDelay: maxDelay, jitter: .full, random: random)
     }
 }

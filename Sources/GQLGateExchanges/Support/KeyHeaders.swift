@@ -4,23 +4,23 @@ public import GQLGateCore
 /// response cache and dedupe: everything of the client's that reaches the
 /// upstream and may change its answer. Two requests that differ in one of
 /// them never share an answer.
-public struct KeyHeaders: Sendable, Equatable {
+package struct KeyHeaders: Sendable, Equatable {
     /// `cache.vary_headers`, lower case: who the client is. An answer marked
     /// `private` is stored only for a request that carries one of them.
-    public var scope: [String]
+    package var scope: [String]
     /// The other client fields the upstream is sent (`headers.forward`, the
     /// client's `Authorization` where forwarded), lower case, but `unkeyed`.
-    public var forwarded: [String]
+    package var forwarded: [String]
     /// Forwarded fields the answer does not depend on (`headers.unkeyed`:
     /// trace context), left out of keys. An upstream answer whose `Vary`
     /// names one is neither stored nor shared.
-    public var unkeyed: [String]
+    package var unkeyed: [String]
 
     /// - Parameters:
     ///   - scope: the fields that say who the client is.
     ///   - forwarded: every client field sent upstream; those in `scope` or `unkeyed` are dropped.
     ///   - unkeyed: forwarded fields that do not change the answer.
-    public init(scope: [String] = ["authorization"], forwarded: [String] = [], unkeyed: [String] = []) {
+    package init(scope: [String] = ["authorization"], forwarded: [String] = [], unkeyed: [String] = []) {
         self.scope = scope.map { $0.lowercased() }
         let unkeyed = unkeyed.map { $0.lowercased() }
         self.unkeyed = unkeyed
@@ -35,7 +35,7 @@ public struct KeyHeaders: Sendable, Equatable {
     /// request of the same key (stored in the cache, shared by dedupe): not
     /// when it sets a cookie (a session is one client's), nor when its `Vary`
     /// is `*` or names a field left out of the key (RFC 9111 §4.1).
-    public func answerIsShareable(_ headers: HTTPHeaders) -> Bool {
+    package func answerIsShareable(_ headers: HTTPHeaders) -> Bool {
         if headers["set-cookie"] != nil { return false }
         for value in headers.values(for: "vary") {
             for name in value.split(separator: ",") {

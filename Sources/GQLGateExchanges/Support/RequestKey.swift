@@ -12,16 +12,16 @@ public import GQLGatePipeline
 /// those parts' bytes, each followed by a NUL, with their hash taken once: a
 /// key is compared by its exact bytes, and hashed by one word. Its SHA-256,
 /// which names it in Redis (`description`), is computed only when asked for.
-public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
+package struct RequestKey: Hashable, Sendable, CustomStringConvertible {
     private let parts: [UInt8]
     private let hash: Int
     /// Whether the request carried none of the vary headers.
-    public let hasEmptyScope: Bool
+    package let hasEmptyScope: Bool
 
     /// The key of `operation` (after `DocumentExchange`; without an analysed
     /// document the query text stands in for the normalised one).
     /// - Parameter headers: the client fields that are part of the key.
-    public init(operation: borrowing Operation, headers: KeyHeaders) {
+    package init(operation: borrowing Operation, headers: KeyHeaders) {
         let name = operation.request.operationName ?? ""
         var variables = operation.request.variables?.serialized(sortedKeys: true) ?? ""
         if variables == "{}" { variables = "" }
@@ -64,20 +64,20 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
         self.parts = parts
     }
 
-    public static func == (lhs: RequestKey, rhs: RequestKey) -> Bool {
+    package static func == (lhs: RequestKey, rhs: RequestKey) -> Bool {
         lhs.hash == rhs.hash && lhs.parts == rhs.parts
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(hash)
     }
 
     /// Bytes the key takes in memory (for the cache's byte accounting).
-    public var byteCount: Int { parts.count + 48 }
+    package var byteCount: Int { parts.count + 48 }
 
     /// The scope as text: each vary header present, as `name:value[,value]`
     /// lines in the configured order; empty when none is present.
-    public static func scope(of headers: HTTPHeaders, varyHeaders: [String]) -> String {
+    package static func scope(of headers: HTTPHeaders, varyHeaders: [String]) -> String {
         var scope = ""
         for name in varyHeaders {
             let values = headers.values(for: name)
@@ -94,7 +94,7 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The SHA-256 of the parts, in hex.
-    public var description: String {
+    package var description: String {
         var hasher = SHA256()
         parts.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         return hasher.finalize().map { byte in String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16) }.joined()

@@ -9,7 +9,7 @@ import GQLGateCore
 /// cancelled. State sits behind one `Lock` rather than per loop because
 /// identical requests arrive on different loops (requests are spread round
 /// robin); it is held only for dictionary updates, never across an await.
-public final class SharedCalls<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package final class SharedCalls<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Call {
         var generation: UInt64
         var waiters: [UInt64: UnsafeContinuation<Value, any Error>]
@@ -29,19 +29,19 @@ public final class SharedCalls<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// - Parameter executor: the calling thread's executor, where a call
     ///   runs (the gateway passes its loops'); nil: the global executor.
-    public init(executor: @escaping @Sendable () -> (any TaskExecutor)? = { nil }) {
+    package init(executor: @escaping @Sendable () -> (any TaskExecutor)? = { nil }) {
         self.executor = executor
     }
 
     /// Keys with a call running.
-    public var inFlight: Int { state.withLock { $0.calls.count } }
+    package var inFlight: Int { state.withLock { $0.calls.count } }
 
     /// Callers waiting for a running call, the one that started it included.
-    public var waiting: Int { state.withLock { $0.calls.values.reduce(0) { $0 + $1.waiters.count } } }
+    package var waiting: Int { state.withLock { $0.calls.values.reduce(0) { $0 + $1.waiters.count } } }
 
     /// The result of `call` for `key`: started now when no call for `key`
     /// runs, else the running call's result.
-    public func value(for key: Key, call: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    package func value(for key: Key, call: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             state.arriving.insert(state.nextID)

@@ -11,29 +11,29 @@ public import GQLGatePipeline
 /// client's request), refusing clients meanwhile (half-open), whose outcome
 /// closes it or opens it again. `CircuitBreakerExchange` asks it before each
 /// attempt and tells it the attempt's outcome.
-public final class CircuitBreaker: Sendable {
+package final class CircuitBreaker: Sendable {
     /// The breaker's state, with `gqlgate_circuit_state`'s numbers.
-    public enum State: Int, Sendable, Equatable {
+    package enum State: Int, Sendable, Equatable {
         case closed = 0
         case open = 1
         case halfOpen = 2
     }
 
     /// Whether an attempt may go to the upstream.
-    public enum Admission: Sendable, Equatable {
+    package enum Admission: Sendable, Equatable {
         /// It may.
         case admitted
         /// It may not, for `retryAfter`.
         case refused(retryAfter: Duration)
     }
 
-    public struct Settings: Sendable {
-        public var errorRatio: Double
-        public var minRequests: Int
-        public var window: Duration
-        public var openFor: Duration
+    package struct Settings: Sendable {
+        package var errorRatio: Double
+        package var minRequests: Int
+        package var window: Duration
+        package var openFor: Duration
 
-        public init(errorRatio: Double = 0.5, minRequests: Int = 20, window: Duration = .seconds(10), openFor: Duration = .seconds(5)) {
+        package init(errorRatio: Double = 0.5, minRequests: Int = 20, window: Duration = .seconds(10), openFor: Duration = .seconds(5)) {
             self.errorRatio = errorRatio
             self.minRequests = minRequests
             self.window = window
@@ -73,7 +73,7 @@ public final class CircuitBreaker: Sendable {
     ///     (with a status other than 502, 503 and 504).
     ///   - executor: where the probe runs (a gateway loop); nil: the global pool.
     ///   - recorder: told every new state (`GatewayFact.circuitStateChanged`), outside the breaker's lock.
-    public init(settings: Settings, clock: GatewayClock = .system, probe: @escaping @Sendable () async -> Bool,
+    package init(settings: Settings, clock: GatewayClock = .system, probe: @escaping @Sendable () async -> Bool,
                 executor: @escaping @Sendable () -> (any TaskExecutor)? = { nil }, recorder: (any FactRecorder)? = nil) {
         self.settings = settings
         bucketWidth = max(1, settings.window.nanoseconds / UInt64(Self.bucketCount))
@@ -84,20 +84,20 @@ public final class CircuitBreaker: Sendable {
     }
 
     /// The state now (an open breaker whose time is over counts as half-open).
-    public var state: State {
+    package var state: State {
         let now = clock.monotonicNanoseconds()
         return counts.withLock { $0.state == .open && now >= $0.openUntil ? .halfOpen : $0.state }
     }
 
     /// How long the breaker stays open from now; nil when it is not open (or its open time is over).
-    public var openTimeLeft: Duration? {
+    package var openTimeLeft: Duration? {
         let now = clock.monotonicNanoseconds()
         return counts.withLock { $0.state == .open && now < $0.openUntil ? .nanoseconds(Int64($0.openUntil - now)) : nil }
     }
 
     /// Whether an attempt may go now. The first ask after the open time
     /// starts the breaker's own probe.
-    public func admit() -> Admission {
+    package func admit() -> Admission {
         let now = clock.monotonicNanoseconds()
         let (admission, changed, startsProbe) = counts.withLock { counts -> (Admission, State?, Bool) in
             switch counts.state {
@@ -138,7 +138,7 @@ public final class CircuitBreaker: Sendable {
     /// timeouts) did, other statuses and an answer too large to take (the
     /// upstream did answer) did not; nil for a cancelled attempt (the client
     /// went away, a deadline passed before sending), which tells nothing.
-    public static func failed(_ outcome: UpstreamAttemptOutcome) -> Bool? {
+    package static func failed(_ outcome: UpstreamAttemptOutcome) -> Bool? {
         switch outcome {
         case .answered(let status): failingStatuses.contains(status)
         case .failed, .cancelled: outcome.upstreamAnswered.map { !$0 }
@@ -147,7 +147,7 @@ public final class CircuitBreaker: Sendable {
 
     /// An admitted attempt of `client` (a key or an address; nil: unknown)
     /// ended: `failed` when the upstream failed it. Counted while closed.
-    public func record(failed: Bool, client: String?) {
+    package func record(failed: Bool, client: String?) {
         let now = clock.monotonicNanoseconds()
         let changed = counts.withLock { counts -> State? in
             guard counts.state == .closed else { return nil }

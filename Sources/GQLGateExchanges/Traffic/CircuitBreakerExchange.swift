@@ -7,14 +7,14 @@ public import GQLGatePipeline
 /// time left), without reaching the upstream. Placed after retries, so that
 /// each attempt asks. Subscriptions pass (their upstream WebSocket waits out
 /// an open breaker before reconnecting).
-public struct CircuitBreakerExchange: Exchange {
+package struct CircuitBreakerExchange: Exchange {
     private let breaker: CircuitBreaker
 
-    public init(breaker: CircuitBreaker) {
+    package init(breaker: CircuitBreaker) {
         self.breaker = breaker
     }
 
-    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+    package func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
         guard operation.kind == .query || operation.kind == .mutation else { return try await next(operation) }
         if case .refused(let retryAfter) = breaker.admit() {
             operation.record(.shed(.circuitOpen))

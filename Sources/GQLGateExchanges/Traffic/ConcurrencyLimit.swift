@@ -6,7 +6,7 @@ import GQLGatePipeline
 /// each for at most `queueTimeout`. A waiter whose task is cancelled (the
 /// client left) or whose time ran out leaves the queue at once. Taking a
 /// free place is one short lock.
-public final class ConcurrencyLimit: Sendable {
+package final class ConcurrencyLimit: Sendable {
     private struct State {
         var holders = 0
         /// Waiters in arrival order; those that left are skipped when met.
@@ -16,14 +16,14 @@ public final class ConcurrencyLimit: Sendable {
     }
 
     /// Most holders at once.
-    public let limit: Int
+    package let limit: Int
     /// The longest a waiter waits.
-    public let queueTimeout: Duration
+    package let queueTimeout: Duration
     private let state = Lock(State())
     private let sleep: @Sendable (Duration) async throws -> Void
 
     /// - Parameter sleep: the waits of `queueTimeout` (the gateway's loops' timers).
-    public init(limit: Int, queueTimeout: Duration,
+    package init(limit: Int, queueTimeout: Duration,
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         precondition(limit > 0)
         self.limit = limit
@@ -32,14 +32,14 @@ public final class ConcurrencyLimit: Sendable {
     }
 
     /// Holders now.
-    public var holders: Int { state.withLock { $0.holders } }
+    package var holders: Int { state.withLock { $0.holders } }
     /// Waiters now.
-    public var waiters: Int { state.withLock { $0.waiting.count } }
+    package var waiters: Int { state.withLock { $0.waiting.count } }
 
     /// Takes a place, waiting for one when all are held; `release()` it when
     /// done. Throws 503 `UPSTREAM_OVERLOADED` past `queueTimeout`, and
     /// `CancellationError` when the task is cancelled while waiting.
-    public func acquire() async throws {
+    package func acquire() async throws {
         let free = state.withLock { state in
             guard state.holders < limit, state.waiting.isEmpty else { return false }
             state.holders += 1
@@ -49,7 +49,7 @@ public final class ConcurrencyLimit: Sendable {
     }
 
     /// Gives a place back: to the oldest waiter, else free.
-    public func release() {
+    package func release() {
         let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
             while let id = state.queue.popFirst() {
                 if let waiter = state.waiting.removeValue(forKey: id) { return waiter }

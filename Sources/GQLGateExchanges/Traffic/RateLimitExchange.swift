@@ -8,9 +8,9 @@ public import GQLGatePipeline
 /// fields: `RateLimit-Policy: "default";q=BURST;w=SECONDS` and
 /// `RateLimit: "default";r=REMAINING;t=SECONDS`). Runs on the server thread
 /// with the pipeline's synchronous head.
-public struct RateLimitExchange: InlineExchange {
+package struct RateLimitExchange: InlineExchange {
     /// What a bucket is shared by.
-    public enum Partition: Sendable, Equatable {
+    package enum Partition: Sendable, Equatable {
         /// `Operation.clientID`: the client's key, else its address.
         case client
         /// One bucket for everyone.
@@ -23,13 +23,13 @@ public struct RateLimitExchange: InlineExchange {
     private let partition: Partition
     private let policy: String
 
-    public init(limiter: RateLimiter, partition: Partition) {
+    package init(limiter: RateLimiter, partition: Partition) {
         self.limiter = limiter
         self.partition = partition
         policy = "\"default\";q=\(limiter.burst);w=\(limiter.windowSeconds)"
     }
 
-    public func decide(_ operation: inout Operation) throws -> InlineDecision {
+    package func decide(_ operation: inout Operation) throws -> InlineDecision {
         let decision = limiter.take(key(of: operation))
         guard !decision.allowed else { return .passOn }
         operation.record(.shed(.rateLimited))

@@ -8,21 +8,21 @@ import GQLGatePipeline
 /// buckets are dropped as new keys come in, and the table is bounded by the
 /// bytes of its keys: a flood of distinct keys pushes out the least recently
 /// used buckets instead of growing memory.
-public final class RateLimiter: Sendable {
+package final class RateLimiter: Sendable {
     /// What taking a token came to.
-    public struct Decision: Sendable, Equatable {
+    package struct Decision: Sendable, Equatable {
         /// Whether the request may go on.
-        public var allowed: Bool
+        package var allowed: Bool
         /// Tokens left after this request.
-        public var remaining: Int
+        package var remaining: Int
         /// Until a token is there again (0 when allowed).
-        public var retryAfter: Duration
+        package var retryAfter: Duration
         /// Until the bucket is full again.
-        public var reset: Duration
+        package var reset: Duration
     }
 
     /// Tokens a full bucket holds.
-    public let burst: Int
+    package let burst: Int
     /// Nanoseconds one token takes to come back.
     let interval: UInt64
     /// `burst × interval`: how far ahead of now a bucket's arrival time may be.
@@ -37,7 +37,7 @@ public final class RateLimiter: Sendable {
     ///   - requestsPerSecond: how fast a bucket refills (> 0).
     ///   - burst: how many tokens a full bucket holds (> 0).
     ///   - maxTableBytes: the most the keys and buckets may take together.
-    public init(requestsPerSecond: Double, burst: Int, maxTableBytes: Int = 8 << 20, clock: GatewayClock = .system) {
+    package init(requestsPerSecond: Double, burst: Int, maxTableBytes: Int = 8 << 20, clock: GatewayClock = .system) {
         precondition(requestsPerSecond > 0 && burst > 0)
         self.burst = burst
         // Bounded so that no sum or difference of instants overflows, nor a duration made from one (about 36 years each).
@@ -50,13 +50,13 @@ public final class RateLimiter: Sendable {
     }
 
     /// The seconds a bucket takes to fill up from empty, at least 1: the window of `RateLimit-Policy`.
-    public var windowSeconds: UInt64 { max(1, (capacity + 999_999_999) / 1_000_000_000) }
+    package var windowSeconds: UInt64 { max(1, (capacity + 999_999_999) / 1_000_000_000) }
 
     /// Buckets held.
-    public var count: Int { buckets.withLock { $0.count } }
+    package var count: Int { buckets.withLock { $0.count } }
 
     /// Takes a token from the bucket of `key`.
-    public func take(_ key: String) -> Decision {
+    package func take(_ key: String) -> Decision {
         let now = clock.monotonicNanoseconds()
         return buckets.withLock { table in
             var decision = Decision(allowed: true, remaining: burst - 1, retryAfter: .zero, reset: .nanoseconds(Int64(interval)))

@@ -6,14 +6,14 @@ public import GQLGatePipeline
 /// retries, so that each attempt waits for a place and none is held between
 /// attempts; dedupe followers and cache hits never get here. Subscriptions
 /// pass through.
-public struct UpstreamConcurrencyExchange: Exchange {
+package struct UpstreamConcurrencyExchange: Exchange {
     private let limit: ConcurrencyLimit
 
-    public init(limit: ConcurrencyLimit) {
+    package init(limit: ConcurrencyLimit) {
         self.limit = limit
     }
 
-    public func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
+    package func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
         guard operation.kind == .query || operation.kind == .mutation else { return try await next(operation) }
         let waitStart = operation.facts?.isSampled != true ? 0 : GatewayClock.system.monotonicNanoseconds()  // timed only when traced
         do {

@@ -9,9 +9,9 @@ public import GQLGateEventLoop
 /// CONNECT_ONLY connection waits in its multi's connection cache while in
 /// use, where a shared multi would close it (idle longer than
 /// `CURLOPT_MAXAGE_CONN`, or readable, when another transfer prunes the cache).
-public final class CurlByteStream: ByteStream, CurlMultiDelegate {
+package final class CurlByteStream: ByteStream, CurlMultiDelegate {
     /// The socket libcurl connected (`CURLINFO_ACTIVESOCKET`); -1 before.
-    public private(set) var fileDescriptor: Int32 = -1
+    package private(set) var fileDescriptor: Int32 = -1
     private let multi: CurlMulti
     private var easy: UnsafeMutableRawPointer?
     private var continuation: UnsafeContinuation<Void, any Error>?
@@ -31,7 +31,7 @@ public final class CurlByteStream: ByteStream, CurlMultiDelegate {
     /// Connects to `url` (`http://` or `https://`) on `loop`: DNS, proxy
     /// tunnel and TLS are libcurl's; nothing is sent. Call from a task running on `loop`.
     /// - Throws: `HTTPClientError` when libcurl cannot connect.
-    public static func connect(url: String, loop: EventLoop, timeout: Duration) async throws -> CurlByteStream {
+    package static func connect(url: String, loop: EventLoop, timeout: Duration) async throws -> CurlByteStream {
         assert(loop.inLoop)
         let stream = CurlByteStream(multi: try CurlMulti(loop: loop, maxConnections: 1))
         try await withUnsafeThrowingContinuation { continuation in
@@ -85,7 +85,7 @@ public final class CurlByteStream: ByteStream, CurlMultiDelegate {
         continuation.resume()
     }
 
-    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> ByteStreamResult {
+    package func receive(into buffer: UnsafeMutableRawBufferPointer) -> ByteStreamResult {
         guard let easy else { return .failed(Int32(CURLE_UNSUPPORTED_PROTOCOL.rawValue)) }
         var count = 0
         let code = curl_easy_recv(easy, buffer.baseAddress, buffer.count, &count)
@@ -97,7 +97,7 @@ public final class CurlByteStream: ByteStream, CurlMultiDelegate {
     }
 
     /// `more` cannot reach libcurl; the socket has `TCP_NODELAY` set.
-    public func send(_ bytes: UnsafeRawBufferPointer, more: Bool) -> ByteStreamResult {
+    package func send(_ bytes: UnsafeRawBufferPointer, more: Bool) -> ByteStreamResult {
         guard let easy else { return .failed(Int32(CURLE_UNSUPPORTED_PROTOCOL.rawValue)) }
         var count = 0
         let code = curl_easy_send(easy, bytes.baseAddress, bytes.count, &count)
@@ -110,7 +110,7 @@ public final class CurlByteStream: ByteStream, CurlMultiDelegate {
 
     /// Removes the handle from its multi, which closes the connection; the
     /// multi is freed one loop turn later, after any curl work already queued for it.
-    public func close() {
+    package func close() {
         guard let easy else { return }
         self.easy = nil
         multi.remove(easy)

@@ -2,12 +2,12 @@ import GQLGateCore
 public import GraphQL
 
 /// One operation defined in a document.
-public struct DocumentOperation: Sendable, Equatable {
+package struct DocumentOperation: Sendable, Equatable {
     /// The operation's name; nil for an anonymous operation.
-    public let name: String?
-    public let kind: OperationKind
+    package let name: String?
+    package let kind: OperationKind
     /// Its depth and alias count with fragments expanded.
-    public let shape: OperationShape
+    package let shape: OperationShape
 }
 
 /// A parsed document and what the gateway needs to know about it, computed
@@ -17,15 +17,15 @@ public struct DocumentOperation: Sendable, Equatable {
 /// gateway never edits a tree once parsed (no `set(value:key:)` on a cached
 /// document; rewrites build new trees), so it is read-only and can be read
 /// from any thread.
-public final class AnalysedDocument: @unchecked Sendable {
+package final class AnalysedDocument: @unchecked Sendable {
     /// The parsed document.
-    public let document: Document
+    package let document: Document
     /// The operations it defines, in order.
-    public let operations: [DocumentOperation]
+    package let operations: [DocumentOperation]
     /// The query text it was parsed from.
     package let queryText: String
     /// Hex SHA-256 of the query text (the APQ hash).
-    public let sha256: String
+    package let sha256: String
     /// Forms derived on first use: the digests, and what other modules keep
     /// with the document (`memoized(_:isCurrent:derive:)`).
     private let derived = Lock<DerivedForms>(DerivedForms())
@@ -54,17 +54,17 @@ public final class AnalysedDocument: @unchecked Sendable {
 
     /// Whether this is the analysis of `query`: the same UTF-8 bytes as the
     /// text it was parsed from (at once when it is the same string).
-    public func isAnalysis(of query: String) -> Bool {
+    package func isAnalysis(of query: String) -> Bool {
         QueryText(queryText) == QueryText(query)
     }
 
     /// SHA-256 of the document's canonical text (`CanonicalDocument`): the
     /// same for texts that differ only in spacing, commas or comments (cache
     /// keys). Worked out once, linear in the text's length.
-    public var canonicalDigest: [UInt8] { canonicalForms.bytes }
+    package var canonicalDigest: [UInt8] { canonicalForms.bytes }
 
     /// `canonicalDigest` in hex.
-    public var normalisedDigest: String { canonicalForms.hex }
+    package var normalisedDigest: String { canonicalForms.hex }
 
     private var canonicalForms: (bytes: [UInt8], hex: String) {
         if let known = derived.withLock({ $0.canonicalDigest }) { return known }
@@ -77,7 +77,7 @@ public final class AnalysedDocument: @unchecked Sendable {
     /// SHA-256 of the definition-set form (`CanonicalDocument`): the
     /// same for texts that differ only in spacing, commas, comments or the
     /// order of their definitions (the operation safelist). Worked out once.
-    public var definitionSetDigest: DocumentDigest {
+    package var definitionSetDigest: DocumentDigest {
         if let known = derived.withLock({ $0.definitionSetDigest }) { return known }
         let digest = DocumentDigest(key: DigestKey(CanonicalDocument.definitionSetDigest(of: queryText)))
         derived.withLock { $0.definitionSetDigest = digest }
@@ -100,7 +100,7 @@ public final class AnalysedDocument: @unchecked Sendable {
     }
 
     /// Chooses the operation to run, as GraphQL's GetOperation does.
-    public func selectOperation(named name: String?) throws(GatewayError) -> DocumentOperation {
+    package func selectOperation(named name: String?) throws(GatewayError) -> DocumentOperation {
         if let name {
             guard let found = operations.first(where: { $0.name == name }) else {
                 throw .badRequest("Unknown operation named \"\(name)\".")

@@ -11,7 +11,7 @@ import Glibc
 /// with it), so a repeated query costs a dictionary look-up, not a SHA-256
 /// of its text: about 3.5k instructions for a short query, and ten times the
 /// text's length in cycles for a long one.
-public final class DocumentCache: Sendable {
+package final class DocumentCache: Sendable {
     private struct Entries {
         var documents: CostBoundedLRU<DigestKey, AnalysedDocument>
         /// The key of every held document, by its text.
@@ -33,14 +33,14 @@ public final class DocumentCache: Sendable {
     private let parses = Lock<Int>(0)
 
     /// - Parameter capacity: distinct documents kept.
-    public init(capacity: Int = 2048) {
+    package init(capacity: Int = 2048) {
         entries = Lock(Entries(documents: CostBoundedLRU(capacity: capacity)))
     }
 
     /// The analysed document for `query`, parsing it only on a miss.
     /// Syntax errors throw `GRAPHQL_PARSE_FAILED`, nesting past
     /// `DocumentNesting.limit` `QUERY_TOO_COMPLEX` (before parsing); neither is cached.
-    public func analyse(_ query: String) throws(GatewayError) -> AnalysedDocument {
+    package func analyse(_ query: String) throws(GatewayError) -> AnalysedDocument {
         if let hit = entries.withLock({ $0.document(forText: query) }) { return hit }
         try DocumentNesting.check(query)
         let digest = Self.digest(of: query)  // not held by its text, so not by its digest either
@@ -59,18 +59,18 @@ public final class DocumentCache: Sendable {
     }
 
     /// The analysed document for `query` when it is held already; never parses.
-    public func cachedDocument(for query: String) -> AnalysedDocument? {
+    package func cachedDocument(for query: String) -> AnalysedDocument? {
         entries.withLock { $0.document(forText: query) }
     }
 
     /// Documents held.
-    public var count: Int { entries.withLock { $0.documents.count } }
+    package var count: Int { entries.withLock { $0.documents.count } }
 
     /// Documents parsed so far (misses).
     var parseCount: Int { parses.withLock { $0 } }
 
     /// SHA-256 of the UTF-8 bytes of `query`.
-    public static func digest(of query: String) -> SHA256.Digest {
+    package static func digest(of query: String) -> SHA256.Digest {
         var text = query
         return text.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
     }
@@ -78,7 +78,7 @@ public final class DocumentCache: Sendable {
 
 extension SHA256.Digest {
     /// Lower-case hex, as APQ's `sha256Hash`.
-    public var hexString: String {
+    package var hexString: String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(64)

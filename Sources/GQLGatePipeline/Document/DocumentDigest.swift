@@ -1,5 +1,5 @@
 /// The SHA-256 of a form of a document (`AnalysedDocument.definitionSetDigest`),
 /// as a set member that hashes one word instead of 64 hex digits.
-public struct DocumentDigest: Hashable, Sendable {
+package struct DocumentDigest: Hashable, Sendable {
     let key: DigestKey
 }

@@ -4,13 +4,13 @@
 /// overflow a thread's stack. 256 levels is far beyond real operations (whose
 /// selection depth `limits.max_depth` bounds at 15 by default) and far within
 /// the loops' stacks (see `EventLoop.threadStackBytes`).
-public enum DocumentNesting {
+package enum DocumentNesting {
     /// Deepest nesting of `{ ( [` accepted, strings and comments aside.
-    public static let limit = 256
+    package static let limit = 256
 
     /// Throws `QUERY_TOO_COMPLEX` when `query` nests deeper than `limit`.
     /// One pass over the text; stops at the first level past the bound.
-    public static func check(_ query: String) throws(GatewayError) {
+    package static func check(_ query: String) throws(GatewayError) {
         if let offset = firstBracketPastLimit(query) {
             throw .queryTooComplex("The document nests { ( [ more than \(limit) levels deep (at byte \(offset)).")
         }
@@ -23,7 +23,7 @@ public enum DocumentNesting {
 
     /// The byte offset of the first `{ ( [` (outside strings, block strings
     /// and comments) that opens level `levels + 1`; nil when there is none.
-    public static func firstBracket(in query: String, pastDepth levels: Int) -> Int? {
+    package static func firstBracket(in query: String, pastDepth levels: Int) -> Int? {
         var text = query
         return text.withUTF8 { bytes in
             var tokens = DocumentTokenizer(bytes)

@@ -3,17 +3,17 @@ import GraphQL
 /// How big an operation is once its fragments are expanded: the nesting depth
 /// of field selections (root fields are depth 1) and the number of aliased
 /// fields. Computed once per distinct document, for the query limits.
-public struct OperationShape: Sendable, Equatable {
+package struct OperationShape: Sendable, Equatable {
     /// Deepest field nesting.
-    public var depth: Int
+    package var depth: Int
     /// Aliased fields, counted every time a fragment holding them is spread
     /// (saturates at `Int.max` instead of overflowing).
-    public var aliases: Int
+    package var aliases: Int
     /// Whether it selects `__schema` or `__type` anywhere (introspection;
     /// `__typename` does not count).
-    public var introspects: Bool
+    package var introspects: Bool
 
-    public init(depth: Int, aliases: Int, introspects: Bool = false) {
+    package init(depth: Int, aliases: Int, introspects: Bool = false) {
         self.depth = depth
         self.aliases = aliases
         self.introspects = introspects

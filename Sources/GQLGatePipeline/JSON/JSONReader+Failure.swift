@@ -1,8 +1,8 @@
 extension JSONReader {
     /// Why the bytes are not accepted.
-    public struct Failure: Error, Equatable {
+    package struct Failure: Error, Equatable {
         /// What is wrong.
-        public enum Problem: Equatable, Sendable {
+        package enum Problem: Equatable, Sendable {
             /// Not JSON text.
             case invalid
             /// Arrays and objects nest deeper than `maximumDepth`.
@@ -12,10 +12,10 @@ extension JSONReader {
         }
 
         /// Byte offset where reading stopped.
-        public let offset: Int
-        public let problem: Problem
+        package let offset: Int
+        package let problem: Problem
 
-        public init(offset: Int, problem: Problem = .invalid) {
+        package init(offset: Int, problem: Problem = .invalid) {
             self.offset = offset
             self.problem = problem
         }
@@ -24,7 +24,7 @@ extension JSONReader {
         /// request body …"): "is not valid JSON (at byte 12)", "nests
         /// arrays and objects deeper than 512 levels", "repeats the key
         /// "query"" (a long key shortened).
-        public var predicate: String {
+        package var predicate: String {
             switch problem {
             case .invalid: return "is not valid JSON (at byte \(offset))"
             case .tooDeep: return "nests arrays and objects deeper than \(JSONReader.maximumDepth) levels"

@@ -1,7 +1,7 @@
 extension JSONReader {
     /// Reads the value here if it is a string or null: `.some(text)` or
     /// `.some(nil)`. Any other value is read past, and the result is nil.
-    public mutating func stringOrNull() throws(Failure) -> String?? {
+    package mutating func stringOrNull() throws(Failure) -> String?? {
         skipWhitespace()
         guard position < bytes.count else { throw failure }
         switch bytes[position] {

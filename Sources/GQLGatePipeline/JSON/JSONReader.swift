@@ -12,22 +12,22 @@
 ///
 /// Objects keep every member, a repeated key included (lookups find the
 /// first); a client's input is checked with `JSONValue.repeatedKey`.
-public struct JSONReader {
+package struct JSONReader {
     /// Deepest nesting of arrays and objects accepted.
-    public static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     let bytes: UnsafeRawBufferPointer
     var position = 0
     private var depth = 0
     /// Where the key of the member being read starts (its opening quote).
-    public private(set) var keyOffset = 0
+    package private(set) var keyOffset = 0
 
     private init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
     /// Reads one JSON value that must span all of `bytes` (whitespace aside).
-    public static func read(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> JSONValue {
+    package static func read(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> JSONValue {
         var reader = JSONReader(bytes)
         let value = try reader.value()
         try reader.readEnd()
@@ -35,7 +35,7 @@ public struct JSONReader {
     }
 
     /// Reads the JSON text `text`.
-    public static func read(_ text: String) throws(Failure) -> JSONValue {
+    package static func read(_ text: String) throws(Failure) -> JSONValue {
         var text = text
         let result: Result<JSONValue, Failure> = text.withUTF8 { buffer in
             Result { () throws(Failure) in try read(UnsafeRawBufferPointer(buffer)) }
@@ -50,7 +50,7 @@ public struct JSONReader {
     /// false, having read nothing, when the text does not start with `{`:
     /// `read` then tells invalid JSON from a value of another kind. The keys
     /// are not compared: `member` sees a repeated one again.
-    public static func readObject(
+    package static func readObject(
         _ bytes: UnsafeRawBufferPointer, member: (UnsafeRawBufferPointer, inout JSONReader) throws(Failure) -> Void
     ) throws(Failure) -> Bool {
         var reader = JSONReader(bytes)
@@ -69,16 +69,16 @@ public struct JSONReader {
     // MARK: - Reading piece by piece
 
     /// The offset of the next byte to read.
-    public var offset: Int { position }
+    package var offset: Int { position }
 
     /// What a value starts with.
-    public enum Opening: Sendable {
+    package enum Opening: Sendable {
         case object, array, scalar
     }
 
     /// Skips whitespace and tells what the value here starts with; the
     /// reader is then at its first byte (`offset`).
-    public mutating func opening() throws(Failure) -> Opening {
+    package mutating func opening() throws(Failure) -> Opening {
         skipWhitespace()
         guard position < bytes.count else { throw failure }
         switch bytes[position] {
@@ -89,20 +89,20 @@ public struct JSONReader {
     }
 
     /// Reads the object here member by member, as `readObject` does.
-    public mutating func readMembers(_ member: (UnsafeRawBufferPointer, inout JSONReader) throws(Failure) -> Void) throws(Failure) {
+    package mutating func readMembers(_ member: (UnsafeRawBufferPointer, inout JSONReader) throws(Failure) -> Void) throws(Failure) {
         guard try opening() == .object else { throw failure }
         try members(member)
     }
 
     /// Reads the array here, calling `element` with the reader at each
     /// element, which `element` must read exactly once.
-    public mutating func readElements(_ element: (inout JSONReader) throws(Failure) -> Void) throws(Failure) {
+    package mutating func readElements(_ element: (inout JSONReader) throws(Failure) -> Void) throws(Failure) {
         guard try opening() == .array else { throw failure }
         try elements(element)
     }
 
     /// Reads past the value here, checking it as `value()` does but building nothing.
-    public mutating func skipValue() throws(Failure) {
+    package mutating func skipValue() throws(Failure) {
         switch try opening() {
         case .object: try members { _, reader throws(Failure) in try reader.skipValue() }
         case .array: try elements { reader throws(Failure) in try reader.skipValue() }
@@ -113,7 +113,7 @@ public struct JSONReader {
     // MARK: - Values
 
     /// Reads the value here, whatever its kind.
-    public mutating func value() throws(Failure) -> JSONValue {
+    package mutating func value() throws(Failure) -> JSONValue {
         switch try opening() {
         case .object: return try object()
         case .array: return try array()

@@ -3,7 +3,7 @@ public import GQLGatePipeline
 
 /// What happens to a client WebSocket connection, fed to its protocol state
 /// machine by the loop that owns the socket.
-public enum ClientConnectionEvent: Sendable, Equatable {
+package enum ClientConnectionEvent: Sendable, Equatable {
     /// The WebSocket is open; deliver this first.
     case opened
     /// A text message from the client.
@@ -27,7 +27,7 @@ public enum ClientConnectionEvent: Sendable, Equatable {
 }
 
 /// What a client protocol state machine asks the connection to do, in order.
-public enum ClientConnectionAction: Sendable, Equatable {
+package enum ClientConnectionAction: Sendable, Equatable {
     /// Send a text message.
     case send(String)
     /// Send a close frame; nothing is sent after it.
@@ -45,13 +45,13 @@ public enum ClientConnectionAction: Sendable, Equatable {
 
 /// A client-facing subscription protocol as a value-type state machine:
 /// events in, actions out, time passed in.
-public protocol ClientProtocolStateMachine: Sendable {
+package protocol ClientProtocolStateMachine: Sendable {
     /// Applies `event`, observed at `now`, and returns what to do, in order.
     mutating func handle(_ event: ClientConnectionEvent, now: MonotonicInstant) -> [ClientConnectionAction]
 }
 
 /// The state machine for the subprotocol a client's upgrade selected.
-public func makeClientProtocolStateMachine(for subprotocol: WebSocketSubprotocol,
+package func makeClientProtocolStateMachine(for subprotocol: WebSocketSubprotocol,
                                            settings: ClientProtocolSettings) -> any ClientProtocolStateMachine {
     switch subprotocol {
     case .graphqlTransportWS: GraphQLTransportWSServer(settings: settings)

@@ -2,16 +2,16 @@ import GQLGatePipeline
 
 /// The limits and timers of a client WebSocket connection, from the
 /// `subscriptions` config keys.
-public struct ClientProtocolSettings: Sendable, Equatable {
+package struct ClientProtocolSettings: Sendable, Equatable {
     /// `subscriptions.init_timeout`: without `connection_init` by then the socket is closed with 4408.
-    public var initTimeout: Duration
+    package var initTimeout: Duration
     /// `subscriptions.keepalive`: graphql-transport-ws sends `ping` after this long without traffic;
     /// legacy graphql-ws sends `ka` this often. `.zero` sends none.
-    public var keepalive: Duration
+    package var keepalive: Duration
     /// `subscriptions.max_per_connection`: the most operations running at once on one connection.
-    public var maxPerConnection: Int
+    package var maxPerConnection: Int
 
-    public init(initTimeout: Duration = .seconds(3), keepalive: Duration = .seconds(15), maxPerConnection: Int = 100) {
+    package init(initTimeout: Duration = .seconds(3), keepalive: Duration = .seconds(15), maxPerConnection: Int = 100) {
         self.initTimeout = initTimeout
         self.keepalive = keepalive
         self.maxPerConnection = maxPerConnection

@@ -16,7 +16,7 @@ import GQLGatePipeline
 ///   client, close 4400 with the reason.
 /// - `ping` gets `pong` at any time. After `keepalive` without traffic
 ///   either way the server sends `ping`.
-public struct GraphQLTransportWSServer: ClientProtocolStateMachine {
+package struct GraphQLTransportWSServer: ClientProtocolStateMachine {
     private enum Phase: Sendable {
         case new
         case awaitingInit(deadline: MonotonicInstant)
@@ -32,14 +32,14 @@ public struct GraphQLTransportWSServer: ClientProtocolStateMachine {
     private var keepaliveCheck: MonotonicInstant?
     private var wakeUps = WakeUpSchedule()
 
-    public init(settings: ClientProtocolSettings) {
+    package init(settings: ClientProtocolSettings) {
         self.settings = settings
     }
 
     /// The ids of the operations running now.
     var runningOperations: Set<String> { operations }
 
-    public mutating func handle(_ event: ClientConnectionEvent, now: MonotonicInstant) -> [ClientConnectionAction] {
+    package mutating func handle(_ event: ClientConnectionEvent, now: MonotonicInstant) -> [ClientConnectionAction] {
         if case .closed = phase { return [] }
         var actions: [ClientConnectionAction] = []
         if case .timer = event { wakeUps.timerFired() }

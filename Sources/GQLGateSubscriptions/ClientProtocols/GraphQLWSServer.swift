@@ -20,7 +20,7 @@ import GQLGatePipeline
 ///   message's id when it has one, else `connection_error`.
 /// - Results become `data`; a failure becomes one `error` carrying the first
 ///   GraphQL error (the protocol's payload is a single object).
-public struct GraphQLWSServer: ClientProtocolStateMachine {
+package struct GraphQLWSServer: ClientProtocolStateMachine {
     private enum Phase: Sendable {
         case new
         case awaitingInit(deadline: MonotonicInstant)
@@ -34,14 +34,14 @@ public struct GraphQLWSServer: ClientProtocolStateMachine {
     private var operations: Set<String> = []
     private var wakeUps = WakeUpSchedule()
 
-    public init(settings: ClientProtocolSettings) {
+    package init(settings: ClientProtocolSettings) {
         self.settings = settings
     }
 
     /// The ids of the operations running now.
     var runningOperations: Set<String> { operations }
 
-    public mutating func handle(_ event: ClientConnectionEvent, now: MonotonicInstant) -> [ClientConnectionAction] {
+    package mutating func handle(_ event: ClientConnectionEvent, now: MonotonicInstant) -> [ClientConnectionAction] {
         if case .closed = phase { return [] }
         var actions: [ClientConnectionAction] = []
         if case .timer = event { wakeUps.timerFired() }

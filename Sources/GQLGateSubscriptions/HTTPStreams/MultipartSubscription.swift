@@ -9,28 +9,28 @@ public import GQLGatePipeline
 /// stay inside and the subscription goes on); `heartbeat` is an empty
 /// object clients ignore; a transport-level failure is
 /// `{"payload":null,"errors":[...]}` followed by `closing`.
-public enum MultipartSubscription {
+package enum MultipartSubscription {
     /// The response's `Content-Type`.
-    public static let contentType = "multipart/mixed;boundary=\"graphql\";subscriptionSpec=1.0"
+    package static let contentType = "multipart/mixed;boundary=\"graphql\";subscriptionSpec=1.0"
 
     /// The first bytes of the body: the first boundary delimiter.
-    public static let opening = "\r\n--graphql"
+    package static let opening = "\r\n--graphql"
 
     /// A result, as one part.
-    public static func result(_ result: SerializedJSON) -> String {
+    package static func result(_ result: SerializedJSON) -> String {
         part("{\"payload\":" + result.text + "}")
     }
 
     /// The keep-alive part, `{}`.
-    public static let heartbeat = part("{}")
+    package static let heartbeat = part("{}")
 
     /// A fatal error as one part; send `closing` after it.
-    public static func transportError(_ errors: [JSONValue]) -> String {
+    package static func transportError(_ errors: [JSONValue]) -> String {
         part("{\"payload\":null,\"errors\":" + JSONValue.array(errors).serialized() + "}")
     }
 
     /// Ends the body: turns the last delimiter into the close delimiter `--graphql--`.
-    public static let closing = "--\r\n"
+    package static let closing = "--\r\n"
 
     private static func part(_ body: String) -> String {
         "\r\ncontent-type: application/json\r\n\r\n" + body + "\r\n--graphql"
@@ -38,7 +38,7 @@ public enum MultipartSubscription {
 
     /// Whether an `Accept` header asks for multipart subscriptions:
     /// `multipart/mixed` with `subscriptionSpec` 1.0, quoted or not.
-    public static func isAccepted(by accept: String) -> Bool {
+    package static func isAccepted(by accept: String) -> Bool {
         MediaRange.list(accept).contains { range in
             range.type.equalsIgnoringASCIICase("multipart/mixed") && range.parameters.contains {
                 $0.name.equalsIgnoringASCIICase("subscriptionSpec") && $0.value == "1.0"

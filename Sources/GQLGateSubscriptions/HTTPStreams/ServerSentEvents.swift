@@ -3,12 +3,12 @@ public import GQLGateCore
 /// The bytes of GraphQL over Server-Sent Events, distinct connections mode
 /// (graphql-sse): one `next` event per result, one `complete` at the end,
 /// and comment lines as keep-alives.
-public enum ServerSentEvents {
+package enum ServerSentEvents {
     /// The response's `Content-Type`.
-    public static let contentType = "text/event-stream; charset=utf-8"
+    package static let contentType = "text/event-stream; charset=utf-8"
 
     /// The response's header fields: the type, no caching, no proxy buffering.
-    public static let responseHeaders: HTTPHeaders = [
+    package static let responseHeaders: HTTPHeaders = [
         "Content-Type": contentType,
         "Cache-Control": "no-cache",
         "X-Accel-Buffering": "no",
@@ -17,7 +17,7 @@ public enum ServerSentEvents {
     /// `event: next` with the execution result as its data. A result with
     /// line breaks (an upstream's pretty-printed body) becomes one `data:`
     /// line per line, which the client joins back.
-    public static func next(_ result: SerializedJSON) -> String {
+    package static func next(_ result: SerializedJSON) -> String {
         var out = "event: next\n"
         var rest = Substring(result.text)
         while let lineBreak = rest.firstIndex(where: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
@@ -29,13 +29,13 @@ public enum ServerSentEvents {
     }
 
     /// `event: complete` with an empty `data:` line (without it `EventSource` fires no event).
-    public static let complete = "event: complete\ndata:\n\n"
+    package static let complete = "event: complete\ndata:\n\n"
 
     /// A comment: sent at once to flush the headers, then as a keep-alive.
-    public static let keepAlive = ":\n\n"
+    package static let keepAlive = ":\n\n"
 
     /// Whether an `Accept` header asks for an event stream.
-    public static func isAccepted(by accept: String) -> Bool {
+    package static func isAccepted(by accept: String) -> Bool {
         MediaRange.list(accept).contains { $0.type.equalsIgnoringASCIICase("text/event-stream") }
     }
 }

@@ -4,17 +4,17 @@ public import GQLGatePipeline
 /// subscription: the document text (normalised by the caller), the
 /// operation name, the variables in canonical form (key order irrelevant;
 /// absent, null and `{}` alike) and the scope (e.g. the credential set).
-public struct SubscriptionKey: Hashable, Sendable {
+package struct SubscriptionKey: Hashable, Sendable {
     /// The normalised document text.
-    public let document: String
+    package let document: String
     /// The operation name, if any.
-    public let operationName: String?
+    package let operationName: String?
     /// The variables as canonical JSON text, "" when there are none.
-    public let variables: String
+    package let variables: String
     /// The cache or credential scope the subscription runs in.
-    public let scope: String
+    package let scope: String
 
-    public init(document: String, operationName: String?, variables: JSONValue?, scope: String) {
+    package init(document: String, operationName: String?, variables: JSONValue?, scope: String) {
         self.document = document
         self.operationName = operationName
         switch variables {

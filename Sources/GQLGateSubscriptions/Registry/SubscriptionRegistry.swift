@@ -6,28 +6,28 @@ public import GQLGatePipeline
 /// upstream subscription; without it every listener gets its own. Upstream
 /// ids are "1", "2", ... and never reused, so a late message for an ended
 /// subscription cannot reach a new one.
-public struct SubscriptionRegistry<Listener: Hashable & Sendable>: Sendable {
+package struct SubscriptionRegistry<Listener: Hashable & Sendable>: Sendable {
     /// The outcome of `add`.
-    public struct Addition: Sendable, Equatable {
+    package struct Addition: Sendable, Equatable {
         /// The upstream subscription the listener now hears.
-        public let upstreamID: String
+        package let upstreamID: String
         /// Whether the upstream subscription is new and must be subscribed.
-        public let subscribeUpstream: Bool
+        package let subscribeUpstream: Bool
 
-        public init(upstreamID: String, subscribeUpstream: Bool) {
+        package init(upstreamID: String, subscribeUpstream: Bool) {
             self.upstreamID = upstreamID
             self.subscribeUpstream = subscribeUpstream
         }
     }
 
     /// The outcome of `remove`.
-    public struct Removal: Sendable, Equatable {
+    package struct Removal: Sendable, Equatable {
         /// The upstream subscription the listener heard.
-        public let upstreamID: String
+        package let upstreamID: String
         /// Whether it was the last listener, so `complete` must go upstream now.
-        public let completeUpstream: Bool
+        package let completeUpstream: Bool
 
-        public init(upstreamID: String, completeUpstream: Bool) {
+        package init(upstreamID: String, completeUpstream: Bool) {
             self.upstreamID = upstreamID
             self.completeUpstream = completeUpstream
         }
@@ -41,26 +41,26 @@ public struct SubscriptionRegistry<Listener: Hashable & Sendable>: Sendable {
     }
 
     /// `subscriptions.dedupe`.
-    public let dedupe: Bool
+    package let dedupe: Bool
     private var shared: [String: Shared] = [:]
     private var byKey: [SubscriptionKey: String] = [:]
     private var upstreamIDOfListener: [Listener: String] = [:]
     private var lastOrder = 0
 
-    public init(dedupe: Bool = true) {
+    package init(dedupe: Bool = true) {
         self.dedupe = dedupe
     }
 
     /// Number of live upstream subscriptions (`gqlgate_upstream_subscriptions_active`).
-    public var upstreamCount: Int { shared.count }
+    package var upstreamCount: Int { shared.count }
 
     /// Number of listeners (`gqlgate_subscriptions_active`).
-    public var listenerCount: Int { upstreamIDOfListener.count }
+    package var listenerCount: Int { upstreamIDOfListener.count }
 
     /// Adds `listener` for the subscription `key`, sent upstream as `request`
     /// when it is the first of its key. A listener already registered keeps
     /// its subscription and gets its current id back.
-    public mutating func add(_ listener: Listener, key: SubscriptionKey, request: GraphQLRequest) -> Addition {
+    package mutating func add(_ listener: Listener, key: SubscriptionKey, request: GraphQLRequest) -> Addition {
         if let current = upstreamIDOfListener[listener] {
             return Addition(upstreamID: current, subscribeUpstream: false)
         }
@@ -80,7 +80,7 @@ public struct SubscriptionRegistry<Listener: Hashable & Sendable>: Sendable {
     }
 
     /// Removes `listener`; nil when it was not registered (or its subscription already ended).
-    public mutating func remove(_ listener: Listener) -> Removal? {
+    package mutating func remove(_ listener: Listener) -> Removal? {
         guard let id = upstreamIDOfListener.removeValue(forKey: listener), shared[id] != nil else { return nil }
         shared[id]?.listeners.remove(listener)  // in place: a copy of the entry would copy every listener
         guard let entry = shared[id], entry.listeners.isEmpty else {
@@ -91,12 +91,12 @@ public struct SubscriptionRegistry<Listener: Hashable & Sendable>: Sendable {
     }
 
     /// The listeners an event of upstream subscription `upstreamID` fans out to, in the order they came.
-    public func listeners(of upstreamID: String) -> [Listener] {
+    package func listeners(of upstreamID: String) -> [Listener] {
         shared[upstreamID]?.listeners.elements ?? []
     }
 
     /// The upstream ended `upstreamID` (complete or error): removes it and returns every listener to tell.
-    public mutating func end(_ upstreamID: String) -> [Listener] {
+    package mutating func end(_ upstreamID: String) -> [Listener] {
         guard let entry = shared[upstreamID] else { return [] }
         let listeners = entry.listeners.elements
         for listener in listeners { upstreamIDOfListener[listener] = nil }
@@ -106,7 +106,7 @@ public struct SubscriptionRegistry<Listener: Hashable & Sendable>: Sendable {
 
     /// Every live upstream subscription, in the order they were made: what to
     /// subscribe again on a new connection.
-    public var liveSubscriptions: [(upstreamID: String, request: GraphQLRequest)] {
+    package var liveSubscriptions: [(upstreamID: String, request: GraphQLRequest)] {
         shared.sorted { $0.value.order < $1.value.order }.map { ($0.key, $0.value.request) }
     }
 

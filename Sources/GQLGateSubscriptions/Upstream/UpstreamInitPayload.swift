@@ -5,11 +5,11 @@ public import GQLGatePipeline
 /// `auth.ws_init_payload`): `{header name: value}` for every credential
 /// header it adds upstream, names as configured, with the configured
 /// payload's members merged over it.
-public enum UpstreamInitPayload {
+package enum UpstreamInitPayload {
     /// - Parameters:
     ///   - credentialHeaders: the credential headers gqlgate adds to upstream requests now.
     ///   - configured: `auth.ws_init_payload` (an object), or nil.
-    public static func make(credentialHeaders: HTTPHeaders, configured: JSONValue?) -> JSONValue {
+    package static func make(credentialHeaders: HTTPHeaders, configured: JSONValue?) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = []
         func set(_ key: String, _ value: JSONValue) {
             if let index = members.firstIndex(where: { $0.key == key }) {

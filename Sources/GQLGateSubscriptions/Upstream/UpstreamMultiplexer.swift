@@ -9,9 +9,9 @@ public import GQLGatePipeline
 ///
 /// A value type with the clock passed in, like the machines it combines:
 /// the loop that owns the socket feeds it and carries out its actions.
-public struct UpstreamMultiplexer<Listener: Hashable & Sendable>: Sendable {
+package struct UpstreamMultiplexer<Listener: Hashable & Sendable>: Sendable {
     /// What a listener is told.
-    public enum Delivery: Sendable, Equatable {
+    package enum Delivery: Sendable, Equatable {
         /// An execution result (`{"data":...}`), serialised once for every listener.
         case result(SerializedJSON)
         /// The subscription ended with these GraphQL errors.
@@ -21,7 +21,7 @@ public struct UpstreamMultiplexer<Listener: Hashable & Sendable>: Sendable {
     }
 
     /// What to do, in order.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Open the WebSocket, then deliver `connected` or `disconnected`.
         case connect
         /// Send a text message upstream.
@@ -44,22 +44,22 @@ public struct UpstreamMultiplexer<Listener: Hashable & Sendable>: Sendable {
     private var registry: SubscriptionRegistry<Listener>
     private var session: UpstreamSession
 
-    public init(settings: UpstreamSessionSettings, dedupe: Bool) {
+    package init(settings: UpstreamSessionSettings, dedupe: Bool) {
         registry = SubscriptionRegistry(dedupe: dedupe)
         session = UpstreamSession(settings: settings)
     }
 
     /// Listeners registered now.
-    public var listenerCount: Int { registry.listenerCount }
+    package var listenerCount: Int { registry.listenerCount }
 
     /// Upstream subscriptions live now.
-    public var upstreamCount: Int { registry.upstreamCount }
+    package var upstreamCount: Int { registry.upstreamCount }
 
     /// Whether the connection is acknowledged.
-    public var isReady: Bool { session.isReady }
+    package var isReady: Bool { session.isReady }
 
     /// Adds `listener` for the subscription `key`, subscribing upstream when it is the first of its key.
-    public mutating func add(_ listener: Listener, key: SubscriptionKey, request: GraphQLRequest,
+    package mutating func add(_ listener: Listener, key: SubscriptionKey, request: GraphQLRequest,
                              now: MonotonicInstant) -> [Action] {
         let addition = registry.add(listener, key: key, request: request)
         guard addition.subscribeUpstream else { return [] }
@@ -68,14 +68,14 @@ public struct UpstreamMultiplexer<Listener: Hashable & Sendable>: Sendable {
     }
 
     /// Removes `listener` (it stopped listening); the last one of its upstream subscription unsubscribes it.
-    public mutating func remove(_ listener: Listener, now: MonotonicInstant) -> [Action] {
+    package mutating func remove(_ listener: Listener, now: MonotonicInstant) -> [Action] {
         guard let removal = registry.remove(listener), removal.completeUpstream else { return [] }
         return translate(session.handle(.unsubscribe(id: removal.upstreamID), now: now)) + [.upstreamSubscriptionEnded]
     }
 
     /// Feeds a socket or timer event (`connected`, `message`, `disconnected`, `timer`) to the session.
     /// `shutdown` also completes every listener.
-    public mutating func handle(_ event: UpstreamSessionEvent, now: MonotonicInstant) -> [Action] {
+    package mutating func handle(_ event: UpstreamSessionEvent, now: MonotonicInstant) -> [Action] {
         var actions = translate(session.handle(event, now: now))
         if case .shutdown = event {
             for (upstreamID, _) in registry.liveSubscriptions {

@@ -21,7 +21,7 @@ public import GQLGatePipeline
 ///
 /// The connect timeout is the socket's own (libcurl's `connect_timeout`):
 /// a failed connect arrives as `disconnected`.
-public struct UpstreamSession: Sendable {
+package struct UpstreamSession: Sendable {
     private enum Phase: Sendable {
         case idle
         case connecting
@@ -50,25 +50,25 @@ public struct UpstreamSession: Sendable {
     private var idleDeadline: MonotonicInstant?
     private var wakeUps = WakeUpSchedule()
 
-    public init(settings: UpstreamSessionSettings) {
+    package init(settings: UpstreamSessionSettings) {
         self.settings = settings
         wire = UpstreamWireFormat(subprotocol: settings.subprotocol)
         backoff = settings.reconnect
     }
 
     /// The live upstream subscriptions, in the order they were made.
-    public var liveSubscriptions: [String] {
+    package var liveSubscriptions: [String] {
         subscriptions.sorted { $0.value.order < $1.value.order }.map(\.key)
     }
 
     /// Whether the connection is acknowledged and carrying subscriptions.
-    public var isReady: Bool {
+    package var isReady: Bool {
         if case .ready = phase { return true }
         return false
     }
 
     /// Applies `event`, observed at `now`, and returns what to do, in order.
-    public mutating func handle(_ event: UpstreamSessionEvent, now: MonotonicInstant) -> [UpstreamSessionAction] {
+    package mutating func handle(_ event: UpstreamSessionEvent, now: MonotonicInstant) -> [UpstreamSessionAction] {
         var actions: [UpstreamSessionAction] = []
         if case .timer = event { wakeUps.timerFired() }
         apply(event, now: now, into: &actions)
@@ -275,13 +275,13 @@ public struct UpstreamSession: Sendable {
     }
 
     /// The error each subscription gets when the connection is lost and reconnecting is off.
-    public static let connectionLostError = JSONValue.object([
+    package static let connectionLostError = JSONValue.object([
         ("message", .string("The upstream WebSocket connection was lost.")),
         ("extensions", .object([("code", .string("UPSTREAM_UNAVAILABLE"))])),
     ])
 
     /// The error a subscription made after `shutdown` gets.
-    public static let shuttingDownError = JSONValue.object([
+    package static let shuttingDownError = JSONValue.object([
         ("message", .string("The gateway is shutting down.")),
         ("extensions", .object([("code", .string("SHUTTING_DOWN"))])),
     ])

@@ -3,7 +3,7 @@ public import GQLGatePipeline
 
 /// What happens to gqlgate's WebSocket to the upstream, fed to its
 /// `UpstreamSession` by the loop that owns the socket.
-public enum UpstreamSessionEvent: Sendable, Equatable {
+package enum UpstreamSessionEvent: Sendable, Equatable {
     /// Start upstream subscription `id` (ids come from `SubscriptionRegistry`).
     case subscribe(id: String, request: GraphQLRequest)
     /// End upstream subscription `id`: nobody listens any more.
@@ -24,7 +24,7 @@ public enum UpstreamSessionEvent: Sendable, Equatable {
 }
 
 /// What an `UpstreamSession` asks the loop to do, in order.
-public enum UpstreamSessionAction: Sendable, Equatable {
+package enum UpstreamSessionAction: Sendable, Equatable {
     /// Open a WebSocket to `upstream.ws_url` offering the configured subprotocol,
     /// then deliver `connected` or `disconnected`.
     case connect

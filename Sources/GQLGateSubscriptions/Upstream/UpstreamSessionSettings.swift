@@ -1,24 +1,24 @@
 public import GQLGateCore
 
 /// How gqlgate, as the client of the upstream API, runs one upstream WebSocket.
-public struct UpstreamSessionSettings: Sendable {
+package struct UpstreamSessionSettings: Sendable {
     /// `upstream.ws_protocol`.
-    public var subprotocol: WebSocketSubprotocol
+    package var subprotocol: WebSocketSubprotocol
     /// How long the upstream may take to answer `connection_init` with `connection_ack`.
-    public var ackTimeout: Duration
+    package var ackTimeout: Duration
     /// graphql-transport-ws: a `ping` is sent this often once acknowledged; `.zero` sends none.
-    public var keepalive: Duration
+    package var keepalive: Duration
     /// graphql-transport-ws: the `pong` must arrive this long after the `ping`.
-    public var pongTimeout: Duration
+    package var pongTimeout: Duration
     /// Legacy graphql-ws: once a first `ka` arrived, silence this long means the connection is dead.
-    public var keepAliveTimeout: Duration
+    package var keepAliveTimeout: Duration
     /// `subscriptions.reconnect`: the backoff to reconnect with, or nil to end every subscription
     /// with an error when the connection is lost.
-    public var reconnect: ReconnectBackoff?
+    package var reconnect: ReconnectBackoff?
     /// Close the connection once it carried no subscription for this long; nil keeps it open.
-    public var idleTimeout: Duration?
+    package var idleTimeout: Duration?
 
-    public init(subprotocol: WebSocketSubprotocol = .graphqlTransportWS, ackTimeout: Duration = .seconds(10),
+    package init(subprotocol: WebSocketSubprotocol = .graphqlTransportWS, ackTimeout: Duration = .seconds(10),
                 keepalive: Duration = .seconds(15), pongTimeout: Duration = .seconds(10),
                 keepAliveTimeout: Duration = .seconds(30), reconnect: ReconnectBackoff? = ReconnectBackoff(),
                 idleTimeout: Duration? = .seconds(30)) {

@@ -2,7 +2,7 @@ public import GQLGatePipeline
 
 /// A graphql-transport-ws message (the graphql-ws library's protocol), in
 /// either direction, with the protocol's exact field names.
-public enum GraphQLTransportWSMessage: Sendable, Equatable {
+package enum GraphQLTransportWSMessage: Sendable, Equatable {
     case connectionInit(payload: JSONValue?)
     case connectionAck(payload: JSONValue?)
     case ping(payload: JSONValue?)
@@ -19,7 +19,7 @@ public enum GraphQLTransportWSMessage: Sendable, Equatable {
     /// - Parameter refusingRepeatedKeys: whether a message whose JSON
     ///   repeats a key in an object, at any depth, is refused (a client's);
     ///   false for the upstream's, read as sent.
-    public static func decode(_ text: String, refusingRepeatedKeys: Bool = true) throws(MessageDecodingError) -> GraphQLTransportWSMessage {
+    package static func decode(_ text: String, refusingRepeatedKeys: Bool = true) throws(MessageDecodingError) -> GraphQLTransportWSMessage {
         let envelope = try MessageEnvelope(text: text, refusingRepeatedKeys: refusingRepeatedKeys)
         switch envelope.type {
         case "connection_init": return .connectionInit(payload: try envelope.optionalObjectPayload())
@@ -40,7 +40,7 @@ public enum GraphQLTransportWSMessage: Sendable, Equatable {
     }
 
     /// The message as JSON text.
-    public func encoded() -> String {
+    package func encoded() -> String {
         switch self {
         case .connectionInit(let payload): return MessageWriter.write(type: "connection_init", payload: payload?.serialized())
         case .connectionAck(let payload): return MessageWriter.write(type: "connection_ack", payload: payload?.serialized())
@@ -54,12 +54,12 @@ public enum GraphQLTransportWSMessage: Sendable, Equatable {
     }
 
     /// `next` for `id` with a payload serialised once for many listeners.
-    public static func next(id: String, payload: SerializedJSON) -> String {
+    package static func next(id: String, payload: SerializedJSON) -> String {
         MessageWriter.write(type: "next", id: id, payload: payload.text)
     }
 
     /// The message's `type` as sent on the wire.
-    public var type: String {
+    package var type: String {
         switch self {
         case .connectionInit: "connection_init"
         case .connectionAck: "connection_ack"

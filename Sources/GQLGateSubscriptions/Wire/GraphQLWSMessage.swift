@@ -2,7 +2,7 @@ public import GQLGatePipeline
 
 /// A message of the legacy subscriptions-transport-ws protocol (subprotocol
 /// `graphql-ws`), in either direction, with its exact field names.
-public enum GraphQLWSMessage: Sendable, Equatable {
+package enum GraphQLWSMessage: Sendable, Equatable {
     /// The payload is the client's `connectionParams`.
     case connectionInit(payload: JSONValue?)
     case connectionAck(payload: JSONValue?)
@@ -24,7 +24,7 @@ public enum GraphQLWSMessage: Sendable, Equatable {
     /// - Parameter refusingRepeatedKeys: whether a message whose JSON
     ///   repeats a key in an object, at any depth, is refused (a client's);
     ///   false for the upstream's, read as sent.
-    public static func decode(_ text: String, refusingRepeatedKeys: Bool = true) throws(MessageDecodingError) -> GraphQLWSMessage {
+    package static func decode(_ text: String, refusingRepeatedKeys: Bool = true) throws(MessageDecodingError) -> GraphQLWSMessage {
         let envelope = try MessageEnvelope(text: text, refusingRepeatedKeys: refusingRepeatedKeys)
         switch envelope.type {
         case "connection_init": return .connectionInit(payload: try envelope.optionalObjectPayload())
@@ -42,7 +42,7 @@ public enum GraphQLWSMessage: Sendable, Equatable {
     }
 
     /// The message as JSON text.
-    public func encoded() -> String {
+    package func encoded() -> String {
         switch self {
         case .connectionInit(let payload): return MessageWriter.write(type: "connection_init", payload: payload?.serialized())
         case .connectionAck(let payload): return MessageWriter.write(type: "connection_ack", payload: payload?.serialized())
@@ -58,12 +58,12 @@ public enum GraphQLWSMessage: Sendable, Equatable {
     }
 
     /// `data` for `id` with a payload serialised once for many listeners.
-    public static func data(id: String, payload: SerializedJSON) -> String {
+    package static func data(id: String, payload: SerializedJSON) -> String {
         MessageWriter.write(type: "data", id: id, payload: payload.text)
     }
 
     /// `{"message": text}`, the legacy protocol's error object.
-    public static func errorObject(_ message: String) -> JSONValue {
+    package static func errorObject(_ message: String) -> JSONValue {
         .object([("message", .string(message))])
     }
 }

@@ -138,7 +138,7 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
         let requestID = context.requestIDs.next()
         let record = pipeline.recorder.webSocketOperationBegins(request, requestID: requestID, origin: traceOrigin)
         let operation = Operation(
-            request: request, clientTransport: .webSocket, delivery: .webSocket, headers: upgradeHeaders, requestID: requestID,
+            request: request, clientTransport: .webSocket, delivery: .webSocket, headers: upgradeHeaders, requestID: requestID, originalBody: nil,
             clientID: clientID, facts: record.facts)
         let chain = pipeline.chain
         let me = LoopBound(self, loop: loop)

@@ -4,13 +4,13 @@ import GQLGateCore
 /// long to wait first. The gateway points it at the current pipeline's
 /// circuit breaker (the open time left), so that a failing upstream is not
 /// hammered by reconnects while HTTP requests fail fast.
-public final class UpstreamConnectGate: Sendable {
+package final class UpstreamConnectGate: Sendable {
     private let rule = Lock<(@Sendable () -> Duration?)?>(nil)
 
-    public init() {}
+    package init() {}
 
     /// Sets the rule: the wait before connecting now, nil for none (nil rule: never wait).
-    public func set(_ rule: (@Sendable () -> Duration?)?) {
+    package func set(_ rule: (@Sendable () -> Duration?)?) {
         self.rule.withLock { $0 = rule }
     }
 

@@ -3,23 +3,23 @@ public import GQLGateSubscriptions
 
 /// How gqlgate runs its upstream WebSockets (from the `upstream`, `auth` and
 /// `subscriptions` keys).
-public struct UpstreamSubscriptionSettings: Sendable {
+package struct UpstreamSubscriptionSettings: Sendable {
     /// `upstream.ws_url`, or the one derived from `upstream.url`.
-    public var url: String
+    package var url: String
     /// The protocol machine's settings (`upstream.ws_protocol`, keep-alive, reconnect).
-    public var session: UpstreamSessionSettings
+    package var session: UpstreamSessionSettings
     /// `subscriptions.dedupe`.
-    public var dedupe: Bool
+    package var dedupe: Bool
     /// `cache.vary_headers`: with the credential headers, the scope of a shared subscription.
-    public var varyHeaders: [String]
+    package var varyHeaders: [String]
     /// `auth.ws_init_payload`, merged over the credential headers in `connection_init`.
-    public var initPayload: JSONValue?
+    package var initPayload: JSONValue?
     /// `upstream.connect_timeout`.
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
     /// Results a listener may have waiting before it counts as too slow and is ended.
-    public var maxQueuedResults: Int
+    package var maxQueuedResults: Int
 
-    public init(url: String, session: UpstreamSessionSettings, dedupe: Bool, varyHeaders: [String], initPayload: JSONValue?,
+    package init(url: String, session: UpstreamSessionSettings, dedupe: Bool, varyHeaders: [String], initPayload: JSONValue?,
                 connectTimeout: Duration, maxQueuedResults: Int = 1024) {
         self.url = url
         self.session = session

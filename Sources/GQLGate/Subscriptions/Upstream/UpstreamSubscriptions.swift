@@ -19,9 +19,9 @@ import Synchronization
 /// consumers may be anywhere. A connection that closes for want of
 /// subscriptions (after the session's idle timeout) is forgotten, so
 /// credential sets that are no longer used (rotated tokens) leave nothing behind.
-public final class UpstreamSubscriptions: Transport {
+package final class UpstreamSubscriptions: Transport {
     /// Gets the credentials to use instead of ones the upstream refused (closed 4401/4403).
-    public typealias CredentialRefresh = @Sendable (HTTPHeaders) async -> HTTPHeaders
+    package typealias CredentialRefresh = @Sendable (HTTPHeaders) async -> HTTPHeaders
 
     private struct State {
         /// Each connection by credential key, with its identity (readable off its loop).
@@ -37,11 +37,11 @@ public final class UpstreamSubscriptions: Transport {
     private let refreshCredentials: CredentialRefresh?
     private let state = Lock(State())
     /// Asked by every upstream WebSocket before it connects (the circuit breaker).
-    public let connectGate = UpstreamConnectGate()
+    package let connectGate = UpstreamConnectGate()
     private let nextListener = Atomic<UInt64>(0)
 
     /// - Parameter refreshCredentials: fresh credentials for a connection the upstream closed with 4401/4403.
-    public init(settings: UpstreamSubscriptionSettings, client: HTTPClient, loops: EventLoopGroup, recorder: any FactRecorder,
+    package init(settings: UpstreamSubscriptionSettings, client: HTTPClient, loops: EventLoopGroup, recorder: any FactRecorder,
          logger: Logger, refreshCredentials: CredentialRefresh?) {
         self.settings = settings
         self.client = client
@@ -51,7 +51,7 @@ public final class UpstreamSubscriptions: Transport {
         self.refreshCredentials = refreshCredentials
     }
 
-    public func send(_ operation: Operation) async throws -> ResultStream {
+    package func send(_ operation: Operation) async throws -> ResultStream {
         let credentials = operation.upstreamHeaders
         let scope = Self.credentialKey(credentials)
         guard let connection = connection(for: credentials, key: scope) else { throw GatewayError.shuttingDown }
@@ -69,7 +69,7 @@ public final class UpstreamSubscriptions: Transport {
     }
 
     /// Completes every subscription and closes every upstream connection; later subscriptions fail with `SHUTTING_DOWN`.
-    public func shutdown() {
+    package func shutdown() {
         let connections = state.withLock { state in
             state.stopped = true
             return state.connections.values.map(\.connection)
