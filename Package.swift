@@ -12,13 +12,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "gqlgate", targets: ["gqlgate"]),
-        /// Build a gateway of your own: the pipeline, the built-in exchanges, config and wiring.
-        .library(
-            name: "GQLGate",
-            targets: [
-                "GQLGate", "GQLGatePipeline", "GQLGateExchanges", "GQLGateTransports", "GQLGateConfig", "GQLGateMetrics",
-                "GQLGateLogging", "GQLGateTracing",
-            ]),
+        /// Build a gateway of your own: `import GQLGate` (the stage model, the configuration, `Gateway`).
+        .library(name: "GQLGate", targets: ["GQLGate"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

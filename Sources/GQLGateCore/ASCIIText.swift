@@ -1,17 +1,17 @@
 extension StringProtocol {
     /// The text without leading and trailing spaces and tabs.
-    public func trimmingASCIISpaces() -> SubSequence {
+    package func trimmingASCIISpaces() -> SubSequence {
         trimming { $0 == " " || $0 == "\t" }
     }
 
     /// The text without leading and trailing spaces, tabs and line breaks
     /// (a file's contents, say).
-    public func trimmingASCIIWhitespace() -> SubSequence {
+    package func trimmingASCIIWhitespace() -> SubSequence {
         trimming { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
     }
 
     /// Whether `needle` (lower-case ASCII) occurs in the text, ASCII letters compared without case.
-    public func containsIgnoringASCIICase(_ needle: String) -> Bool {
+    package func containsIgnoringASCIICase(_ needle: String) -> Bool {
         String(self).containsIgnoringASCIICase(needle)  // a String's own bytes; a substring is copied
     }
 
@@ -42,10 +42,10 @@ extension StringProtocol {
 /// String literals as JSON writes them (RFC 8259): quotes, backslashes and
 /// control characters escaped. With `escapingDelete`, DEL is escaped too,
 /// which makes them valid YAML double-quoted scalars as well.
-public enum JSONString {
+package enum JSONString {
     /// Appends `value` in double quotes to `out`. A value with nothing to
     /// escape (the usual case) is appended whole, without a byte-by-byte copy.
-    public static func append(_ value: String, to out: inout String, escapingDelete: Bool = false) {
+    package static func append(_ value: String, to out: inout String, escapingDelete: Bool = false) {
         var value = value
         let clean = value.withUTF8 { bytes in !bytes.contains { needsEscape($0, escapingDelete: escapingDelete) } }
         if clean {
@@ -62,7 +62,7 @@ public enum JSONString {
     /// Appends `value` in double quotes to `out` as UTF-8. Runs of bytes that
     /// need no escape are copied whole (the escaped characters are all ASCII,
     /// so every cut falls on a character boundary).
-    public static func append(_ value: String, to out: inout [UInt8], escapingDelete: Bool = false) {
+    package static func append(_ value: String, to out: inout [UInt8], escapingDelete: Bool = false) {
         var value = value
         out.append(UInt8(ascii: "\""))
         value.withUTF8 { bytes in
@@ -100,7 +100,7 @@ public enum JSONString {
     }
 
     /// `value` in double quotes.
-    public static func quoted(_ value: String, escapingDelete: Bool = false) -> String {
+    package static func quoted(_ value: String, escapingDelete: Bool = false) -> String {
         var out = ""
         append(value, to: &out, escapingDelete: escapingDelete)
         return out
@@ -110,7 +110,7 @@ public enum JSONString {
 extension String {
     /// Whether `needle` (lower-case ASCII) occurs in the string, ASCII letters
     /// compared without case; searched in the string's own bytes.
-    public func containsIgnoringASCIICase(_ needle: String) -> Bool {
+    package func containsIgnoringASCIICase(_ needle: String) -> Bool {
         var text = self, needle = needle
         return text.withUTF8 { bytes in needle.withUTF8 { pattern in Self.bytes(bytes, containIgnoringCase: pattern) } }
     }
@@ -119,20 +119,20 @@ extension String {
 extension UInt8 {
     /// The byte with an ASCII capital letter made lower case.
     @inlinable
-    public var asciiLowercased: UInt8 {
+    package var asciiLowercased: UInt8 {
         self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z") ? self | 0x20 : self
     }
 
     /// Whether the byte is a space or a tab.
     @inlinable
-    public var isASCIISpace: Bool {
+    package var isASCIISpace: Bool {
         self == UInt8(ascii: " ") || self == UInt8(ascii: "\t")
     }
 }
 
 extension UnsafeBufferPointer<UInt8> {
     /// `range` without leading and trailing spaces and tabs.
-    public func trimmingASCIISpaces(_ range: Range<Int>) -> Range<Int> {
+    package func trimmingASCIISpaces(_ range: Range<Int>) -> Range<Int> {
         var start = range.lowerBound, end = range.upperBound
         while start < end, self[start].isASCIISpace { start += 1 }
         while end > start, self[end - 1].isASCIISpace { end -= 1 }
@@ -140,7 +140,7 @@ extension UnsafeBufferPointer<UInt8> {
     }
 
     /// Whether the bytes in `range` are `lowercase` (ASCII letters compared without case).
-    public func equalsIgnoringASCIICase(_ range: Range<Int>, _ lowercase: StaticString) -> Bool {
+    package func equalsIgnoringASCIICase(_ range: Range<Int>, _ lowercase: StaticString) -> Bool {
         guard range.count == lowercase.utf8CodeUnitCount else { return false }
         let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
         for offset in 0..<range.count where self[range.lowerBound + offset].asciiLowercased != expected[offset] { return false }

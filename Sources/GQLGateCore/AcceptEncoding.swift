@@ -1,11 +1,11 @@
 /// Reads a client's `Accept-Encoding` (RFC 9110 §12.5.3).
-public enum AcceptEncoding {
+package enum AcceptEncoding {
     /// The coding of `offered` (in the server's order of preference) that
     /// `header` rates highest, ties going to the earlier one; nil when it
     /// accepts none of them (no header, `identity` only, or `q=0`). `*`
     /// rates the codings the header does not name; `x-gzip` is `gzip`.
     /// Read in place, byte by byte: it runs on every large answer, cache hits included.
-    public static func preferred(_ header: String?, offered: [ContentCoding]) -> ContentCoding? {
+    package static func preferred(_ header: String?, offered: [ContentCoding]) -> ContentCoding? {
         guard var header, !offered.isEmpty else { return nil }
         let ratings = header.withUTF8 { Ratings(parsing: $0) }
         var best: (coding: ContentCoding, q: Int)?

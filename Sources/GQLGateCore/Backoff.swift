@@ -3,9 +3,9 @@
 /// The one schedule for retries to the upstream (full jitter), reconnects to
 /// Redis and to upstream WebSockets (equal jitter, through
 /// `ReconnectBackoff`) and OAuth2 token requests (no jitter).
-public struct Backoff: Sendable {
+package struct Backoff: Sendable {
     /// How the delay is drawn below its ceiling.
-    public enum Jitter: Sendable, Equatable {
+    package enum Jitter: Sendable, Equatable {
         /// Exactly the ceiling.
         case none
         /// Between half and all of the ceiling.
@@ -15,16 +15,16 @@ public struct Backoff: Sendable {
     }
 
     /// The ceiling of the first delay.
-    public var initialDelay: Duration
+    package var initialDelay: Duration
     /// The largest ceiling.
-    public var maximumDelay: Duration
+    package var maximumDelay: Duration
     /// How the delay is drawn below its ceiling.
-    public var jitter: Jitter
+    package var jitter: Jitter
     private let random: @Sendable () -> Double
 
     /// - Parameters:
     ///   - random: a source of numbers in `0...1` (injected so tests can pin the jitter); unused without jitter.
-    public init(initialDelay: Duration, maximumDelay: Duration, jitter: Jitter,
+    package init(initialDelay: Duration, maximumDelay: Duration, jitter: Jitter,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.initialDelay = initialDelay
         self.maximumDelay = maximumDelay
@@ -34,7 +34,7 @@ public struct Backoff: Sendable {
 
     /// The ceiling for attempt `attempt` (0-based): `min(maximumDelay, initialDelay·2^attempt)`,
     /// without overflow however large `attempt` is.
-    public func ceiling(forAttempt attempt: Int) -> Duration {
+    package func ceiling(forAttempt attempt: Int) -> Duration {
         let cap = maximumDelay.nanoseconds
         let exponent = UInt64(min(max(attempt, 0), 62))
         let (scaled, overflow) = initialDelay.nanoseconds.multipliedReportingOverflow(by: 1 << exponent)
@@ -42,7 +42,7 @@ public struct Backoff: Sendable {
     }
 
     /// The delay before attempt `attempt` (0-based), drawn by `jitter`.
-    public func delay(forAttempt attempt: Int) -> Duration {
+    package func delay(forAttempt attempt: Int) -> Duration {
         let ceiling = ceiling(forAttempt: attempt)
         switch jitter {
         case .none: return ceiling

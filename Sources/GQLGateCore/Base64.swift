@@ -1,10 +1,10 @@
 /// Standard base64 (RFC 4648 §4, with padding), as WebSocket handshake keys and
 /// HTTP Basic credentials use it.
-public enum Base64 {
+package enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Encodes `bytes`.
-    public static func encode<Input: Collection>(_ bytes: Input) -> String where Input.Element == UInt8 {
+    package static func encode<Input: Collection>(_ bytes: Input) -> String where Input.Element == UInt8 {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var iterator = bytes.makeIterator()
@@ -20,7 +20,7 @@ public enum Base64 {
     }
 
     /// Decodes padded base64; nil for anything else.
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         let input = Array(text.utf8)
         guard input.count % 4 == 0 else { return nil }
         var out: [UInt8] = []

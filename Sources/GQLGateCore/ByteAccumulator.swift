@@ -9,15 +9,15 @@ import Darwin
 /// without a copy.
 ///
 /// Not thread-safe: one owner at a time.
-public struct ByteAccumulator: ~Copyable {
+package struct ByteAccumulator: ~Copyable {
     private var memory: UnsafeMutableRawPointer?
     /// Bytes allocated.
-    public private(set) var capacity = 0
+    package private(set) var capacity = 0
     /// Bytes collected so far.
-    public private(set) var count = 0
+    package private(set) var count = 0
 
     /// An empty accumulator; memory is allocated on the first append.
-    public init() {}
+    package init() {}
 
     deinit {
         free(memory)
@@ -25,7 +25,7 @@ public struct ByteAccumulator: ~Copyable {
 
     /// Appends `length` bytes from `source`; returns false when memory runs out.
     @discardableResult
-    public mutating func append(_ source: UnsafeRawPointer, length: Int) -> Bool {
+    package mutating func append(_ source: UnsafeRawPointer, length: Int) -> Bool {
         guard length > 0 else { return true }
         if count + length > capacity {
             let wanted = capacity(toAppend: length)
@@ -40,12 +40,12 @@ public struct ByteAccumulator: ~Copyable {
 
     /// The capacity after appending `length` more bytes: the same while they
     /// fit, else at least double.
-    public func capacity(toAppend length: Int) -> Int {
+    package func capacity(toAppend length: Int) -> Int {
         count + length <= capacity ? capacity : max(count + length, max(capacity * 2, 512))
     }
 
     /// Hands the collected bytes over as `Bytes` and leaves the accumulator empty.
-    public mutating func take() -> Bytes {
+    package mutating func take() -> Bytes {
         let bytes = Bytes(takingOwnershipOf: memory, count: count)
         memory = nil
         capacity = 0

@@ -7,7 +7,7 @@ import Darwin
 extension Bytes {
     /// A copy without the byte ranges `ranges` (ascending, not overlapping):
     /// every other byte in its order, in one allocation.
-    public func removing(_ ranges: [Range<Int>]) -> Bytes {
+    package func removing(_ ranges: [Range<Int>]) -> Bytes {
         let count = self.count - ranges.reduce(0) { $0 + $1.count }
         guard count > 0, let memory = malloc(count), let source = baseAddress else { return .empty }
         var written = 0

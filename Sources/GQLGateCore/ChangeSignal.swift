@@ -10,13 +10,13 @@ import Darwin
 ///
 /// `@unchecked Sendable`: its one variable, `changes`, is read and written
 /// only under its own pthread mutex.
-public final class ChangeSignal: @unchecked Sendable {
+package final class ChangeSignal: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     /// How many times `signal()` was called.
     private var changes: UInt64 = 0
 
-    public init() {
+    package init() {
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -34,7 +34,7 @@ public final class ChangeSignal: @unchecked Sendable {
 
     /// Wakes every waiter to look at its condition again. Call after the
     /// change (and after releasing any lock the condition takes).
-    public func signal() {
+    package func signal() {
         pthread_mutex_lock(mutex)
         changes &+= 1
         pthread_cond_broadcast(condition)
@@ -45,7 +45,7 @@ public final class ChangeSignal: @unchecked Sendable {
     /// (nanoseconds on `CLOCK_MONOTONIC`)
     /// has come first. `condition` is evaluated without this signal's lock
     /// held, once at the start and again after every `signal()`.
-    public func wait(until condition: () -> Bool, deadline: UInt64) -> Bool {
+    package func wait(until condition: () -> Bool, deadline: UInt64) -> Bool {
         while true {
             pthread_mutex_lock(mutex)
             let seen = changes

@@ -1,7 +1,7 @@
 /// `Duration` in the whole units that clocks, loops and libcurl take.
 extension Duration {
     /// The duration in whole nanoseconds (negative durations count as 0).
-    public var nanoseconds: UInt64 {
+    package var nanoseconds: UInt64 {
         // From the attoseconds in one division: `components` costs four times as much.
         let attoseconds = self.attoseconds
         guard attoseconds > 0 else { return 0 }
@@ -9,7 +9,7 @@ extension Duration {
     }
 
     /// The duration in whole milliseconds, rounded up so short waits never become 0.
-    public var milliseconds: Int {
+    package var milliseconds: Int {
         Int((nanoseconds + 999_999) / 1_000_000)
     }
 }

@@ -3,13 +3,13 @@
 /// beside it (by a cached answer), so serving it again costs no compression.
 /// Two requests compressing the same body at once may both compress; the
 /// first stored form is kept.
-public final class EncodedBodies: Sendable {
+package final class EncodedBodies: Sendable {
     private let forms = Lock<[ContentCoding: Bytes]>([:])
 
-    public init() {}
+    package init() {}
 
     /// The body in `coding`: the one kept, else `make()`'s result, kept when not nil.
-    public func body(_ coding: ContentCoding, orMake make: () -> Bytes?) -> Bytes? {
+    package func body(_ coding: ContentCoding, orMake make: () -> Bytes?) -> Bytes? {
         if let kept = forms.withLock({ $0[coding] }) { return kept }
         guard let made = make() else { return nil }
         return forms.withLock { forms in

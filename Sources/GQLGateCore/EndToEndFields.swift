@@ -4,25 +4,25 @@
 /// `Connection` field names are left out of `headers()`. Filtering field by
 /// field, as each is read, costs a length comparison for most fields; nothing
 /// is kept only to be removed again.
-public struct EndToEndFields {
+package struct EndToEndFields {
     private var fields: [HTTPHeaders.Field] = []
     /// Names that `Connection` fields listed (rare: usually only `keep-alive` or `close`).
     private var connectionNamed: [String] = []
 
     /// Room for `capacity` fields, so an answer's fields need no growing.
-    public init(capacity: Int = 0) {
+    package init(capacity: Int = 0) {
         fields.reserveCapacity(capacity)
     }
 
     /// Forgets the fields so far (another response follows), keeping the room.
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         fields.removeAll(keepingCapacity: true)
         connectionNamed.removeAll()
     }
 
     /// Keeps `field` unless it is hop-by-hop; from a `Connection` field, notes
     /// the fields it names.
-    public mutating func add(_ field: HTTPHeaders.Field) {
+    package mutating func add(_ field: HTTPHeaders.Field) {
         guard HopByHopHeaders.isHopByHop(field.name) else {
             fields.append(field)
             return
@@ -33,7 +33,7 @@ public struct EndToEndFields {
     }
 
     /// The fields kept, in order, without those a `Connection` field named.
-    public func headers() -> HTTPHeaders {
+    package func headers() -> HTTPHeaders {
         var headers = HTTPHeaders(fields)
         if !connectionNamed.isEmpty {
             headers.removeAll { field in connectionNamed.contains { field.name.equalsIgnoringASCIICase($0) } }

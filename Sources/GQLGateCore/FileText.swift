@@ -3,9 +3,9 @@ import Glibc
 #endif
 
 /// Reads small files whole (keys, tokens, certificates).
-public enum FileText {
+package enum FileText {
     /// The whole file at `path` as UTF-8 text, or nil when it cannot be read or is over `limit` bytes.
-    public static func read(_ path: String, limit: Int = 1 << 20) -> String? {
+    package static func read(_ path: String, limit: Int = 1 << 20) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

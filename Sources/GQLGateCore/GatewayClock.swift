@@ -10,13 +10,13 @@ public import Darwin
 /// `.system` reads the kernel's clocks; a `ManualClock`'s `clock` moves only
 /// when a test moves it. Callers take one as a value: a concrete struct, so
 /// reading `.system` is a direct call, with no closure or existential between.
-public struct GatewayClock: Sendable {
+package struct GatewayClock: Sendable {
     @usableFromInline let manual: ManualClock?
 
     /// The kernel's clocks: `CLOCK_MONOTONIC` and `CLOCK_REALTIME`. (Made
     /// where it is read, so that no global's lazy initialisation is checked.)
     @inlinable
-    public static var system: GatewayClock { GatewayClock(manual: nil) }
+    package static var system: GatewayClock { GatewayClock(manual: nil) }
 
     @usableFromInline
     init(manual: ManualClock?) {
@@ -25,7 +25,7 @@ public struct GatewayClock: Sendable {
 
     /// Nanoseconds on a clock that never jumps (`CLOCK_MONOTONIC`): cheap, good for deadlines.
     @inlinable
-    public func monotonicNanoseconds() -> UInt64 {
+    package func monotonicNanoseconds() -> UInt64 {
         if let manual { return manual.monotonicNanoseconds }
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
@@ -34,7 +34,7 @@ public struct GatewayClock: Sendable {
 
     /// Time since the Unix epoch (`CLOCK_REALTIME`): may jump when the system clock is set.
     @inlinable
-    public func wallTime() -> Duration {
+    package func wallTime() -> Duration {
         if let manual { return manual.wallTime }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
@@ -43,24 +43,24 @@ public struct GatewayClock: Sendable {
 }
 
 /// A clock for tests: both readings stand still until `advance(by:)` moves them together.
-public final class ManualClock: Sendable {
+package final class ManualClock: Sendable {
     private let readings: Lock<(monotonic: UInt64, wall: Duration)>
 
     /// - Parameters:
     ///   - monotonicNanoseconds: the first monotonic reading.
     ///   - wallTime: the first wall-clock reading, since the Unix epoch.
-    public init(monotonicNanoseconds: UInt64 = 1_000_000_000_000, wallTime: Duration = .seconds(1_750_000_000)) {
+    package init(monotonicNanoseconds: UInt64 = 1_000_000_000_000, wallTime: Duration = .seconds(1_750_000_000)) {
         readings = Lock((monotonicNanoseconds, wallTime))
     }
 
     /// The monotonic reading now.
-    public var monotonicNanoseconds: UInt64 { readings.withLock { $0.monotonic } }
+    package var monotonicNanoseconds: UInt64 { readings.withLock { $0.monotonic } }
 
     /// The wall-clock reading now.
-    public var wallTime: Duration { readings.withLock { $0.wall } }
+    package var wallTime: Duration { readings.withLock { $0.wall } }
 
     /// Moves both readings forward by `duration`.
-    public func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         readings.withLock {
             $0.monotonic += duration.nanoseconds
             $0.wall += duration
@@ -68,5 +68,5 @@ public final class ManualClock: Sendable {
     }
 
     /// A `GatewayClock` reading this one.
-    public var clock: GatewayClock { GatewayClock(manual: self) }
+    package var clock: GatewayClock { GatewayClock(manual: self) }
 }

@@ -1,7 +1,7 @@
 extension StringProtocol {
     /// Whether the text may be a header value as is: no CR, LF or NUL, which
     /// would end the field early or split it into two (header injection).
-    public var isSafeHeaderValue: Bool {
+    package var isSafeHeaderValue: Bool {
         func isUnsafe(_ byte: UInt8) -> Bool { byte == 0x0D || byte == 0x0A || byte == 0x00 }
         // A scan of the contiguous bytes, when the text has them, costs a fraction of the UTF-8 view's iterator.
         return utf8.withContiguousStorageIfAvailable { !$0.contains(where: isUnsafe) } ?? !utf8.contains(where: isUnsafe)
@@ -9,7 +9,7 @@ extension StringProtocol {
 
     /// Whether a client's `X-Request-Id` is kept (echoed and sent upstream):
     /// 1 to 200 visible ASCII characters. Anything else is replaced by a new id.
-    public var isAcceptableRequestID: Bool {
+    package var isAcceptableRequestID: Bool {
         func check(_ bytes: some Collection<UInt8>) -> Bool {
             (1...200).contains(bytes.count) && bytes.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }
         }
@@ -22,7 +22,7 @@ extension HTTPHeaders {
     /// in any value, or another control character but tab (0x01–0x1F, 0x7F)
     /// in the value of a field that `isPassedOn` says goes upstream.
     /// One scan of each value; `isPassedOn` is asked only about values with a control character.
-    public func firstRefusedField(isPassedOn: (String) -> Bool) -> String? {
+    package func firstRefusedField(isPassedOn: (String) -> Bool) -> String? {
         withFields { fields in
             for index in fields.indices {
                 switch Self.controlCharacters(in: fields[index].value) {

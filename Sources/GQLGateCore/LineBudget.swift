@@ -2,7 +2,7 @@
 /// How many log lines of one kind may be written: at most `lines` in any
 /// `window` (fixed windows), so a flood of the same event cannot fill the log.
 /// The lines left out are counted and reported with the next one let through.
-public final class LineBudget: Sendable {
+package final class LineBudget: Sendable {
     private struct State {
         var windowStart: UInt64
         var used = 0
@@ -14,7 +14,7 @@ public final class LineBudget: Sendable {
     private let clock: GatewayClock
     private let state: Lock<State>
 
-    public init(lines: Int, window: Duration, clock: GatewayClock = .system) {
+    package init(lines: Int, window: Duration, clock: GatewayClock = .system) {
         self.lines = lines
         self.window = window.nanoseconds
         self.clock = clock
@@ -23,7 +23,7 @@ public final class LineBudget: Sendable {
 
     /// nil when this line must be left out; else the lines left out since the
     /// last one let through.
-    public func take() -> Int? {
+    package func take() -> Int? {
         let now = clock.monotonicNanoseconds()
         return state.withLock { state -> Int? in
             if now &- state.windowStart >= window {

@@ -9,7 +9,7 @@ import Glibc
 /// before is handed out again without parsing it or making its two strings.
 ///
 /// Not `Sendable`: each thread that reads fields keeps its own.
-public final class RecentHeaderFields {
+package final class RecentHeaderFields {
     private struct Entry {
         let key: [UInt8]
         let field: HTTPHeaders.Field
@@ -23,7 +23,7 @@ public final class RecentHeaderFields {
 
     /// Keeps at most `capacity` fields, each made from at most `longestKey`
     /// bytes (longer ones are rarely repeated and made every time).
-    public init(capacity: Int, longestKey: Int) {
+    package init(capacity: Int, longestKey: Int) {
         self.capacity = capacity
         self.longestKey = longestKey
         entries.reserveCapacity(capacity)
@@ -31,7 +31,7 @@ public final class RecentHeaderFields {
 
     /// The field made from `key`: from the table when the same bytes came
     /// before, else made by `make` (nil when the bytes hold no field).
-    public func field(for key: UnsafeRawBufferPointer, make: (UnsafeRawBufferPointer) -> HTTPHeaders.Field?) -> HTTPHeaders.Field? {
+    package func field(for key: UnsafeRawBufferPointer, make: (UnsafeRawBufferPointer) -> HTTPHeaders.Field?) -> HTTPHeaders.Field? {
         guard let bytes = key.baseAddress, key.count <= longestKey else { return make(key) }
         if let index = index(count: key.count, where: { memcmp($0, bytes, key.count) == 0 }) { return entries[index].field }
         guard let field = make(key) else { return nil }
@@ -41,7 +41,7 @@ public final class RecentHeaderFields {
 
     /// The field `name: value` (their bytes, the name not empty): from the
     /// table when the same bytes came before, else made from them.
-    public func field(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> HTTPHeaders.Field {
+    package func field(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> HTTPHeaders.Field {
         // Kept as the name, a NUL and the value.
         let count = name.count + 1 + value.count
         guard let nameBytes = name.baseAddress, count <= longestKey else { return HTTPHeaders.Field(name: name, value: value) }

@@ -1,16 +1,16 @@
 /// Where a span sits in its trace (W3C Trace Context): the trace, the span,
 /// whether the trace is sampled, and the vendors' `tracestate`.
-public struct SpanContext: Sendable, Equatable {
+package struct SpanContext: Sendable, Equatable {
     /// The trace id's 16 bytes as two big-endian words.
-    public var traceID: TraceID
+    package var traceID: TraceID
     /// The span id's 8 bytes, big-endian; never 0.
-    public var spanID: UInt64
+    package var spanID: UInt64
     /// The `sampled` flag.
-    public var sampled: Bool
+    package var sampled: Bool
     /// The `tracestate` field, passed on as received; nil when none came.
-    public var traceState: String?
+    package var traceState: String?
 
-    public init(traceID: TraceID, spanID: UInt64, sampled: Bool, traceState: String? = nil) {
+    package init(traceID: TraceID, spanID: UInt64, sampled: Bool, traceState: String? = nil) {
         self.traceID = traceID
         self.spanID = spanID
         self.sampled = sampled
@@ -18,14 +18,14 @@ public struct SpanContext: Sendable, Equatable {
     }
 
     /// A new span of the same trace under this one (an upstream attempt's), with a random non-zero id.
-    public func child() -> SpanContext {
+    package func child() -> SpanContext {
         SpanContext(traceID: traceID, spanID: UInt64.random(in: 1...UInt64.max), sampled: sampled, traceState: traceState)
     }
 
     /// The context a `traceparent` field names (and its `tracestate`), or nil
     /// when the field is not a valid version-00-compatible `traceparent`
     /// (all-zero ids, version `ff`, wrong lengths or non-hex digits).
-    public init?(traceparent: String, tracestate: String? = nil) {
+    package init?(traceparent: String, tracestate: String? = nil) {
         var text = traceparent
         guard let parsed = text.withUTF8({ Self.parse($0) }) else { return nil }
         self.init(traceID: parsed.traceID, spanID: parsed.spanID, sampled: parsed.flags & 1 == 1,
@@ -33,7 +33,7 @@ public struct SpanContext: Sendable, Equatable {
     }
 
     /// The `traceparent` value for this context.
-    public var traceparent: String {
+    package var traceparent: String {
         String(unsafeUninitializedCapacity: 55) { buffer in
             buffer[0] = 0x30; buffer[1] = 0x30; buffer[2] = 0x2D  // "00-"
             Self.put(traceID.high, into: buffer, at: 3)
@@ -46,7 +46,7 @@ public struct SpanContext: Sendable, Equatable {
     }
 
     /// The span id as 16 lower-case hex digits.
-    public var spanIDHex: String { Self.hex(spanID) }
+    package var spanIDHex: String { Self.hex(spanID) }
 
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (traceID: TraceID, spanID: UInt64, flags: UInt8)? {
         // version "-" trace-id(32) "-" parent-id(16) "-" flags(2); later versions may append "-..." fields.
@@ -98,17 +98,17 @@ public struct SpanContext: Sendable, Equatable {
 }
 
 /// A 16-byte trace id as two big-endian words.
-public struct TraceID: Sendable, Hashable {
-    public var high: UInt64
-    public var low: UInt64
+package struct TraceID: Sendable, Hashable {
+    package var high: UInt64
+    package var low: UInt64
 
-    public init(high: UInt64, low: UInt64) {
+    package init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }
 
     /// 32 lower-case hex digits.
-    public var hex: String {
+    package var hex: String {
         String(unsafeUninitializedCapacity: 32) { buffer in
             SpanContext.put(high, into: buffer, at: 0)
             SpanContext.put(low, into: buffer, at: 16)

@@ -1,7 +1,7 @@
 /// URLs made fit for logs.
-public enum URLRedaction {
+package enum URLRedaction {
     /// `url` with any `user:password@` in its authority replaced by `***@`.
-    public static func redactingUserInfo(_ url: String) -> String {
+    package static func redactingUserInfo(_ url: String) -> String {
         guard let schemeEnd = url.firstRange(of: "://") else { return url }
         let authority = url[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard let at = authority.lastIndex(of: "@") else { return url }
