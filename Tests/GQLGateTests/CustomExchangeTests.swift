@@ -30,6 +30,19 @@ import Testing
         }
     }
 
+    @Test func anInlineCheckBeforeTheCacheRefusesAtOnceAndLetsHitsThrough() async throws {
+        try await withGateway(exchanges: [.before(.cache, RequireClientNameAtOnce()), .after(.cache, PingExchange())], cache: true) { ping in
+            let refused = try await ping(["Content-Type": "application/json"])
+            #expect(refused.status == 400)
+            #expect(refused.body.string.contains("Name your client in apollographql-client-name."))
+            let named: HTTPHeaders = ["Content-Type": "application/json", "apollographql-client-name": "ios"]
+            #expect(try await ping(named).headers["x-cache"] == "MISS")
+            let hit = try await ping(named)
+            #expect(hit.headers["x-cache"] == "HIT")
+            #expect(hit.body.string == #"{"data":{"ping":"pong"}}"#)
+        }
+    }
+
     @Test func anExchangeBeforeTheCacheSeesCacheHits() async throws {
         let log = LineLog()
         try await withGateway(exchanges: [.before(.cache, LoggingExchange(log: log)), .after(.cache, PingExchange())], cache: true) { ping in
@@ -78,7 +91,7 @@ import Testing
     }
 }
 
-/// The check from the README.
+/// The check from docs/extending.md.
 struct RequireClientName: Exchange {
     func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
         guard operation.headers["apollographql-client-name"] != nil else {
@@ -88,12 +101,22 @@ struct RequireClientName: Exchange {
     }
 }
 
-/// The logging exchange from the README, writing to a list instead of stdout.
+/// The inline check from docs/extending.md: decides at once.
+struct RequireClientNameAtOnce: InlineExchange {
+    func decide(_ operation: inout Operation) throws -> InlineDecision {
+        guard operation.headers["apollographql-client-name"] != nil else {
+            throw GatewayError.badRequest("Name your client in apollographql-client-name.")
+        }
+        return .passOn
+    }
+}
+
+/// The logging exchange from docs/extending.md, writing to a list instead of stdout.
 struct LoggingExchange: Exchange {
     let log: LineLog
 
     func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
-        log.append("→ \(operation.kind?.rawValue ?? "?") \(operation.request.operationName ?? "anonymous")")
+        log.append("→ \(operation.kind?.rawValue ?? "?") \(operation.operationName ?? "anonymous")")
         return try await next(operation).map { result in
             log.append("← \(result.status) from \(result.source)")
             return result
@@ -104,7 +127,7 @@ struct LoggingExchange: Exchange {
 /// Answers `query Ping` itself; forwards everything else.
 struct PingExchange: Exchange {
     func handle(_ operation: Operation, next: ExchangeNext) async throws -> ResultStream {
-        guard operation.kind == .query, operation.request.operationName == "Ping" else { return try await next(operation) }
+        guard operation.kind == .query, operation.operationName == "Ping" else { return try await next(operation) }
         return .single(GraphQLResponse(status: 200, headers: ["Content-Type": "application/json"],
                                        body: Bytes(#"{"data":{"ping":"pong"}}"#), source: .gateway))
     }
