@@ -46,6 +46,7 @@ import Testing
         var config = Self.base()
         Self.rows[row].change(&config)
         let gateway = try Gateway(config: config)
+        try gateway.start()
         defer { _ = gateway.shutdown(drainTimeout: .seconds(1)) }
         #expect(gateway.generations.current.slots == Self.rows[row].slots, "\(Self.rows[row].name)")
     }
