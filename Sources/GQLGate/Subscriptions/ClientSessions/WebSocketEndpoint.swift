@@ -1,5 +1,6 @@
 import GQLGateCore
 import GQLGateEventLoop
+import GQLGateExchanges
 import GQLGateHTTPServer
 import GQLGateMetrics
 import GQLGatePipeline
