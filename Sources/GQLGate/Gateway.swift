@@ -17,8 +17,7 @@ public import Logging
 /// try gateway.start()
 /// ```
 public final class Gateway: Sendable {
-    /// The gateway's metrics, rendered at `GET /metrics`; pass the same value
-    /// to your own exchanges to record through it.
+    /// The gateway's metrics, rendered at `GET /metrics` (and by `render()`).
     public let metrics: GatewayMetrics
     let loops: EventLoopGroup
     let server: HTTPServer

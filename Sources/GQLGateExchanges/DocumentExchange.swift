@@ -3,7 +3,7 @@ public import GQLGatePipeline
 /// Parses the operation's document (once per distinct text, through the
 /// `DocumentCache`), chooses the operation by `operationName` and records its
 /// kind and shape, and notes the selected operation in the operation's
-/// trace (for the access line, the metrics and the span). Answers 400 for a missing query, a document over
+/// record (for the access line, the metrics and the span). Answers 400 for a missing query, a document over
 /// `maxDocumentBytes` (checked before parsing), a syntax error, a fragment
 /// cycle or an unknown operation; forwards everything else. Must come before
 /// any exchange that looks at `operation.kind`.

@@ -4,7 +4,7 @@ extension Operation {
     /// `.upstreamAttemptEnded`, with what `send` returned or threw). When
     /// tracing sampled the request, `send` gets the operation with the
     /// attempt's own span as its `traceparent` (and `tracestate`) upstream
-    /// header. Every transport to the upstream runs its attempts through it.
+    /// header. The HTTP transport runs each attempt through it.
     package func upstreamAttempt(_ send: (Operation) async throws -> GraphQLResponse) async throws -> GraphQLResponse {
         guard let facts else { return try await send(self) }
         let attempt = facts.upstreamAttemptBegins()

@@ -36,7 +36,7 @@ final class GatewayGeneration: Sendable {
     let csrf: CSRFRule?
     /// How answers are compressed, when `compression.enabled`.
     let compression: AnswerCompression?
-    /// Makes the spans of operations on client WebSockets, when `tracing.enabled` (the pipeline's stages make the others).
+    /// The tracer, when `tracing.enabled` (the recorder makes every span; sessions ask whether there is one).
     let tracer: Tracer?
     /// The client header fields whose values reach the upstream (lower case).
     private let passedOnHeaders: [String]

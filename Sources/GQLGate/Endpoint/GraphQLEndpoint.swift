@@ -123,7 +123,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     /// from where the head stopped on a loop. A streamed answer (SSE,
     /// multipart) runs the whole pipeline on a loop; while a drain answers
     /// every request with 503, nothing runs. The pipeline's recorder records
-    /// how each request was answered, whichever way (`RequestRecorder`).
+    /// how each request was answered, whichever way (`GatewayRecorder`).
     private func graphQL(_ request: ServerRequest, pipeline: GatewayGeneration) -> ServerAnswer<PendingRequest> {
         guard !inFlight.isClosed else { return .later(.shuttingDown) }
         let facts = OperationRecord(

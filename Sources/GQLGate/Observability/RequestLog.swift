@@ -11,7 +11,7 @@ import Logging
 /// client certificate's subject when the server asks for one, and the
 /// cache status, upstream attempts and upstream status where known (fields
 /// that are not known are left out). Headers, variables and bodies are never
-/// logged. The pipeline's recorder (`RequestRecorder`) records what
+/// logged. The gateway's recorder (`GatewayRecorder`) records what
 /// the pipeline answers; the endpoint records what it answers itself.
 struct RequestLog: Sendable {
     /// Where access lines go: gqlgate's own writer (the fast path), or any swift-log logger.
