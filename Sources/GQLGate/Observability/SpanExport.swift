@@ -74,11 +74,15 @@ final class SpanExport: Sendable {
     }
 
     /// Stops the loop and exports what is queued, waiting until `deadline`
-    /// (monotonic nanoseconds) at most. Called by the drain.
+    /// (monotonic nanoseconds) at most. Called by the drain, which may run
+    /// on a thread of Swift's shared pool: the export runs on one of the
+    /// client's loops, so it never waits for a pool thread (the caller may
+    /// hold the last free one), and nothing queued means no wait at all.
     func flush(before deadline: UInt64) {
         loop.withLock { $0?.cancel() }
+        guard queue.count > 0 else { return }
         let done = DispatchSemaphore(value: 0)
-        Task { [self] in
+        Task(executorPreference: client.group.next()) { [self] in
             await exportQueued()
             done.signal()
         }
