@@ -28,6 +28,11 @@ package struct PipelineBuilder: Sendable {
         filled[slot]
     }
 
+    /// The slots filled, in the order operations pass them.
+    package var filledSlots: [PipelineSlot] {
+        PipelineSlot.allCases.filter { filled[$0] != nil }
+    }
+
     /// Adds exchanges at their placements, after any placed there already.
     package mutating func place(_ placements: [ExchangePlacement]) {
         placed += placements

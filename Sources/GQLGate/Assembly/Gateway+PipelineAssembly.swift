@@ -63,7 +63,7 @@ extension Gateway {
             SchemaLearning(chain: schemaLearningBuilder(from: builder).build(transport: transport), source: source)
         }
         return GatewayGeneration(
-            config: config, chain: chain, recorder: recorder, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
+            config: config, chain: chain, slots: builder.filledSlots, recorder: recorder, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
             subscriptions: subscriptions, schemaLearning: schemaLearning, traffic: traffic, tracer: tracer)
     }
 

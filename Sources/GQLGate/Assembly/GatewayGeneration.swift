@@ -16,6 +16,8 @@ final class GatewayGeneration: Sendable {
     let config: GatewayConfig
     /// The exchanges and the transport.
     let chain: ExchangeChain
+    /// The built-in slots the configuration filled, in order.
+    let slots: [PipelineSlot]
     /// Records how each client request was answered: metrics, the access line, server spans.
     let recorder: GatewayRecorder
     /// Checks client keys, when `clients.api_keys_file` is set.
@@ -39,11 +41,12 @@ final class GatewayGeneration: Sendable {
     /// The client header fields whose values reach the upstream (lower case).
     private let passedOnHeaders: [String]
 
-    init(config: GatewayConfig, chain: ExchangeChain, recorder: GatewayRecorder, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
+    init(config: GatewayConfig, chain: ExchangeChain, slots: [PipelineSlot], recorder: GatewayRecorder, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
          subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?, traffic: TrafficAssembly = TrafficAssembly(),
          tracer: Tracer? = nil) {
         self.config = config
         self.chain = chain
+        self.slots = slots
         self.recorder = recorder
         self.clientAuth = clientAuth
         self.cache = cache

@@ -1,0 +1,57 @@
+import Foundation
+@testable import GQLGate
+import Testing
+
+/// `makePipeline`: which built-in slots a configuration fills, in which order.
+@Suite(.serialized) struct PipelineAssemblyTests {
+    /// The configuration every row starts from: the defaults, an upstream, one loop.
+    private static func base() -> GatewayConfig {
+        var config = GatewayConfig()
+        config.server.listen = ListenAddress(host: "127.0.0.1", port: 0)
+        config.server.loops = .fixed(1)
+        config.upstream.url = "http://127.0.0.1:9/graphql"
+        return config
+    }
+
+    private static let rows: [(name: String, change: @Sendable (inout GatewayConfig) -> Void, slots: [PipelineSlot])] = [
+        ("defaults", { _ in }, [.apq, .document, .methodRules, .limits, .dedupe, .retry]),
+        ("everything off", { config in
+            config.apq.enabled = false
+            config.dedupe.enabled = false
+            config.retry.maxAttempts = 1
+        }, [.document, .methodRules, .limits]),
+        ("cache", { $0.cache.enabled = true }, [.apq, .document, .methodRules, .limits, .cache, .dedupe, .retry]),
+        ("APQ upstream", { $0.apq.upstream = true }, [.apq, .document, .methodRules, .limits, .dedupe, .upstreamAPQ, .retry]),
+        ("credentials", { $0.auth.headers = [HeaderField(name: "Authorization", value: "Bearer t")] },
+         [.apq, .document, .methodRules, .limits, .dedupe, .credentials, .retry]),
+        ("traffic protection", { config in
+            config.clients.rateLimit.requestsPerSecond = 10
+            config.upstream.circuitBreaker.enabled = true
+            config.upstream.maxConcurrency = 8
+        }, [.rateLimit, .apq, .document, .methodRules, .limits, .dedupe, .retry, .circuitBreaker, .upstreamConcurrency]),
+        ("persisted documents and the safelist", { config in
+            config.persistedDocuments.manifests = [manifest]
+            config.persistedDocuments.safelist = true
+        }, [.persistedDocuments, .apq, .document, .safelist, .methodRules, .limits, .dedupe, .retry]),
+    ]
+
+    /// A manifest of one document, for the persisted documents row.
+    private static let manifest: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-assembly-\(getpid()).json").path
+        FileManager.default.createFile(atPath: path, contents: Data(#"{"ping": "query Ping { ping }"}"#.utf8))
+        return path
+    }()
+
+    @Test(arguments: rows.indices) func aConfigurationFillsItsSlotsInOrder(row: Int) throws {
+        var config = Self.base()
+        Self.rows[row].change(&config)
+        let gateway = try Gateway(config: config)
+        try gateway.start()
+        defer { _ = gateway.shutdown(drainTimeout: .seconds(1)) }
+        #expect(gateway.generations.current.slots == Self.rows[row].slots, "\(Self.rows[row].name)")
+    }
+
+    @Test func everySlotIsFilledBySomeRow() {
+        #expect(Set(Self.rows.flatMap(\.slots)) == Set(PipelineSlot.allCases))
+    }
+}
