@@ -3,7 +3,7 @@ import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPClient
 public import GQLGateHTTPServer
-public import GQLGateLogging
+package import GQLGateLogging
 public import GQLGateMetrics
 public import GQLGatePipeline
 import GQLGateTransports

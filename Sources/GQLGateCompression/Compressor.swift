@@ -1,6 +1,6 @@
 import CBrotli
 import CZlib
-public import GQLGateCore
+package import GQLGateCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-public import Glibc
+import Glibc
 #elseif canImport(Darwin)
-public import Darwin
+import Darwin
 #endif
 
 /// The time as gateway code reads it: monotonic nanoseconds for deadlines and

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 package import Glibc
 #elseif canImport(Darwin)
-public import Darwin
+package import Darwin
 #endif
 
 /// A value shared across threads behind a `pthread_mutex_t`: the lock every

@@ -1,4 +1,4 @@
-public import GraphQL
+package import GraphQL
 
 /// What the demo schema made of a request sent over a WebSocket, where
 /// subscriptions are allowed.

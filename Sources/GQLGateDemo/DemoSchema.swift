@@ -1,5 +1,5 @@
 import Graphiti
-public import GraphQL
+package import GraphQL
 import enum GQLGatePipeline.LexerPadding
 
 /// What became of a GraphQL request run against the demo schema.

@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// Automatic persisted queries: a request whose `extensions.persistedQuery`
 /// is `{"version": 1, "sha256Hash": "<hex>"}` may leave out the query once

@@ -1,5 +1,5 @@
 import GQLGateCore
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// The response cache (`cache.enabled`). Queries are answered from the
 /// `ResponseCacheStore` (memory or Redis) when it holds a fresh answer for their `RequestKey`

@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 import Synchronization
 
 /// Identical queries in flight at the same time share one upstream request:

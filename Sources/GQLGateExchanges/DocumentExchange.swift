@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// Parses the operation's document (once per distinct text, through the
 /// `DocumentCache`), chooses the operation by `operationName` and records its

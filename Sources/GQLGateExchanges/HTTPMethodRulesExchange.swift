@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// GraphQL-over-HTTP's method rules: a mutation over GET is refused with 405
 /// and `Allow: POST` (it never runs), and a subscription whose client takes a

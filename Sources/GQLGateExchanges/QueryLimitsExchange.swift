@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// Refuses operations deeper or with more aliases than `limits` allow, with
 /// 400 `QUERY_TOO_COMPLEX` naming the limit and the value found. The shape is

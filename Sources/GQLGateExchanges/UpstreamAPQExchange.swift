@@ -1,5 +1,5 @@
 import GQLGateCore
-public import GQLGatePipeline
+package import GQLGatePipeline
 import Synchronization
 
 /// Automatic persisted queries towards the upstream (`apq.upstream`), as

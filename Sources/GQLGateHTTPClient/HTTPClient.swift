@@ -1,4 +1,4 @@
-public import GQLGateEventLoop
+package import GQLGateEventLoop
 
 /// The upstream HTTP client: one libcurl multi handle per gateway loop, with
 /// pooled easy handles and kept-alive (HTTP/2-multiplexed where offered)

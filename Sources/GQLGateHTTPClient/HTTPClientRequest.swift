@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 
 /// A request to the upstream.
 package struct HTTPClientRequest: Sendable {

@@ -1,6 +1,6 @@
 import CMicroHTTPD
 import CMicroHTTPDShims
-public import GQLGateCore
+package import GQLGateCore
 
 /// One HTTP request on the embedded server: what the client sent, and the way
 /// to answer it from any thread.

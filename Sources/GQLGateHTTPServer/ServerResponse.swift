@@ -1,5 +1,5 @@
 import CMicroHTTPD
-public import GQLGateCore
+package import GQLGateCore
 
 /// An answer for libmicrohttpd to send: status, headers and a body handed over
 /// without a copy, a `StaticResponse` built once and sent many times, or a

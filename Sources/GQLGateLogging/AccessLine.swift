@@ -1,5 +1,5 @@
 import GQLGateCore
-public import Logging
+package import Logging
 
 /// One access-log record: what is known of an answered request. Fields that
 /// are not known stay `nil` and are left out of the line.

@@ -1,4 +1,4 @@
-public import Logging
+package import Logging
 
 /// A swift-log handler writing one line per record, JSON or text as
 /// `settings` say, through a `LogLineWriter` (stderr on its own thread).

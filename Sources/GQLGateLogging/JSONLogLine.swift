@@ -1,5 +1,5 @@
 import GQLGateCore
-public import Logging
+package import Logging
 
 /// Renders a log record as one JSON object and a newline:
 /// `{"ts":...,"level":...,"msg":...,<metadata keys in sorted order>}`.

@@ -1,4 +1,4 @@
-public import Logging
+package import Logging
 import Synchronization
 
 /// The level and format every `GatewayLogHandler` made with it reads: shared,

@@ -1,5 +1,5 @@
 import GQLGateCore
-public import Logging
+package import Logging
 
 /// Renders a log record for people reading a terminal:
 /// `2025-06-01T12:34:56.789Z info request status=200 duration_ms=1.2`,

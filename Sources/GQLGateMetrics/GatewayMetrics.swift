@@ -1,7 +1,7 @@
 import CoreMetrics
 import GQLGateCore
-public import GQLGatePipeline
-public import Prometheus
+package import GQLGatePipeline
+package import Prometheus
 
 /// The gateway's Prometheus metrics: every series the contract names, created
 /// once at start with bounded labels, so recording never builds a string: a

@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// The `status` label of `gqlgate_requests_total`: the class of the status sent to the client.
 package enum StatusClass: String, CaseIterable, Sendable {

@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 
 /// Reads GraphQL-over-HTTP requests (POST JSON and GET) into a
 /// `GraphQLRequest`, with the contract's status and code for every bad input.

@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 
 /// Something that happened to one operation on its way, stated as a value by
 /// the stage or transport that saw it (`Operation.record`). Stages never

@@ -1,4 +1,4 @@
-public import GQLGateExchanges
+package import GQLGateExchanges
 
 /// The Redis keys of the response cache, all under one prefix (so that
 /// several gateways, or gqlgate and other applications, can share a Redis):

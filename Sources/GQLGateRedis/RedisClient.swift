@@ -1,5 +1,5 @@
-public import GQLGateEventLoop
-public import Logging
+package import GQLGateEventLoop
+package import Logging
 #if canImport(Glibc)
 import Glibc
 #endif

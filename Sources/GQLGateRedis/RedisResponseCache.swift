@@ -1,7 +1,7 @@
 import GQLGateCore
 import GQLGateEventLoop
-public import GQLGateExchanges
-public import GQLGatePipeline
+package import GQLGateExchanges
+package import GQLGatePipeline
 
 /// The response cache in Redis, shared by every replica that uses the same
 /// server and key prefix (see `RedisCacheKeys` for the data model). Answers

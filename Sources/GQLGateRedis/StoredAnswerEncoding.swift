@@ -1,7 +1,7 @@
 import CZlib
 import GQLGateCore
 import GQLGateEventLoop
-public import GQLGateExchanges
+package import GQLGateExchanges
 
 /// How a `CachedAnswer` is kept in Redis: a compact binary record, read back
 /// only when it is whole, of this version and its checksum holds (a record

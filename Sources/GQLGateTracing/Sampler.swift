@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 
 /// Parent-based sampling: a client's `traceparent` decides for its trace
 /// (sampled flag set: sampled; clear: not); a new trace is sampled when its

@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 
 import Synchronization
 

@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 
 /// A finished span, as exported: OpenTelemetry's span data model, reduced to
 /// what gqlgate records (no links).

@@ -1,7 +1,7 @@
-public import GQLGateCore
+package import GQLGateCore
 import GQLGateEventLoop
-public import GQLGateHTTPClient
-public import GQLGateWebSocket
+package import GQLGateHTTPClient
+package import GQLGateWebSocket
 
 extension HTTPClient {
     /// Opens a WebSocket to the upstream: libcurl connects (`ws://` as

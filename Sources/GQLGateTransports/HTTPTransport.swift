@@ -1,7 +1,7 @@
 import GQLGateCore
 import GQLGateEventLoop
-public import GQLGateHTTPClient
-public import GQLGatePipeline
+package import GQLGateHTTPClient
+package import GQLGatePipeline
 
 /// Sends queries and mutations to the upstream over HTTP (libcurl) and
 /// passes its answer back unchanged but for hop-by-hop headers: any status,

@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// Apollo iOS's split transport: subscriptions go to the upstream over
 /// WebSocket, queries and mutations over HTTP.

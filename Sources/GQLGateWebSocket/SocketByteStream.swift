@@ -1,4 +1,4 @@
-public import GQLGateEventLoop
+package import GQLGateEventLoop
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 
 /// The client side of RFC 6455's opening handshake (§4.1): the upgrade request
 /// with a fresh random key, and the checks on the server's `101` answer.

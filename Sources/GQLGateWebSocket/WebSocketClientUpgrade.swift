@@ -1,5 +1,5 @@
-public import GQLGateCore
-public import GQLGateEventLoop
+package import GQLGateCore
+package import GQLGateEventLoop
 
 /// The client's opening handshake over a connected transport: writes the
 /// upgrade request, reads until the answer's header is complete (and on until

@@ -1,6 +1,6 @@
 import CWslay
 import GQLGateCore
-public import GQLGateEventLoop
+package import GQLGateEventLoop
 
 /// One WebSocket connection, server or client side, framed by wslay over a
 /// `ByteStream` and driven by an `EventLoop`'s epoll and timers.

@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 
 /// Why a WebSocket handshake or operation failed.
 package struct WebSocketError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import Crypto
-public import GQLGateCore
+package import GQLGateCore
 
 /// The server side of RFC 6455's opening handshake (§4.2): checks a client's
 /// upgrade request, computes `Sec-WebSocket-Accept` and picks a subprotocol.

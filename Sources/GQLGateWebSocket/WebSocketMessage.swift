@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 
 /// A whole data message, however many frames it came in.
 package enum WebSocketMessage: Sendable, Equatable {

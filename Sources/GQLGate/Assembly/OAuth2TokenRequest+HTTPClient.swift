@@ -1,6 +1,6 @@
 import GQLGateCore
-public import GQLGateExchanges
-public import GQLGateHTTPClient
+package import GQLGateExchanges
+package import GQLGateHTTPClient
 import GQLGatePipeline
 
 extension OAuth2TokenRequest {

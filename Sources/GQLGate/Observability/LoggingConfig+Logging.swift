@@ -1,6 +1,6 @@
-public import GQLGateConfig
-public import GQLGateLogging
-public import Logging
+package import GQLGateConfig
+package import GQLGateLogging
+package import Logging
 
 extension LoggingConfig {
     /// `logging.level` as a swift-log level (`warn` is `.warning`).

@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 import GQLGatePipeline
 
 /// What the response cache learns from a GraphQL answer body, and the body

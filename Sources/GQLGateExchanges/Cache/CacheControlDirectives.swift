@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 
 /// The `Cache-Control` directives the response cache acts on (RFC 9111
 /// §5.2), read from every `Cache-Control` field of a request or response.

@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 
 /// One stored answer: what the client gets back (status, end-to-end headers,
 /// the stripped body), when it was stored, how long it stays fresh, and the

@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 extension EntitySchema {
     /// The introspection query that `init(introspection:)` reads: root types,

@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// What the gateway knows of the upstream schema to tag cached answers with
 /// entities: the root types, the named type of each field of each object and

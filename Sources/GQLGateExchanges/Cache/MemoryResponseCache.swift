@@ -1,5 +1,5 @@
 import GQLGateCore
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// The in-memory response cache: answers by `RequestKey`, bounded by
 /// `maxBytes` (least recently used dropped first), with a tag index for

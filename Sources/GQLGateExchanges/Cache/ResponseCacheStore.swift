@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// Where `CacheExchange` keeps answers: `MemoryResponseCache` in this
 /// process, or a shared store such as Redis. A store that cannot be reached

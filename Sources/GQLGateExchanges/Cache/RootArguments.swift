@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 import GraphQL
 
 extension AnalysedDocument {

@@ -1,5 +1,5 @@
 import GQLGateCore
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// Learns the upstream's `EntitySchema` with one introspection query, sent
 /// through the exchanges given (credentials, retries) to the transport.

@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 import GraphQL
 
 /// A document rewritten so that every object in its answers names its type

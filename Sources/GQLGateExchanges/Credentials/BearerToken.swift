@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// An upstream access token and which one it is: every new token gets a
 /// higher `generation`, so a 401 retires only the token it was sent with.

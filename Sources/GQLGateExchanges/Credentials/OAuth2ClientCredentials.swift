@@ -1,5 +1,5 @@
-public import GQLGateCore
-public import GQLGatePipeline
+package import GQLGateCore
+package import GQLGatePipeline
 
 /// `auth.oauth2`: tokens from an OAuth2 token endpoint (client credentials
 /// grant). One token is cached and shared by every loop; it is refreshed

@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 import GQLGatePipeline
 
 /// The client credentials grant request (RFC 6749 §4.4) for `auth.oauth2`:

@@ -1,5 +1,5 @@
-public import GQLGateCore
-public import GQLGatePipeline
+package import GQLGateCore
+package import GQLGatePipeline
 
 /// A token endpoint's successful answer (RFC 6749 §5.1): `access_token`,
 /// `token_type` (must be Bearer when given) and `expires_in` (seconds).

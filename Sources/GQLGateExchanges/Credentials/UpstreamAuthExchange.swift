@@ -1,5 +1,5 @@
-public import GQLGateCore
-public import GQLGatePipeline
+package import GQLGateCore
+package import GQLGatePipeline
 
 /// Adds gqlgate's upstream credentials to every upstream request: the
 /// static `auth.headers`, and `Authorization: Bearer` from a token source

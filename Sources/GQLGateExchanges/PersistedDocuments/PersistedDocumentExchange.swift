@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// Requests by id: an operation whose `documentId`, `doc_id` or `id` names a
 /// document in the manifests runs that document (404

@@ -1,5 +1,5 @@
-public import GQLGateCore
-public import GQLGatePipeline
+package import GQLGateCore
+package import GQLGatePipeline
 
 /// The persisted documents of `persisted_documents.manifests`. Every
 /// request checks the files first (one `stat` each), so that no request is

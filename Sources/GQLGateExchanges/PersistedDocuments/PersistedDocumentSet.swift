@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// The documents of a set of manifest files, each parsed and checked once,
 /// found by id, by the SHA-256 of their text, or by their definition set

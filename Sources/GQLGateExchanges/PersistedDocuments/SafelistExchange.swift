@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// What may run of the operations sent as text: with `library`, text whose
 /// definitions are a listed document's (whitespace, comments and definition

@@ -1,5 +1,5 @@
-public import GQLGateCore
-public import GQLGatePipeline
+package import GQLGateCore
+package import GQLGatePipeline
 
 /// Tries queries again when the upstream fails transiently — connection
 /// errors, per-attempt timeouts, statuses in `retry.on_status` — with

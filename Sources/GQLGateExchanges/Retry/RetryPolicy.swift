@@ -1,5 +1,5 @@
-public import GQLGateCore
-public import GQLGatePipeline
+package import GQLGateCore
+package import GQLGatePipeline
 
 /// The `retry` rules: which outcomes are retried for which operations, and
 /// how long to wait before each retry.

@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 
 /// The client header fields whose values make two queries different for the
 /// response cache and dedupe: everything of the client's that reaches the

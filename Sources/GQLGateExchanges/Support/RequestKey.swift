@@ -1,6 +1,6 @@
 import Crypto
-public import GQLGateCore
-public import GQLGatePipeline
+package import GQLGateCore
+package import GQLGatePipeline
 
 /// What makes two queries the same for the response cache and dedupe: the
 /// normalised document (its canonical digest), the operation name, the

@@ -1,5 +1,5 @@
-public import GQLGateCore
-public import GQLGatePipeline
+package import GQLGateCore
+package import GQLGatePipeline
 
 /// `upstream.circuit_breaker`: counts upstream attempts and their failures
 /// over a rolling window (ten buckets of a tenth of it each), by client;

@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// `upstream.circuit_breaker`: asks the `CircuitBreaker` before each upstream
 /// attempt of a query or mutation, and tells it how the attempt ended and

@@ -1,5 +1,5 @@
 import GQLGateCore
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// `clients.rate_limit`: takes a token from the client's bucket for every
 /// operation (cache hits and each WebSocket `subscribe` included) and

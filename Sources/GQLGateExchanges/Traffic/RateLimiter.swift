@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 import GQLGatePipeline
 
 /// Token buckets, one per partition key, each kept as one number: the

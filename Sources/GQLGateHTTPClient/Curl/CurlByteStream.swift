@@ -1,6 +1,6 @@
 import CCurl
 import CCurlShims
-public import GQLGateEventLoop
+package import GQLGateEventLoop
 
 /// A connection libcurl opened with `CURLOPT_CONNECT_ONLY` (so DNS, proxies
 /// and TLS for `https`/`wss` stay libcurl's), read and written with

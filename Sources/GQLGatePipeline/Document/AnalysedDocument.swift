@@ -1,5 +1,5 @@
 import GQLGateCore
-public import GraphQL
+package import GraphQL
 
 /// One operation defined in a document.
 package struct DocumentOperation: Sendable, Equatable {

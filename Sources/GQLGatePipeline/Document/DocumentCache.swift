@@ -1,4 +1,4 @@
-public import Crypto
+package import Crypto
 import GQLGateCore
 import GraphQL
 #if canImport(Glibc)

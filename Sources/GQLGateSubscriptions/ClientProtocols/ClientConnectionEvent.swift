@@ -1,5 +1,5 @@
-public import GQLGateCore
-public import GQLGatePipeline
+package import GQLGateCore
+package import GQLGatePipeline
 
 /// What happens to a client WebSocket connection, fed to its protocol state
 /// machine by the loop that owns the socket.

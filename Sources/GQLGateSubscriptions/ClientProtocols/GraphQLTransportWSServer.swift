@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 import GQLGatePipeline
 
 /// The server side of graphql-transport-ws for one client connection.

@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 import GQLGatePipeline
 
 /// The server side of the legacy subscriptions-transport-ws protocol

@@ -1,5 +1,5 @@
 import GQLGateCore
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// The bytes of Apollo's multipart HTTP subscriptions (`subscriptionSpec=1.0`).
 ///

@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 
 /// The bytes of GraphQL over Server-Sent Events, distinct connections mode
 /// (graphql-sse): one `next` event per result, one `complete` at the end,

@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// What makes two subscriptions identical, so they can share one upstream
 /// subscription: the document text (normalised by the caller), the

@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// Who listens to which upstream subscription, for one upstream connection.
 ///

@@ -1,5 +1,5 @@
-public import GQLGateCore
-public import GQLGatePipeline
+package import GQLGateCore
+package import GQLGatePipeline
 
 /// The `connection_init` payload gqlgate sends upstream (contract,
 /// `auth.ws_init_payload`): `{header name: value}` for every credential

@@ -1,5 +1,5 @@
-public import GQLGateCore
-public import GQLGatePipeline
+package import GQLGateCore
+package import GQLGatePipeline
 
 /// The bookkeeping of one upstream WebSocket: a `SubscriptionRegistry` (who
 /// listens to which upstream subscription) next to the `UpstreamSession`

@@ -1,5 +1,5 @@
-public import GQLGateCore
-public import GQLGatePipeline
+package import GQLGateCore
+package import GQLGatePipeline
 
 /// gqlgate as the client of the upstream API over one WebSocket (one per
 /// credential set), multiplexing every upstream subscription by id, for

@@ -1,5 +1,5 @@
-public import GQLGateCore
-public import GQLGatePipeline
+package import GQLGateCore
+package import GQLGatePipeline
 
 /// What happens to gqlgate's WebSocket to the upstream, fed to its
 /// `UpstreamSession` by the loop that owns the socket.

@@ -1,4 +1,4 @@
-public import GQLGateCore
+package import GQLGateCore
 
 /// How gqlgate, as the client of the upstream API, runs one upstream WebSocket.
 package struct UpstreamSessionSettings: Sendable {

@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// A graphql-transport-ws message (the graphql-ws library's protocol), in
 /// either direction, with the protocol's exact field names.

@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// A message of the legacy subscriptions-transport-ws protocol (subprotocol
 /// `graphql-ws`), in either direction, with its exact field names.

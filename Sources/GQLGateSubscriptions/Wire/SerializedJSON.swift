@@ -1,4 +1,4 @@
-public import GQLGatePipeline
+package import GQLGatePipeline
 
 /// A JSON value already written as compact text, so that one upstream event
 /// fanned out to many listeners is serialised once and spliced into each

@@ -1,5 +1,5 @@
-public import GQLGatePipeline
-public import GQLGateSubscriptions
+package import GQLGatePipeline
+package import GQLGateSubscriptions
 
 /// How gqlgate runs its upstream WebSockets (from the `upstream`, `auth` and
 /// `subscriptions` keys).

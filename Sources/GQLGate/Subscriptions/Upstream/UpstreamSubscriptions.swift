@@ -1,10 +1,10 @@
-public import GQLGateCore
-public import GQLGateEventLoop
+package import GQLGateCore
+package import GQLGateEventLoop
 import GQLGateExchanges
-public import GQLGateHTTPClient
-public import GQLGatePipeline
+package import GQLGateHTTPClient
+package import GQLGatePipeline
 import GQLGateSubscriptions
-public import Logging
+package import Logging
 import Synchronization
 
 /// The transport for subscriptions: one upstream WebSocket per credential
