@@ -2,7 +2,7 @@ public import GQLGateConfig
 import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPClient
-public import GQLGateHTTPServer
+import GQLGateHTTPServer
 package import GQLGateLogging
 public import GQLGateMetrics
 public import GQLGatePipeline
@@ -104,8 +104,12 @@ public final class Gateway: Sendable {
     /// Binds the listen address and starts serving; with the cache tagging
     /// entities, starts learning the upstream schema; with TLS, starts
     /// watching the certificate files.
-    public func start() throws(HTTPServerError) {
-        try server.start()
+    public func start() throws(GatewayStartError) {
+        do {
+            try server.start()
+        } catch {
+            throw GatewayStartError(message: error.message)
+        }
         generations.current.schemaLearning?.start(logger: logger)
         watchTLSFiles()
     }

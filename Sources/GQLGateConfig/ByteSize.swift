@@ -4,7 +4,7 @@ import GQLGateCore
 /// A size is a whole number of bytes, either bare (`65536`) or with a unit: `B`, `KB` (1000),
 /// `KiB` (1024), `MB`, `MiB`, `GB`, `GiB`. Units are case-insensitive; a space before the unit is
 /// allowed (`64 MiB`).
-public enum ByteSize {
+package enum ByteSize {
     /// The units; binary ones come first so that they win ties when formatting.
     private static let units: [(name: String, bytes: Int)] = [
         ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10),
@@ -17,7 +17,7 @@ public enum ByteSize {
     /// - Parameter text: The text from the config file.
     /// - Returns: The size in bytes.
     /// - Throws: A ``ConfigError`` without key path that quotes `text` and says what is allowed.
-    public static func parse(_ text: String) throws(ConfigError) -> Int {
+    package static func parse(_ text: String) throws(ConfigError) -> Int {
         let trimmed = text.trimmingASCIISpaces()
         let digits = trimmed.prefix(while: \.isASCIIDigit)
         let unitName = trimmed.dropFirst(digits.count).trimmingASCIISpaces().lowercased()
@@ -34,7 +34,7 @@ public enum ByteSize {
     /// Formats a size the way the config file writes it: with the unit that divides it exactly and
     /// gives the smallest number, binary units winning ties (`64MiB`, `2GB`, `1000001B`).
     /// - Parameter bytes: The size in bytes.
-    public static func format(_ bytes: Int) -> String {
+    package static func format(_ bytes: Int) -> String {
         guard bytes != 0 else { return "0B" }
         var best = (count: bytes, name: "B")
         for unit in units where bytes % unit.bytes == 0 && bytes / unit.bytes < best.count {

@@ -4,7 +4,7 @@ import GQLGateCore
 /// A duration is a number with a unit: `250ms`, `10s`, `1.5s`, `1m`, `1h`. Units are `ms`, `s`, `m`
 /// and `h`; fractions are allowed as long as the result is a whole number of milliseconds. `0` needs
 /// no unit; any other bare number is rejected because it is ambiguous.
-public enum ConfigDuration {
+package enum ConfigDuration {
     /// The units, longest-first for formatting, in milliseconds.
     private static let units: [(name: String, milliseconds: Int64)] = [
         ("h", 3_600_000), ("m", 60_000), ("s", 1_000), ("ms", 1),
@@ -16,7 +16,7 @@ public enum ConfigDuration {
     /// - Parameter text: The text from the config file.
     /// - Returns: The duration, with millisecond precision.
     /// - Throws: A ``ConfigError`` without key path that quotes `text` and says what is allowed.
-    public static func parse(_ text: String) throws(ConfigError) -> Duration {
+    package static func parse(_ text: String) throws(ConfigError) -> Duration {
         let trimmed = text.trimmingASCIISpaces()
         if trimmed == "0" { return .zero }
         if !trimmed.isEmpty, trimmed.allSatisfy(\.isASCIIDigit) {
@@ -35,7 +35,7 @@ public enum ConfigDuration {
     /// Formats a duration the way the config file writes it: the largest unit that divides it
     /// exactly (`2s`, `1500ms`, `1h`), `0s` for zero. Sub-millisecond parts are dropped.
     /// - Parameter duration: The duration to format.
-    public static func format(_ duration: Duration) -> String {
+    package static func format(_ duration: Duration) -> String {
         let milliseconds = milliseconds(of: duration)
         if milliseconds == 0 { return "0s" }
         for unit in units where milliseconds % unit.milliseconds == 0 {

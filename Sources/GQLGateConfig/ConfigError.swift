@@ -35,7 +35,7 @@ extension ConfigError {
     ///   - value: The rejected text, quoted in the message.
     ///   - expected: What is allowed, e.g. `an integer >= 1`.
     ///   - keyPath: The key; empty for parsers that do not know it yet (see ``at(_:rejecting:)``).
-    public static func invalid(_ value: String, expected: String, keyPath: String = "") -> ConfigError {
+    package static func invalid(_ value: String, expected: String, keyPath: String = "") -> ConfigError {
         ConfigError(keyPath: keyPath, message: "\(shown(value, at: keyPath)) is not valid: expected \(expected)")
     }
 

@@ -1,7 +1,7 @@
 /// The keys whose values are secrets, and how such a value is shown: the same
 /// way by `check-config`'s printing (``GatewayConfig/renderYAML(redactingSecrets:)``)
 /// and by every ``ConfigError``.
-public enum ConfigSecret: Sendable, Equatable {
+package enum ConfigSecret: Sendable, Equatable {
     /// The whole value is secret: `auth.headers` values, `auth.oauth2.client_secret`,
     /// `auth.ws_init_payload` values, `tracing.headers` values.
     case value
@@ -13,13 +13,13 @@ public enum ConfigSecret: Sendable, Equatable {
     private static let urlKeys: Set = ["cache.redis_url", "upstream.url", "upstream.ws_url", "auth.oauth2.token_url", "tracing.endpoint"]
 
     /// The text that stands for a secret.
-    public static let redacted = "<redacted>"
+    package static let redacted = "<redacted>"
 
     /// How the value at `keyPath` is secret, or nil when it is not. A key above a secret
     /// (`auth`, `auth.oauth2`, `cache`) counts as wholly secret, since a value written there
     /// instead of a mapping may be the secret put one level too high.
     /// - Parameter keyPath: A dotted key path such as `auth.headers.X-Api-Key`.
-    public static func at(_ keyPath: String) -> ConfigSecret? {
+    package static func at(_ keyPath: String) -> ConfigSecret? {
         if urlKeys.contains(keyPath) { return .urlPassword }
         if keyPath == "auth.oauth2.client_secret" || ["auth", "auth.oauth2", "cache"].contains(keyPath) { return .value }
         let within = ["auth.headers", "auth.ws_init_payload", "tracing.headers"].contains { parent in
@@ -29,7 +29,7 @@ public enum ConfigSecret: Sendable, Equatable {
     }
 
     /// `text` with its secret part replaced by ``redacted``.
-    public func redacting(_ text: String) -> String {
+    package func redacting(_ text: String) -> String {
         switch self {
         case .value: Self.redacted
         case .urlPassword: Self.redactingPassword(in: text)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Checks the URLs of the config file.
-public enum ConfigURL {
+package enum ConfigURL {
     /// `text` when it is an absolute URL with a host and one of `schemes`.
     /// - Parameters:
     ///   - text: The URL as written.
@@ -35,7 +35,7 @@ extension YAMLValue {
 extension ConfigURL {
     /// Where `url` points, for telemetry: the URL without its user info, its host and its port
     /// (the scheme's default when none is written); nil when it is no URL with a host.
-    public static func endpoint(of url: String) -> (url: String, host: String, port: Int)? {
+    package static func endpoint(of url: String) -> (url: String, host: String, port: Int)? {
         guard var components = URLComponents(string: url), let host = components.host, !host.isEmpty else { return nil }
         let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
         components.user = nil

@@ -34,7 +34,7 @@ public struct RateLimitConfig: Sendable, Equatable {
     public var isEnabled: Bool { requestsPerSecond > 0 }
 
     /// The size of a bucket: `burst`, else one second's requests, at least 1.
-    public var effectiveBurst: Int {
+    package var effectiveBurst: Int {
         burst > 0 ? burst : max(1, Int(requestsPerSecond.rounded(.up)))
     }
 }

@@ -45,13 +45,13 @@ public struct ServerConfig: Sendable, Equatable {
     public init() {}
 
     /// The number of HTTP server threads to start: `threads`, `auto` meaning 1.
-    public var httpThreadCount: Int {
+    package var httpThreadCount: Int {
         threads.resolved(auto: 1)
     }
 
     /// The number of event-loop threads to start: `loops`, `auto` meaning `cores - 1`, at least 1.
     /// - Parameter cores: The number of cores of this machine.
-    public func eventLoopCount(cores: Int) -> Int {
+    package func eventLoopCount(cores: Int) -> Int {
         loops.resolved(auto: max(1, cores - 1))
     }
 }

@@ -8,7 +8,7 @@ public enum ThreadCount: Sendable, Equatable, CustomStringConvertible {
 
     /// The count to use, `auto` standing for `auto`.
     /// - Parameter auto: The count that `auto` means for this key.
-    public func resolved(auto: Int) -> Int {
+    package func resolved(auto: Int) -> Int {
         switch self {
         case .auto: auto
         case .fixed(let count): count

@@ -10,7 +10,7 @@ public enum UpstreamCompression: String, Sendable, Equatable, CaseIterable {
     case off = "false"
 
     /// Whether to ask an upstream at `url` (an `http`/`https` URL) for compressed answers.
-    public func asks(upstreamURL url: String) -> Bool {
+    package func asks(upstreamURL url: String) -> Bool {
         switch self {
         case .on: true
         case .off: false

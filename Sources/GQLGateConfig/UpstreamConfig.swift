@@ -44,7 +44,7 @@ public struct UpstreamConfig: Sendable, Equatable {
 
     /// The WebSocket URL to use: `wsURL`, else `url` with `http://` turned into `ws://` and
     /// `https://` into `wss://`; nil when neither is set.
-    public var effectiveWSURL: String? {
+    package var effectiveWSURL: String? {
         if let wsURL { return wsURL }
         guard let url, let colon = url.firstIndex(of: ":") else { return nil }
         let scheme = url[..<colon].lowercased()

@@ -11,12 +11,12 @@ import Darwin
 /// freed only in `deinit`; in between it is read-only, so sharing is safe.
 public final class Bytes: @unchecked Sendable {
     /// Start of the bytes; `nil` when `count` is 0.
-    public let baseAddress: UnsafeMutableRawPointer?
+    package let baseAddress: UnsafeMutableRawPointer?
     /// Number of bytes.
     public let count: Int
 
     /// Takes ownership of `malloc`'d memory, which `deinit` frees.
-    public init(takingOwnershipOf baseAddress: UnsafeMutableRawPointer?, count: Int) {
+    package init(takingOwnershipOf baseAddress: UnsafeMutableRawPointer?, count: Int) {
         self.baseAddress = count == 0 ? nil : baseAddress
         self.count = count
         if count == 0, let baseAddress { free(baseAddress) }

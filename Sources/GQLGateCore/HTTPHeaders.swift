@@ -14,7 +14,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
         /// The field whose name and value are these UTF-8 bytes (invalid
         /// sequences repaired), as a server or client reads them off the wire.
-        public init(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        package init(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
             self.init(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
         }
     }
@@ -57,7 +57,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// Calls `body` with the fields read in place. Iterating the list instead
     /// copies each field on the way (two retains); hot paths read through this.
     @inlinable
-    public func withFields<Result>(_ body: (UnsafeBufferPointer<Field>) throws -> Result) rethrows -> Result {
+    package func withFields<Result>(_ body: (UnsafeBufferPointer<Field>) throws -> Result) rethrows -> Result {
         try fields.withUnsafeBufferPointer(body)
     }
 

@@ -1,7 +1,7 @@
 /// Why the embedded HTTP server could not start.
-public struct HTTPServerError: Error, CustomStringConvertible, Sendable {
+package struct HTTPServerError: Error, CustomStringConvertible, Sendable {
     /// What went wrong, naming the address.
-    public let message: String
+    package let message: String
 
-    public var description: String { message }
+    package var description: String { message }
 }

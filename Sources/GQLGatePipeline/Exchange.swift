@@ -19,6 +19,6 @@ public protocol Exchange: Sendable {
 }
 
 /// The end of the pipeline: sends operations to the upstream.
-public protocol Transport: Sendable {
+package protocol Transport: Sendable {
     func send(_ operation: Operation) async throws -> ResultStream
 }

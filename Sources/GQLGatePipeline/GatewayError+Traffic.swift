@@ -22,7 +22,7 @@ extension GatewayError {
     }
 
     /// `Retry-After`'s delay-seconds: whole seconds, rounded up, at least 1.
-    public static func retryAfterSeconds(_ delay: Duration) -> String {
+    package static func retryAfterSeconds(_ delay: Duration) -> String {
         String(max(1, (delay.nanoseconds + 999_999_999) / 1_000_000_000))
     }
 }

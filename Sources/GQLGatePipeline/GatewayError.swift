@@ -27,12 +27,12 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// The error as one GraphQL error object, `{"message":...,"extensions":{"code":...}}`:
     /// what every answer gqlgate makes itself carries, over HTTP and in stream and WebSocket messages.
-    public var graphQLError: JSONValue {
+    package var graphQLError: JSONValue {
         .object([("message", .string(message)), ("extensions", .object([("code", .string(code))]))])
     }
 
     /// `{"errors":[graphQLError]}`
-    public func jsonBody() -> String {
+    package func jsonBody() -> String {
         JSONValue.object([("errors", .array([graphQLError]))]).serialized()
     }
 
@@ -117,12 +117,12 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
 
 extension GatewayError {
     /// The answer `error` becomes: the one it knows (`GatewayErrorConvertible`), else a 500.
-    public init(answering error: any Error) {
+    package init(answering error: any Error) {
         self = (error as? any GatewayErrorConvertible)?.gatewayError ?? .internalError("The gateway failed: \(error)")
     }
 
     /// A pipeline that ended without a result.
-    public static let noResult = GatewayError.upstreamUnavailable("The upstream sent no result.")
+    package static let noResult = GatewayError.upstreamUnavailable("The upstream sent no result.")
 }
 
 /// An error that knows which gateway answer it becomes.

@@ -24,7 +24,7 @@ public struct GraphQLRequest: Sendable, Equatable {
 
     /// The request as a JSON body (`{"query":...,"operationName":...,...}`), absent fields left out
     /// (`documentID` too: the upstream is sent the document it names).
-    public func jsonBody() -> String {
+    package func jsonBody() -> String {
         var members: [(key: String, value: JSONValue)] = []
         if let query { members.append(("query", .string(query))) }
         if let operationName { members.append(("operationName", .string(operationName))) }

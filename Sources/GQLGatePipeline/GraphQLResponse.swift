@@ -39,7 +39,7 @@ public struct GraphQLResponse: Sendable {
 
     /// A response whose body its maker checked to be a GraphQL execution
     /// result (see `bodyIsExecutionResult`).
-    public static func executionResult(status: Int = 200, headers: HTTPHeaders, body: Bytes, source: Source) -> GraphQLResponse {
+    package static func executionResult(status: Int = 200, headers: HTTPHeaders, body: Bytes, source: Source) -> GraphQLResponse {
         var response = GraphQLResponse(status: status, headers: headers, body: body, source: source)
         response.bodyIsExecutionResult = true
         return response

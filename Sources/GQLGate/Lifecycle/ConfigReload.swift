@@ -14,7 +14,7 @@ public struct ConfigReload: Sendable, Equatable {
     /// - Parameters:
     ///   - running: the configuration in use.
     ///   - proposed: the configuration just loaded and validated.
-    public init(running: GatewayConfig, proposed: GatewayConfig) {
+    package init(running: GatewayConfig, proposed: GatewayConfig) {
         var effective = proposed
         var needsRestart: [String] = []
         func keep<Value: Equatable>(_ key: String, _ path: WritableKeyPath<GatewayConfig, Value>) {

@@ -4,7 +4,7 @@ extension JSONValue {
     /// gqlgate (which reads the first) and the upstream might read different
     /// members. Keys are compared as Swift strings, so two canonically
     /// equivalent spellings count as one key. Linear in the value's size.
-    public var repeatedKey: String? {
+    package var repeatedKey: String? {
         switch self {
         case .array(let values):
             for value in values {

@@ -95,7 +95,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// Appends `value` as a JSON string literal, escaped per RFC 8259.
-    public static func writeString(_ value: String, to out: inout String) {
+    package static func writeString(_ value: String, to out: inout String) {
         JSONString.append(value, to: &out)
     }
 }
