@@ -17,7 +17,7 @@ public import Logging
 /// try gateway.start()
 /// ```
 public final class Gateway: Sendable {
-    /// The gateway's metrics, rendered at `GET /metrics` (and by `render()`).
+    /// The gateway's metrics, rendered at `GET /metrics` (and by `metrics.render()`).
     public let metrics: GatewayMetrics
     let loops: EventLoopGroup
     let server: HTTPServer

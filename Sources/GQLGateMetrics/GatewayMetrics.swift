@@ -8,7 +8,9 @@ package import Prometheus
 /// counter or gauge is one atomic add, a histogram one short lock.
 ///
 /// One value per process, shared by every pipeline (a reload keeps the counts).
-/// Features call its methods; `GET /metrics` renders `registry`.
+/// The gateway's recorder calls its methods (package); `GET /metrics` renders
+/// `registry`. Publicly it is made (`init()`), handed to `Gateway.init`, and
+/// rendered (`render()`).
 ///
 /// ```swift
 /// metrics.retry(reason: .status(503))
@@ -17,7 +19,9 @@ package import Prometheus
 public final class GatewayMetrics: Sendable {
     /// The registry `GET /metrics` renders.
     package let registry: PrometheusCollectorRegistry
-    /// A swift-metrics factory over `registry`, for metrics of your own exchanges.
+    /// A swift-metrics factory over `registry`. Package: an embedder's own
+    /// exchanges cannot record metrics into it yet (publishing it would put
+    /// swift-prometheus's type in the public API).
     package let factory: PrometheusMetricsFactory
 
     private let requests: [[CoreMetrics.Counter]]
