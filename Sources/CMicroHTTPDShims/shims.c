@@ -1,11 +1,16 @@
+#define _GNU_SOURCE  // dup3
 #include "CMicroHTTPDShims.h"
 #include "tls_daemon.h"
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 struct MHD_Daemon *gqlgate_mhd_start(const struct gqlgate_mhd_start_options *o, char *error, size_t error_size) {
     struct addrinfo hints;
@@ -71,6 +76,16 @@ struct MHD_Daemon *gqlgate_mhd_start(const struct gqlgate_mhd_start_options *o, 
 uint16_t gqlgate_mhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
+}
+
+int gqlgate_mhd_close_listen_socket(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
+    if (info == NULL || info->listen_fd < 0) { errno = EBADF; return -1; }
+    int placeholder = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (placeholder < 0) return -1;
+    int rc = dup3(placeholder, info->listen_fd, O_CLOEXEC);
+    close(placeholder);
+    return rc < 0 ? -1 : 0;
 }
 
 unsigned int gqlgate_mhd_current_connections(struct MHD_Daemon *daemon) {

@@ -143,6 +143,8 @@ package final class HTTPServer: @unchecked Sendable {
     /// Signalled when the last suspended connection is resumed.
     private let noneSuspended = ChangeSignal()
     private let quiesced = Atomic<Bool>(false)
+    /// Set once `quiesce()` closed the listening socket.
+    private let listenSocketClosed = Atomic<Bool>(false)
     /// `configuration`'s timeouts, as libmicrohttpd takes them.
     let idleTimeout: UInt32
     let writeTimeout: UInt32
@@ -250,13 +252,21 @@ package final class HTTPServer: @unchecked Sendable {
     /// Whether `quiesce()` was called: every answer from then on closes its connection.
     var isDraining: Bool { quiesced.load(ordering: .relaxed) }
 
-    /// Stops accepting new connections; open ones are served on, each
-    /// answer from now on with `Connection: close`.
+    /// Stops accepting new connections: they are refused from now on. Open
+    /// ones are served on, each answer from now on with `Connection: close`.
+    ///
+    /// Not `MHD_quiesce_daemon`: with epoll and libmicrohttpd's own threads
+    /// it races the server threads to take the listening socket out of their
+    /// epoll sets, and the loser aborts the process ("Failed to remove listen
+    /// FD from epoll set"; seen here about one start-and-drain in twenty).
+    /// Instead a placeholder socket takes the listening socket's descriptor:
+    /// the listening socket closes (new connections are refused, and the
+    /// kernel drops it from every epoll set), while the descriptor
+    /// libmicrohttpd holds stays valid until `stop()` closes it.
     package func quiesce() {
         quiesced.store(true, ordering: .relaxed)
-        guard let daemon else { return }
-        let listenFD = MHD_quiesce_daemon(daemon)
-        if listenFD >= 0 { close(listenFD) }
+        guard let daemon, !listenSocketClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        _ = gqlgate_mhd_close_listen_socket(daemon)
     }
 
     /// Stops the server. Call only when no request is suspended

@@ -277,7 +277,7 @@ final class RawHTTPClient {
         }
     }
 
-    private func readExactly(_ count: Int) -> [UInt8]? {
+    func readExactly(_ count: Int) -> [UInt8]? {
         while buffered.count < count {
             guard fill() else { return nil }
         }

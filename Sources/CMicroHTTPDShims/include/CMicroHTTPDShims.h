@@ -42,6 +42,11 @@ struct gqlgate_mhd_start_options {
 struct MHD_Daemon *gqlgate_mhd_start(const struct gqlgate_mhd_start_options *options, char *error, size_t error_size);
 /// The port the daemon listens on (useful after binding port 0).
 uint16_t gqlgate_mhd_bound_port(struct MHD_Daemon *daemon);
+/// Closes the daemon's listening socket while its descriptor stays valid:
+/// a placeholder socket takes the descriptor (`dup3`), so new connections
+/// are refused and the daemon's threads, which still hold the number, never
+/// see it closed or reused before `MHD_stop_daemon` closes it. 0, or -1 with `errno`.
+int gqlgate_mhd_close_listen_socket(struct MHD_Daemon *daemon);
 /// The number of open connections.
 unsigned int gqlgate_mhd_current_connections(struct MHD_Daemon *daemon);
 /// `MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE)`.
