@@ -55,20 +55,13 @@ extension GatewayRecorder {
     fileprivate func webSocketOperationEnded(_ operation: WebSocketOperationRecord, _ end: WebSocketOperationEnd, errors: [JSONValue]) {
         guard let spans, let (context, parentSpanID) = operation.span else { return }
         let facts = operation.facts.snapshot
-        var attributes = operation.attributes
-        facts.addSpanAttributes(to: &attributes)
-        attributes.append(SpanAttribute("gqlgate.websocket.end", end.rawValue))
+        var closing = [SpanAttribute("gqlgate.websocket.end", end.rawValue)]
         if end == .error {
             let code = if case .string(let code)? = errors.first?["extensions"]?["code"] { code } else { "graphql_error" }
-            attributes.append(SpanAttribute("error.type", code))
+            closing.append(SpanAttribute("error.type", code))
         }
-        let tracer = spans.tracer
-        tracer.finishWaits(of: facts, under: context)
-        tracer.finished(SpanRecord(
-            context: context, parentSpanID: parentSpanID, name: Self.spanName(facts), kind: .server,
-            startUnixNano: tracer.unixNano(ofMonotonic: operation.facts.startedAt), endUnixNano: tracer.nowUnixNano(),
-            attributes: attributes, events: facts.reconnectEvents(tracer), droppedEventsCount: facts.reconnectsLeftOut,
-            status: end == .error ? .error : .unset))
+        spans.finish(context, parent: parentSpanID, name: Self.spanName(facts), facts: facts, startedAt: operation.facts.startedAt,
+                     attributes: operation.attributes, closing: closing, failed: end == .error)
     }
 
     /// OpenTelemetry's GraphQL span name: `{type} {name}`, `{type}`, or `GraphQL Operation` before the document was read.

@@ -28,8 +28,8 @@ struct ServerSpans: Sendable {
         return tracer.startServerSpan(traceparent: traceparent, tracestate: operation.headers["tracestate"])
     }
 
+    /// Finishes an HTTP request's span.
     func finish(_ context: SpanContext, parent: UInt64, _ request: RequestFacts, record: OperationRecord, status: Int) {
-        let facts = record.snapshot
         var attributes: [SpanAttribute] = []
         attributes.reserveCapacity(14)  // the five below and those noted
         attributes.append(SpanAttribute("http.request.method", request.isGet ? "GET" : "POST"))
@@ -38,14 +38,23 @@ struct ServerSpans: Sendable {
         attributes.append(SpanAttribute("http.response.status_code", status))
         attributes.append(SpanAttribute("gqlgate.request_id", request.requestID))
         if let keyID = request.clientKeyID { attributes.append(SpanAttribute("gqlgate.client.key_id", keyID)) }
+        finish(context, parent: parent, name: request.isGet ? getName : postName, facts: record.snapshot, startedAt: record.startedAt,
+               attributes: attributes, closing: status >= 500 ? [SpanAttribute("error.type", String(status))] : [], failed: status >= 500)
+    }
+
+    /// Finishes a server span, an HTTP request's or a WebSocket operation's:
+    /// `attributes`, then what the record noted, then `closing`; its waits
+    /// become child spans and its upstream reconnects events.
+    func finish(_ context: SpanContext, parent: UInt64, name: String, facts: OperationRecord.Snapshot, startedAt: UInt64,
+                attributes: consuming [SpanAttribute], closing: [SpanAttribute], failed: Bool) {
         facts.addSpanAttributes(to: &attributes)
-        if status >= 500 { attributes.append(SpanAttribute("error.type", String(status))) }
+        attributes.append(contentsOf: closing)
         tracer.finishWaits(of: facts, under: context)
         tracer.finished(SpanRecord(
-            context: context, parentSpanID: parent, name: request.isGet ? getName : postName, kind: .server,
-            startUnixNano: tracer.unixNano(ofMonotonic: record.startedAt), endUnixNano: tracer.nowUnixNano(),
+            context: context, parentSpanID: parent, name: name, kind: .server,
+            startUnixNano: tracer.unixNano(ofMonotonic: startedAt), endUnixNano: tracer.nowUnixNano(),
             attributes: attributes, events: facts.reconnectEvents(tracer), droppedEventsCount: facts.reconnectsLeftOut,
-            status: status >= 500 ? .error : .unset))
+            status: failed ? .error : .unset))
     }
 
     /// What the span tells of the client request, kept before the operation goes on.
