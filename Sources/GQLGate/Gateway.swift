@@ -111,6 +111,7 @@ public final class Gateway: Sendable {
             throw GatewayStartError(message: error.message)
         }
         generations.current.schemaLearning?.start(logger: logger)
+        generations.current.schemaLoading?.start()
         watchTLSFiles()
     }
 

@@ -127,6 +127,12 @@ extension GatewayConfig {
                 .init("max_document_bytes", .size(limits.maxDocumentBytes)),
                 .init("introspection", .plain(String(limits.introspection))),
             ]),
+            .init("schema", [
+                .init("source", .plain(schema.source.rawValue)),
+                .init("file", .optional(schema.file)),
+                .init("refresh", .duration(schema.refresh)),
+                .init("validate", .plain(String(schema.validate))),
+            ]),
             .init("subscriptions", [
                 .init("dedupe", .plain(String(subscriptions.dedupe))),
                 .init("keepalive", .duration(subscriptions.keepalive)),

@@ -10,6 +10,7 @@ extension GatewayConfig {
     ///   `auth.bearer_token_file` (both would set `Authorization`).
     /// - `cache.backend: redis` has a redis:// `cache.redis_url`.
     /// - `persisted_documents.safelist` and `require_id` need `persisted_documents.manifests`.
+    /// - `schema.source: file` needs `schema.file`.
     /// - `server.tls.cert_file` and `key_file` go together; `client_ca_file` needs them.
     /// - `cors.allow_origins: ["*"]` stands alone and not with `cors.allow_credentials`.
     /// - Throws: The first ``ConfigError`` found.
@@ -54,6 +55,9 @@ extension GatewayConfig {
                 keyPath: "persisted_documents.\(key)",
                 message: "needs persisted_documents.manifests (with none, no operation could run)"
             )
+        }
+        if schema.source == .file, schema.file == nil {
+            throw ConfigError(keyPath: "schema.file", message: "required when schema.source is file")
         }
         if server.tls.certFile.isEmpty != server.tls.keyFile.isEmpty {
             throw ConfigError(

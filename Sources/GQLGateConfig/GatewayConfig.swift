@@ -26,6 +26,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var persistedDocuments = PersistedDocumentsConfig()
     /// `limits`: document size and complexity limits.
     public var limits = LimitsConfig()
+    /// `schema`: the upstream's schema, for validation at the edge.
+    public var schema = SchemaConfig()
     /// `subscriptions`: subscription transport settings.
     public var subscriptions = SubscriptionsConfig()
     /// `logging`: log level and format.
@@ -48,7 +50,7 @@ public struct GatewayConfig: Sendable, Equatable {
 extension GatewayConfig {
     static let keys = [
         "server", "upstream", "auth", "headers", "clients", "retry", "cache", "dedupe", "apq", "persisted_documents", "limits",
-        "subscriptions", "logging", "metrics", "cors", "csrf", "tracing", "compression",
+        "schema", "subscriptions", "logging", "metrics", "cors", "csrf", "tracing", "compression",
     ]
 
     /// Reads the document root; absent and null sections keep their defaults.
@@ -66,6 +68,7 @@ extension GatewayConfig {
         apq = try map["apq"].map(APQConfig.init(yaml:)) ?? apq
         persistedDocuments = try map["persisted_documents"].map(PersistedDocumentsConfig.init(yaml:)) ?? persistedDocuments
         limits = try map["limits"].map(LimitsConfig.init(yaml:)) ?? limits
+        schema = try map["schema"].map(SchemaConfig.init(yaml:)) ?? schema
         subscriptions = try map["subscriptions"].map(SubscriptionsConfig.init(yaml:)) ?? subscriptions
         logging = try map["logging"].map(LoggingConfig.init(yaml:)) ?? logging
         metrics = try map["metrics"].map(MetricsConfig.init(yaml:)) ?? metrics

@@ -42,6 +42,8 @@ public final class GatewayMetrics: Sendable {
     private let upstreamInFlight: Meter
     private let circuitState: Meter
     private let spansDropped: CoreMetrics.Counter
+    private let schemaLoaded: Meter
+    private let schemaRefreshes: [CoreMetrics.Counter]
 
     /// Histogram buckets for request and upstream durations: 1 ms to 10 s
     /// (the default `upstream.timeout`).
@@ -99,7 +101,13 @@ public final class GatewayMetrics: Sendable {
         upstreamInFlight = Meter(label: "gqlgate_upstream_in_flight", factory: factory)
         circuitState = Meter(label: "gqlgate_circuit_state", factory: factory)
         spansDropped = Counter(label: "gqlgate_spans_dropped_total", factory: factory)
-        for meter in [cacheSize, subscriptions, upstreamSubscriptions, websocketConnections, upstreamInFlight, circuitState] { meter.set(0) }
+        schemaLoaded = Meter(label: "gqlgate_schema_loaded", factory: factory)
+        schemaRefreshes = SchemaRefreshOutcome.allCases.map {
+            Counter(label: "gqlgate_schema_refreshes_total", dimensions: [("outcome", $0.rawValue)], factory: factory)
+        }
+        for meter in [cacheSize, subscriptions, upstreamSubscriptions, websocketConnections, upstreamInFlight, circuitState, schemaLoaded] {
+            meter.set(0)
+        }
     }
 
     /// The metrics in the Prometheus text exposition format.
@@ -196,6 +204,14 @@ public final class GatewayMetrics: Sendable {
 
     /// The circuit breaker's state: 0 closed, 1 open, 2 half-open.
     package func circuitState(_ state: Int) { circuitState.set(state) }
+
+    // MARK: - Schema
+
+    /// Whether gqlgate holds a schema (`gqlgate_schema_loaded`, 0 or 1).
+    package func schemaLoaded(_ loaded: Bool) { schemaLoaded.set(loaded ? 1 : 0) }
+
+    /// The schema's source was read, with `outcome`.
+    package func schemaRefreshed(_ outcome: SchemaRefreshOutcome) { schemaRefreshes[outcome.index].increment() }
 
     // MARK: - Tracing
 

@@ -43,6 +43,33 @@ package enum TokenRefreshOutcome: String, CaseIterable, Sendable {
     case failed
 }
 
+/// The `outcome` label of `gqlgate_schema_refreshes_total`: what reading
+/// the schema's source (the file, or introspection) did.
+package enum SchemaRefreshOutcome: String, CaseIterable, Sendable {
+    /// A schema different from the one held was loaded.
+    case loaded
+    /// The source gave the schema held already.
+    case unchanged
+    /// No schema: the source could not be read, refused, or did not make a schema.
+    case failed
+
+    var index: Int {
+        switch self {
+        case .loaded: 0
+        case .unchanged: 1
+        case .failed: 2
+        }
+    }
+
+    package init(_ refresh: SchemaRefresh) {
+        switch refresh {
+        case .loaded: self = .loaded
+        case .unchanged: self = .unchanged
+        case .failed: self = .failed
+        }
+    }
+}
+
 /// The `reason` label of `gqlgate_load_shed_total`.
 package enum LoadShedReason: String, CaseIterable, Sendable {
     /// No place among `upstream.max_concurrency` within `upstream.queue_timeout`.

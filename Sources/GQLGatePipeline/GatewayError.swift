@@ -10,6 +10,10 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
     public var message: String
     /// Extra header fields (e.g. `Allow` for 405).
     public var headers: HTTPHeaders
+    /// The GraphQL error objects, when the answer has several or they carry
+    /// more than a message and the code (validation errors and their
+    /// locations); empty: the one built from `message` and `code`.
+    package var details: [JSONValue] = []
 
     public init(status: Int, code: String, message: String, headers: HTTPHeaders = HTTPHeaders()) {
         self.status = status
@@ -20,7 +24,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public static func == (lhs: GatewayError, rhs: GatewayError) -> Bool {
         lhs.status == rhs.status && lhs.code == rhs.code && lhs.message == rhs.message
-            && lhs.headers.fields == rhs.headers.fields
+            && lhs.headers.fields == rhs.headers.fields && lhs.details == rhs.details
     }
 
     public var description: String { "\(status) \(code): \(message)" }
@@ -31,9 +35,14 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         .object([("message", .string(message)), ("extensions", .object([("code", .string(code))]))])
     }
 
-    /// `{"errors":[graphQLError]}`
+    /// The GraphQL error objects the answer carries: `details`, or the one `graphQLError`.
+    package var graphQLErrors: [JSONValue] {
+        details.isEmpty ? [graphQLError] : details
+    }
+
+    /// `{"errors":[...]}` with `graphQLErrors`.
     package func jsonBody() -> String {
-        JSONValue.object([("errors", .array([graphQLError]))]).serialized()
+        JSONValue.object([("errors", .array(graphQLErrors))]).serialized()
     }
 
     /// The error as a response to send.

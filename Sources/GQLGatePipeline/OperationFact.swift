@@ -15,6 +15,9 @@ package enum OperationFact: Sendable {
     /// The operation is not in the persisted documents and was sent as text
     /// (`log_unknown`): its name (nil when anonymous) and the SHA-256 of its text.
     case unlistedOperation(name: String?, documentSHA256: String)
+    /// With `schema.validate` off, validation would have refused the
+    /// operation with `error` (stated once per document and code).
+    case validationWouldRefuse(GatewayError, documentSHA256: String)
     /// The response cache served it so (`X-Cache`: HIT, MISS, BYPASS).
     case cacheServed(CacheOutcome)
     /// Traffic protection refused it.
@@ -87,6 +90,19 @@ package enum GatewayFact: Sendable {
     case upstreamSubscriptionStarted, upstreamSubscriptionEnded
     /// A client WebSocket opened, or closed.
     case webSocketOpened, webSocketClosed
+    /// The schema's source was read (`schema.source`): a new schema, the
+    /// same one, or none; `holdsSchema` tells whether one is held after it.
+    case schemaRefreshed(SchemaRefresh, holdsSchema: Bool)
+}
+
+/// What reading the schema's source did.
+package enum SchemaRefresh: Sendable {
+    /// A schema different from the one held was loaded.
+    case loaded
+    /// The source gave the schema held already.
+    case unchanged
+    /// No schema: the source could not be read, refused, or did not make one.
+    case failed
 }
 
 /// Turns facts into metrics, log lines and spans: the gateway's one recorder.

@@ -17,6 +17,8 @@ public enum PipelineSlot: String, CaseIterable, Sendable {
     case methodRules
     /// `limits.max_depth` and `limits.max_aliases`.
     case limits
+    /// Validation against the schema gqlgate holds (`schema`), and the variables' types.
+    case validation
     /// The response cache.
     case cache
     /// Identical queries in flight share one upstream request.

@@ -28,6 +28,8 @@ import Testing
             "# TYPE gqlgate_upstream_in_flight gauge",
             "# TYPE gqlgate_circuit_state gauge",
             "# TYPE gqlgate_spans_dropped_total counter",
+            "# TYPE gqlgate_schema_loaded gauge",
+            "# TYPE gqlgate_schema_refreshes_total counter",
         ]
         #expect(expected.filter { !rendered.contains($0) } == [])
         #expect(rendered.filter { $0.hasPrefix("# TYPE") }.count == expected.count)

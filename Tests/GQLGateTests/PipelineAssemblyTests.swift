@@ -29,11 +29,22 @@ import Testing
             config.upstream.circuitBreaker.enabled = true
             config.upstream.maxConcurrency = 8
         }, [.rateLimit, .apq, .document, .methodRules, .limits, .dedupe, .retry, .circuitBreaker, .upstreamConcurrency]),
+        ("a schema", { config in
+            config.schema.source = .file
+            config.schema.file = schemaFile
+        }, [.apq, .document, .methodRules, .limits, .validation, .dedupe, .retry]),
         ("persisted documents and the safelist", { config in
             config.persistedDocuments.manifests = [manifest]
             config.persistedDocuments.safelist = true
         }, [.persistedDocuments, .apq, .document, .safelist, .methodRules, .limits, .dedupe, .retry]),
     ]
+
+    /// A schema file, for the schema row.
+    private static let schemaFile: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-assembly-\(getpid()).graphql").path
+        FileManager.default.createFile(atPath: path, contents: Data("type Query { ping: String }".utf8))
+        return path
+    }()
 
     /// A manifest of one document, for the persisted documents row.
     private static let manifest: String = {

@@ -17,7 +17,10 @@ import Testing
     }
 
     @Test func anAnswerThatIsNotAGraphQLResponseFailsWithUpstreamUnavailable() {
-        let error = WebSocketResult.errorObject(.upstreamUnavailable("The upstream answered 502 without a GraphQL response."))
+        let error = JSONValue.object([
+            ("message", .string("The upstream answered 502 without a GraphQL response.")),
+            ("extensions", .object([("code", .string("UPSTREAM_UNAVAILABLE"))])),
+        ])
         #expect(WebSocketResult.event(for: response(502, "<html>Bad Gateway</html>"), id: "1") == .failed(id: "1", errors: [error]))
     }
 

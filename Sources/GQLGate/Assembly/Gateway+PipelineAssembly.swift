@@ -31,6 +31,10 @@ extension Gateway {
         if let safelist = persisted.safelist { builder.fill(.safelist, with: safelist) }
         builder.fill(.methodRules, with: HTTPMethodRulesExchange())
         builder.fill(.limits, with: QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)))
+        let schema = config.schema.effectiveSource.map { _ in
+            context.previous.flatMap { $0.config.schema == config.schema ? $0.schema : nil } ?? GatewaySchema()
+        }
+        if let schema { builder.fill(.validation, with: ValidationExchange(schema: schema, enforcing: config.schema.validate)) }
         if let cache = caching.cacheExchange { builder.fill(.cache, with: cache) }
         if let dedupe = caching.dedupe { builder.fill(.dedupe, with: dedupe) }
         if config.apq.upstream { builder.fill(.upstreamAPQ, with: UpstreamAPQExchange()) }
@@ -59,12 +63,17 @@ extension Gateway {
         let subscriptions = context.transport(config: config, client: client, recorder: recorder, credentials: credentials)
         subscriptions.connectGate.set(traffic.connectWait)
         let chain = builder.build(transport: SplitTransport(http: transport, subscriptions: subscriptions))
-        let schemaLearning = caching.schema.map { source in
-            SchemaLearning(chain: schemaLearningBuilder(from: builder).build(transport: transport), source: source)
+        let introspection = schemaLearningBuilder(from: builder).build(transport: transport)
+        let schemaLoading = schema.map { schema in
+            SchemaLoading(settings: config.schema, schema: schema, chain: introspection, entities: caching.schema, recorder: recorder,
+                          logger: context.logger)
         }
+        if config.schema.effectiveSource == .file { try schemaLoading?.loadFile() }
+        let schemaLearning = schemaLoading != nil ? nil : caching.schema.map { SchemaLearning(chain: introspection, source: $0) }
         return GatewayGeneration(
             config: config, chain: chain, slots: builder.filledSlots, recorder: recorder, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
-            subscriptions: subscriptions, schemaLearning: schemaLearning, traffic: traffic, tracer: tracer)
+            subscriptions: subscriptions, schema: schema, schemaLoading: schemaLoading, schemaLearning: schemaLearning, traffic: traffic,
+            tracer: tracer)
     }
 
     /// The pipeline introspection queries take: their own document stage,

@@ -26,7 +26,12 @@ final class GatewayGeneration: Sendable {
     let cache: (any ResponseCacheStore)?
     /// The upstream WebSockets subscriptions run on; shared with the previous pipeline when they carry over a reload.
     let subscriptions: UpstreamSubscriptions
-    /// Learns the upstream schema for the cache's entity tags, when it tags entities.
+    /// The schema operations are validated against, when `schema.source` is set;
+    /// the next pipeline keeps it when `schema` stays the same.
+    let schema: GatewaySchema?
+    /// Keeps `schema` current from its source.
+    let schemaLoading: SchemaLoading?
+    /// Learns the upstream schema for the cache's entity tags, when it tags entities and no `schema.source` is set.
     let schemaLearning: SchemaLearning?
     /// The rate limit, circuit breaker and upstream concurrency limit; kept by the next pipeline where their settings stay.
     let traffic: TrafficAssembly
@@ -42,8 +47,8 @@ final class GatewayGeneration: Sendable {
     private let passedOnHeaders: [String]
 
     init(config: GatewayConfig, chain: ExchangeChain, slots: [PipelineSlot], recorder: GatewayRecorder, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
-         subscriptions: UpstreamSubscriptions, schemaLearning: SchemaLearning?, traffic: TrafficAssembly = TrafficAssembly(),
-         tracer: Tracer? = nil) {
+         subscriptions: UpstreamSubscriptions, schema: GatewaySchema? = nil, schemaLoading: SchemaLoading? = nil, schemaLearning: SchemaLearning?,
+         traffic: TrafficAssembly = TrafficAssembly(), tracer: Tracer? = nil) {
         self.config = config
         self.chain = chain
         self.slots = slots
@@ -51,6 +56,8 @@ final class GatewayGeneration: Sendable {
         self.clientAuth = clientAuth
         self.cache = cache
         self.subscriptions = subscriptions
+        self.schema = schema
+        self.schemaLoading = schemaLoading
         self.schemaLearning = schemaLearning
         self.traffic = traffic
         self.tracer = tracer

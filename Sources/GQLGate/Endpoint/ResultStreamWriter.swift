@@ -47,7 +47,7 @@ struct ResultStreamWriter: Sendable {
         } catch is CancellationError {
             return ""
         } catch let error as any GatewayErrorConvertible {
-            return format.transportError([error.gatewayError.graphQLError])
+            return format.transportError(error.gatewayError.graphQLErrors)
         } catch {
             return format.transportError([GatewayError.internalError("The gateway failed: \(error)").graphQLError])
         }

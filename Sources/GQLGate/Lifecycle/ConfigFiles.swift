@@ -1,10 +1,11 @@
 import GQLGateConfig
+import GQLGateCore
 import GQLGateExchanges
 import GQLGatePipeline
 import Logging
 
 /// The files a configuration names (`server.tls`, `auth.bearer_token_file`,
-/// `clients.api_keys_file`, `persisted_documents.manifests`), read and parsed
+/// `clients.api_keys_file`, `persisted_documents.manifests`, `schema.file`), read and parsed
 /// by the same code `run` reads them with at start, so that
 /// `gqlgate check-config` says of each file what `run` would.
 package enum ConfigFiles {
@@ -23,6 +24,13 @@ package enum ConfigFiles {
             _ = try Gateway.clientAuthenticator(config.clients)
         } catch {
             problems.append(error)
+        }
+        if config.schema.effectiveSource == .file, let path = config.schema.file {
+            do {
+                _ = try SchemaLoading.build(WatchedFile.contents(of: path, limit: SchemaLoading.fileSizeLimit), path: path)
+            } catch {
+                problems.append(ConfigError(keyPath: "schema.file", message: error.reason))
+            }
         }
         do {
             _ = try PersistedDocumentsAssembly.library(config.persistedDocuments, cache: DocumentCache(), logger: Logger(label: "gqlgate"))

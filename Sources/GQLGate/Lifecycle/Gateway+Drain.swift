@@ -40,6 +40,7 @@ extension Gateway {
     public func shutdown(drainTimeout: Duration) -> DrainOutcome {
         readiness.startDraining()
         generations.current.schemaLearning?.stop()
+        generations.current.schemaLoading?.stop()
         tlsWatch.withLock { $0?.cancel() }
         server.quiesce()
         _ = inFlight.waitUntilEmpty(before: Self.deadline(in: drainTimeout))

@@ -6,7 +6,8 @@ extension Gateway {
     /// requests in flight finish on the old one. Settings that take effect
     /// only at start keep their running values (see `ConfigReload`).
     /// The response cache and upstream tokens start afresh with the new
-    /// pipeline, and the upstream schema is learned again. Live subscriptions
+    /// pipeline, and the upstream schema is learned again; the schema held for
+    /// validation stays while `schema` does (its file is read again). Live subscriptions
     /// keep their upstream connections unless an `upstream`, `auth`,
     /// `subscriptions` or `cache.vary_headers` key changed; then they get
     /// `complete` and their connections close. With TLS, the certificate, key
@@ -29,7 +30,9 @@ extension Gateway {
         generations.replace(with: pipeline)
         if pipeline.subscriptions !== previous.subscriptions { previous.subscriptions.shutdown() }
         previous.schemaLearning?.stop()
+        previous.schemaLoading?.stop()
         pipeline.schemaLearning?.start(logger: logger)
+        pipeline.schemaLoading?.start()
         if reload.effective.upstream != running.upstream { readiness.reset() }
         if let tlsFiles { log(tlsFiles.reload(reload.effective.server.tls), trigger: "reload") }
         return reload

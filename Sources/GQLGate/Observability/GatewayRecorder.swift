@@ -60,6 +60,11 @@ final class GatewayRecorder: FactRecorder {
             var metadata: Logger.Metadata = ["operation": "\(name ?? "")", "sha256": "\(sha256)"]
             if dropped > 0 { metadata["not_logged_before"] = "\(dropped)" }
             logger.warning("An operation not in the persisted documents", metadata: metadata)
+        case .validationWouldRefuse(let error, let sha256):
+            logger.warning("An operation schema.validate would refuse", metadata: [
+                "code": "\(error.code)", "sha256": "\(sha256)",
+                "errors": .array(error.graphQLErrors.compactMap { if case .string(let message) = $0["message"] { "\(message)" } else { nil } }),
+            ])
         case .operationSelected, .persistedDocumentUsed, .waited, .upstreamReconnecting:
             break  // the request's access line and span read them from its record
         }
@@ -85,6 +90,9 @@ final class GatewayRecorder: FactRecorder {
         case .cacheBytesHeld(let bytes): metrics.cacheBytes(bytes)
         case .circuitStateChanged(let state): metrics.circuitState(state)
         case .upstreamTokenRefreshed(let succeeded): metrics.tokenRefreshed(succeeded ? .ok : .failed)
+        case .schemaRefreshed(let refresh, let holdsSchema):
+            metrics.schemaRefreshed(SchemaRefreshOutcome(refresh))
+            metrics.schemaLoaded(holdsSchema)
         case .subscriptionStarted: metrics.subscriptionStarted()
         case .subscriptionEnded: metrics.subscriptionEnded()
         case .upstreamSubscriptionStarted: metrics.upstreamSubscriptionStarted()

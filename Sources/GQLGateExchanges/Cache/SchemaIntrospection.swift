@@ -1,8 +1,9 @@
 import GQLGateCore
 package import GQLGatePipeline
 
-/// Learns the upstream's `EntitySchema` with one introspection query, sent
-/// through the exchanges given (credentials, retries) to the transport.
+/// Asks the upstream for its schema with an introspection query, sent
+/// through the exchanges given (credentials, retries) to the transport:
+/// the response cache's `EntitySchema`, or the whole schema (`IntrospectionSDL`).
 package enum SchemaIntrospection {
     /// Why no schema was learned.
     package enum Failure: Error, Equatable, CustomStringConvertible {
@@ -22,18 +23,26 @@ package enum SchemaIntrospection {
     /// The request id the introspection query carries upstream.
     package static let requestID = "gqlgate-introspection"
 
-    /// The introspection operation, as `DocumentExchange` would pass it on.
-    package static func operation() -> Operation {
+    /// The introspection operation `query`, as `DocumentExchange` would pass it on.
+    package static func operation(_ query: String = EntitySchema.introspectionQuery) -> Operation {
         Operation(
-            request: GraphQLRequest(query: EntitySchema.introspectionQuery), clientTransport: .httpPost,
+            request: GraphQLRequest(query: query), clientTransport: .httpPost,
             headers: ["Accept": "application/json"], requestID: requestID)
     }
 
     /// Sends the introspection query through `chain` and reads the answer.
     package static func learn(through chain: ExchangeChain) async -> Result<EntitySchema, Failure> {
+        await ask(EntitySchema.introspectionQuery, through: chain).flatMap { data in
+            guard let schema = EntitySchema(introspection: data) else { return .failure(.refused("the upstream answered without a schema")) }
+            return .success(schema)
+        }
+    }
+
+    /// Sends the introspection `query` through `chain`; the answer's `data`.
+    package static func ask(_ query: String, through chain: ExchangeChain) async -> Result<JSONValue, Failure> {
         let response: GraphQLResponse
         do {
-            guard let answer = try await chain.run(operation()).first() else { return .failure(.unanswered("no answer")) }
+            guard let answer = try await chain.run(operation(query)).first() else { return .failure(.unanswered("no answer")) }
             response = answer
         } catch let error as any GatewayErrorConvertible {
             return .failure(.unanswered(error.gatewayError.message))
@@ -43,8 +52,8 @@ package enum SchemaIntrospection {
         return read(response)
     }
 
-    /// The schema in an introspection answer.
-    package static func read(_ response: GraphQLResponse) -> Result<EntitySchema, Failure> {
+    /// The `data` of an introspection answer.
+    package static func read(_ response: GraphQLResponse) -> Result<JSONValue, Failure> {
         if response.status >= 500 { return .failure(.unanswered("the upstream answered \(response.status)")) }
         guard let body = try? response.body.withUnsafeBytes({ try JSONReader.read($0) }) else {
             return .failure(.refused("the upstream answered \(response.status) with a body that is not JSON"))
@@ -52,9 +61,9 @@ package enum SchemaIntrospection {
         if case .array(let errors) = body["errors"], case .string(let message) = errors.first?["message"] {
             return .failure(.refused("the upstream refused introspection: \(message)"))
         }
-        guard response.status == 200, let data = body["data"], let schema = EntitySchema(introspection: data) else {
+        guard response.status == 200, let data = body["data"], data["__schema"] != nil else {
             return .failure(.refused("the upstream answered \(response.status) without a schema"))
         }
-        return .success(schema)
+        return .success(data)
     }
 }

@@ -99,6 +99,22 @@ package final class AnalysedDocument: @unchecked Sendable {
         return value
     }
 
+    /// The value in `memo`'s slot when there is one and `isCurrent` accepts
+    /// it; never derives (a stage that must not work on the server thread
+    /// looks first, and derives on a loop).
+    package func memo<Memo: DocumentMemo>(_ memo: Memo.Type, isCurrent: (Memo.Value) -> Bool = { _ in true }) -> Memo.Value? {
+        guard let kept = derived.withLock({ $0.memos[ObjectIdentifier(memo)] }), let known = kept as? Memo.Value, isCurrent(known)
+        else { return nil }
+        return known
+    }
+
+    /// The document parsed again with locations, for errors that name the
+    /// client's line and column (the one held has none, to save memory and
+    /// time). Nil when it cannot be parsed so, which a held text always can.
+    package func locatedDocument() -> Document? {
+        try? parse(source: LexerPadding.padded(LongBlockStrings.rewritten(queryText) ?? queryText))
+    }
+
     /// Chooses the operation to run, as GraphQL's GetOperation does.
     package func selectOperation(named name: String?) throws(GatewayError) -> DocumentOperation {
         if let name {

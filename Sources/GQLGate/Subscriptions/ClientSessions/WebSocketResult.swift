@@ -13,7 +13,7 @@ enum WebSocketResult {
             return .result(id: id, payload: SerializedJSON(trusted: text))
         }
         let error = GatewayError.upstreamUnavailable("The upstream answered \(response.status) without a GraphQL response.")
-        return .failed(id: id, errors: [errorObject(error)])
+        return .failed(id: id, errors: error.graphQLErrors)
     }
 
     /// A failure: the GraphQL errors of a stream that ended with them, the
@@ -23,14 +23,9 @@ enum WebSocketResult {
         case let failure as GraphQLErrorsFailure:
             return .failed(id: id, errors: failure.errors)
         case let convertible as any GatewayErrorConvertible:
-            return .failed(id: id, errors: [errorObject(convertible.gatewayError)])
+            return .failed(id: id, errors: convertible.gatewayError.graphQLErrors)
         default:
-            return .failed(id: id, errors: [errorObject(.internalError("The gateway failed: \(error)"))])
+            return .failed(id: id, errors: GatewayError.internalError("The gateway failed: \(error)").graphQLErrors)
         }
-    }
-
-    /// `{"message":...,"extensions":{"code":...}}`
-    static func errorObject(_ error: GatewayError) -> JSONValue {
-        .object([("message", .string(error.message)), ("extensions", .object([("code", .string(error.code))]))])
     }
 }
