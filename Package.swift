@@ -190,7 +190,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GQLGateSubscriptionsTests", dependencies: ["GQLGateSubscriptions", "GQLGatePipeline"], swiftSettings: swiftSettings),
-        .testTarget(name: "GQLGateExchangesTests", dependencies: ["GQLGateExchanges", "GQLGatePipeline"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GQLGateExchangesTests", dependencies: ["GQLGateExchanges", "GQLGatePipeline", .product(name: "GraphQL", package: "GraphQL")],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "GQLGateTransportsTests",
             dependencies: ["GQLGateTransports", "GQLGateHTTPClient", "GQLGateEventLoop", "GQLGatePipeline", "GQLGateCore"],
