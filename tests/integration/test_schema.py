@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import _RUNNING, START_TIMEOUT
-from harness import HERE, ProcessGroup, assert_gateway_error, clean_env, free_port, get_graphql, post_graphql, wait_for_http, wait_until
+from harness import (
+    HERE, ProcessGroup, assert_gateway_error, clean_env, curl, free_port, get_graphql, post_graphql, wait_for_http, wait_until,
+)
 from test_ops import find_record, scrape, wait_for_record
 from test_streams import MULTIPART, SSE, multipart_parts, sse_events
 from test_subscriptions_ws import LEGACY_WS, TRANSPORT_WS, initialised, recv_type, send
@@ -229,3 +231,17 @@ def test_a_schema_source_file_needs_a_file(gqlgate_bin, tmp_path):
     cfg.write_text("upstream: {url: http://127.0.0.1:9/graphql}\nschema: {source: file}\n")
     checked = subprocess.run([gqlgate_bin, "check-config", str(cfg)], capture_output=True, text=True, timeout=30)
     assert checked.returncode == 1 and "schema.file: required when schema.source is file" in checked.stderr, checked.stderr
+
+
+def test_a_persisted_document_that_does_not_validate_is_reported_at_load(gqlgate, tmp_path):
+    manifest = tmp_path / "relay.json"
+    manifest.write_text(json.dumps({"good": "{ books { title } }", "stale": "{ books { isbn } }"}))
+    extra = f"persisted_documents: {{manifests: [{json.dumps(str(manifest))}]}}\n"
+    gw = gqlgate(config=config("file", tmp_path, sdl=upstream_sdl()) + extra)
+    record = wait_for_record(gw.proc, msg="A persisted document does not validate against the schema")
+    assert record["id"] == "stale"
+    assert record["errors"] == ['Cannot query field "isbn" on type "Book".'], record
+    lines = [line for line in gw.proc.stderr().splitlines() if "does not validate against the schema" in line]
+    assert len(lines) == 1, lines
+    assert_gateway_error(curl(gw.url, json_body={"documentId": "stale"}, headers=GRAPHQL_RESPONSE), 400, "GRAPHQL_VALIDATION_FAILED")
+    assert curl(gw.url, json_body={"documentId": "good"}).status == 200

@@ -18,7 +18,10 @@ extension Gateway {
         let recorder = GatewayRecorder(
             metrics: metrics, readiness: readiness, log: requestLog, tracing: tracer.map { ($0, config) }, logger: context.logger)
         let documents = DocumentCache()
-        let persisted = try PersistedDocumentsAssembly(config: config, cache: documents, logger: context.logger)
+        let schema = config.schema.effectiveSource.map { _ in
+            context.previous.flatMap { $0.config.schema == config.schema ? $0.schema : nil } ?? GatewaySchema()
+        }
+        let persisted = try PersistedDocumentsAssembly(config: config, cache: documents, schema: schema, logger: context.logger)
         let caching = try CacheAssembly(config: config, apqRegisters: persisted.apqRegisters, recorder: recorder,
                                         loops: context.loops, logger: context.logger)
         let traffic = TrafficAssembly(config: config, client: client, recorder: recorder, previous: context.previous)
@@ -31,9 +34,6 @@ extension Gateway {
         if let safelist = persisted.safelist { builder.fill(.safelist, with: safelist) }
         builder.fill(.methodRules, with: HTTPMethodRulesExchange())
         builder.fill(.limits, with: QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)))
-        let schema = config.schema.effectiveSource.map { _ in
-            context.previous.flatMap { $0.config.schema == config.schema ? $0.schema : nil } ?? GatewaySchema()
-        }
         if let schema { builder.fill(.validation, with: ValidationExchange(schema: schema, enforcing: config.schema.validate)) }
         if let cache = caching.cacheExchange { builder.fill(.cache, with: cache) }
         if let dedupe = caching.dedupe { builder.fill(.dedupe, with: dedupe) }
@@ -65,8 +65,8 @@ extension Gateway {
         let chain = builder.build(transport: SplitTransport(http: transport, subscriptions: subscriptions))
         let introspection = schemaLearningBuilder(from: builder).build(transport: transport)
         let schemaLoading = schema.map { schema in
-            SchemaLoading(settings: config.schema, schema: schema, chain: introspection, entities: caching.schema, recorder: recorder,
-                          logger: context.logger)
+            SchemaLoading(settings: config.schema, schema: schema, chain: introspection, entities: caching.schema,
+                          persistedDocuments: persisted.library, recorder: recorder, logger: context.logger)
         }
         if config.schema.effectiveSource == .file { try schemaLoading?.loadFile() }
         let schemaLearning = schemaLoading != nil ? nil : caching.schema.map { SchemaLearning(chain: introspection, source: $0) }

@@ -19,12 +19,14 @@ import Logging
 ///
 /// Each read is stated as a `GatewayFact` (`gqlgate_schema_refreshes_total`,
 /// `gqlgate_schema_loaded`); a change of state is logged once. The response
-/// cache's `EntitySchema` comes from the same schema.
+/// cache's `EntitySchema` comes from the same schema, and each new schema
+/// checks the persisted documents (`PersistedDocumentsCheck`).
 final class SchemaLoading: Sendable {
     private let settings: SchemaConfig
     private let schema: GatewaySchema
     private let chain: ExchangeChain
     private let entities: EntitySchemaSource?
+    private let persistedDocuments: PersistedDocumentLibrary?
     private let recorder: any FactRecorder
     private let logger: Logger
     private let task = Lock<Task<Void, Never>?>(nil)
@@ -47,12 +49,14 @@ final class SchemaLoading: Sendable {
     ///   - schema: where loaded schemas go (kept across reloads that keep `schema`).
     ///   - chain: the stages introspection queries take, and the transport.
     ///   - entities: the response cache's schema source, fed from the same schema.
+    ///   - persistedDocuments: the manifests' documents, checked against each new schema.
     init(settings: SchemaConfig, schema: GatewaySchema, chain: ExchangeChain, entities: EntitySchemaSource?,
-         recorder: any FactRecorder, logger: Logger) {
+         persistedDocuments: PersistedDocumentLibrary?, recorder: any FactRecorder, logger: Logger) {
         self.settings = settings
         self.schema = schema
         self.chain = chain
         self.entities = entities
+        self.persistedDocuments = persistedDocuments
         self.recorder = recorder
         self.logger = logger
         state = Lock(State(file: settings.effectiveSource == .file ? settings.file.map {
@@ -204,6 +208,7 @@ final class SchemaLoading: Sendable {
         }
         schema.install(loaded)
         entities?.update(loaded.entitySchema)
+        if let documents = persistedDocuments?.documents { PersistedDocumentsCheck(logger: logger).report(documents, against: loaded) }
         recorder.record(.schemaRefreshed(.loaded, holdsSchema: true))
         logger.info(held == nil ? "schema loaded" : "schema changed", metadata: [
             "source": .string(sourceName), "trigger": .string(trigger), "types": .stringConvertible(loaded.schema.typeMap.count),

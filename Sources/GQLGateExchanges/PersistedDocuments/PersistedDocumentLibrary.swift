@@ -23,14 +23,17 @@ package final class PersistedDocumentLibrary: Sendable {
     private let cache: DocumentCache
     private let clock: GatewayClock
     private let onReloadFailure: @Sendable (PersistedDocumentSet.Failure) -> Void
+    private let onLoad: @Sendable (PersistedDocumentSet) -> Void
 
     /// Reads every manifest; throws when one cannot be used.
     /// - Parameters:
     ///   - cache: where the documents are analysed (the pipeline's document cache).
     ///   - clock: when the files were read.
     ///   - onReloadFailure: told when a changed file cannot be used (the old set stays).
+    ///   - onLoad: told of each set read, the first and each one a file change brings.
     package init(paths: [String], cache: DocumentCache, clock: GatewayClock = .system,
-                onReloadFailure: @escaping @Sendable (PersistedDocumentSet.Failure) -> Void) throws(PersistedDocumentSet.Failure) {
+                onReloadFailure: @escaping @Sendable (PersistedDocumentSet.Failure) -> Void,
+                onLoad: @escaping @Sendable (PersistedDocumentSet) -> Void = { _ in }) throws(PersistedDocumentSet.Failure) {
         let now = clock.monotonicNanoseconds()
         var files = paths.map { WatchedFile(path: $0, checkInterval: .zero, sizeLimit: Self.fileSizeLimit) }
         var texts: [String: String] = [:]
@@ -40,18 +43,21 @@ package final class PersistedDocumentLibrary: Sendable {
         self.cache = cache
         self.clock = clock
         self.onReloadFailure = onReloadFailure
+        self.onLoad = onLoad
+        onLoad(documents)
     }
 
     /// The documents the files hold now: when one changed since it was read,
     /// they are read again first (on the caller's thread, which may wait for
     /// a reading under way on another).
     package var documents: PersistedDocumentSet {
-        let (documents, failure) = state.withLock { state -> (PersistedDocumentSet, PersistedDocumentSet.Failure?) in
-            guard Self.changed(&state.files, now: clock.monotonicNanoseconds()) else { return (state.documents, nil) }
+        let (documents, reloaded, failure) = state.withLock { state -> (PersistedDocumentSet, Bool, PersistedDocumentSet.Failure?) in
+            guard Self.changed(&state.files, now: clock.monotonicNanoseconds()) else { return (state.documents, false, nil) }
             let failure = reload(&state)
-            return (state.documents, failure)
+            return (state.documents, failure == nil, failure)
         }
         if let failure { onReloadFailure(failure) }
+        if reloaded { onLoad(documents) }
         return documents
     }
 

@@ -60,6 +60,11 @@ package final class PersistedDocumentSet: Sendable {
     /// Documents listed (by distinct id).
     package var count: Int { byID.count }
 
+    /// Every listed document with its id, in the order of the ids.
+    package var listed: [(id: String, document: AnalysedDocument)] {
+        byID.sorted { $0.key < $1.key }.map { ($0.key, $0.value.document) }
+    }
+
     /// The document a client's id names: `sha256:<hex>` (or a bare 64-digit
     /// hex) by the SHA-256 of its text, anything else by its id in a manifest.
     package func document(forID id: String) -> Listed? {
