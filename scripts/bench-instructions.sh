@@ -20,10 +20,14 @@
 #   TR G with tracing on at sample_ratio 1.0: every request's server and attempt spans exported
 #      to a second nginx from the same template (its /v1/traces answers 200), off the request path
 #   TL G with tracing on at sample_ratio 0.01
+#   V  G with a schema held (schema.source: file, validate: true): every request validated
+#      (once per document: a look-up after the first) before it goes upstream
+#   HV H with the same schema
 #
 # The report compares S with G and HS with H: what the safelist costs a listed query; and T
 # with G: what traffic protection costs a proxied query that passes it; TR and TL with G: what
-# tracing costs a proxied query (export included: it runs in the same process).
+# tracing costs a proxied query (export included: it runs in the same process); V with G and
+# HV with H: what validation against a schema costs a repeated query.
 #
 # P, B and G run one at a time under `valgrind --tool=callgrind`, with wrk POSTing the bench
 # query on CONNECTIONS connections: a warm-up, then the counters are zeroed while wrk runs,
@@ -41,7 +45,8 @@
 # Environment:
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G is skipped if missing
 #   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
-#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL (default P,B,G,S)
+#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV
+#                 (default P,B,G,S)
 #   DURATION      seconds of measured load per server (default 15)
 #   WARMUP        seconds of unmeasured load before it (default 3)
 #   CONNECTIONS   wrk connections (default 10)
@@ -76,8 +81,8 @@ die() { log "error: $*"; exit 1; }
 wants() { [[ ,$TARGETS, == *,"$1",* ]]; }
 
 for t in ${TARGETS//,/ }; do
-    [[ $t =~ ^(P|B|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL)$ ]] ||
-        die "TARGETS: unknown server $t (known: P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL)"
+    [[ $t =~ ^(P|B|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL|V|HV)$ ]] ||
+        die "TARGETS: unknown server $t (known: P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV)"
 done
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || die "DURATION must be a positive number of seconds"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a number of seconds"
@@ -95,7 +100,7 @@ STATUS=1
 
 install_cleanup
 
-read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT T_PORT H0_PORT Z0_PORT Zb_PORT Zg_PORT TR_PORT TL_PORT C_PORT < <(free_ports 15)
+read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT T_PORT H0_PORT Z0_PORT Zb_PORT Zg_PORT TR_PORT TL_PORT C_PORT V_PORT HV_PORT < <(free_ports 17)
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_STATUS=http://127.0.0.1:$U_PORT/nginx-status
 
@@ -268,6 +273,18 @@ if { wants TR || wants TL; } && [[ -x $GQLGATE_BIN ]]; then
     if wants TL; then gateway TL "$TL_PORT" "${G_PROXIED_CONFIG%\}}, $tracing, sample_ratio: 0.01}}" upstream_requests; fi
 fi
 
+if { wants V || wants HV; } && [[ -x $GQLGATE_BIN ]]; then
+    # The bench query's field, among types like those of the S rows' manifest.
+    cat >"$TMP/schema.graphql" <<'SDL'
+type Query { hello: String, book(id: ID!): Book, books: [Book!]! }
+type Book { id: ID!, title: String!, author: String!, reviews(first: Int = 10): [Review!]! }
+type Review { id: ID!, stars: Int! }
+SDL
+    schema="schema: {source: file, file: $TMP/schema.graphql, validate: true}"
+    if wants V; then gateway V "$V_PORT" "${G_PROXIED_CONFIG%\}}, $schema}" upstream_requests; fi
+    if wants HV; then gateway HV "$HV_PORT" "${GC_CONFIG%\}}, $schema}" gateway_requests; fi
+fi
+
 mkdir -p "$RESULTS_DIR"
 REPORT=$RESULTS_DIR/instructions.md
 {
@@ -298,6 +315,8 @@ REPORT=$RESULTS_DIR/instructions.md
             if (("S" in per) && ("G" in per)) printf "S / G (safelist, 1,000 documents, proxied): %+.2f%%\n", (per["S"] / per["G"] - 1) * 100
             if (("HS" in per) && ("H" in per)) printf "HS / H (safelist, 1,000 documents, cache hit): %+.2f%%\n", (per["HS"] / per["H"] - 1) * 100
             if (("T" in per) && ("G" in per)) printf "T / G (rate limit, concurrency limit, circuit breaker, proxied): %+.2f%%\n", (per["T"] / per["G"] - 1) * 100
+            if (("V" in per) && ("G" in per)) printf "V / G (schema held, validated, proxied): %+.2f%%\n", (per["V"] / per["G"] - 1) * 100
+            if (("HV" in per) && ("H" in per)) printf "HV / H (schema held, validated, cache hit): %+.2f%%\n", (per["HV"] / per["H"] - 1) * 100
             if (("TR" in per) && ("G" in per)) printf "TR / G (tracing, sample_ratio 1.0, proxied): %+.2f%%\n", (per["TR"] / per["G"] - 1) * 100
             if (("TL" in per) && ("G" in per)) printf "TL / G (tracing, sample_ratio 0.01, proxied): %+.2f%%\n", (per["TL"] / per["G"] - 1) * 100
         }'
