@@ -5,6 +5,8 @@ schema loads; the file re-read when it changes; validate: false; check-config; t
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -245,3 +247,16 @@ def test_a_persisted_document_that_does_not_validate_is_reported_at_load(gqlgate
     assert len(lines) == 1, lines
     assert_gateway_error(curl(gw.url, json_body={"documentId": "stale"}, headers=GRAPHQL_RESPONSE), 400, "GRAPHQL_VALIDATION_FAILED")
     assert curl(gw.url, json_body={"documentId": "good"}).status == 200
+
+
+def test_turning_validation_on_with_sighup_keeps_the_schema_held(gqlgate, tmp_path):
+    gw = gqlgate(config=config("introspection", tmp_path, extra=", validate: false"))
+    wait_until(lambda: scrape(gw).get("gqlgate_schema_loaded") == 1, timeout=15, what="the schema", alive=gw.proc)
+    assert post_graphql(gw.url, "{ book { title } }").status == 200  # passed on: the upstream's own error
+    gw.config_path.write_text(config("introspection", tmp_path))
+    os.kill(gw.proc.pid, signal.SIGHUP)
+    wait_until(lambda: post_graphql(gw.url, "{ book { title } }", headers=GRAPHQL_RESPONSE).status == 400,
+               timeout=10, what="validation on", alive=gw.proc)
+    series = scrape(gw)
+    assert series["gqlgate_schema_loaded"] == 1
+    assert series['gqlgate_schema_refreshes_total{outcome="loaded"}'] == 1, series

@@ -18,8 +18,10 @@ extension Gateway {
         let recorder = GatewayRecorder(
             metrics: metrics, readiness: readiness, log: requestLog, tracing: tracer.map { ($0, config) }, logger: context.logger)
         let documents = DocumentCache()
-        let schema = config.schema.effectiveSource.map { _ in
-            context.previous.flatMap { $0.config.schema == config.schema ? $0.schema : nil } ?? GatewaySchema()
+        // The schema held carries over a reload that reads it from the same place.
+        let schema = config.schema.effectiveSource.map { source in
+            context.previous.flatMap { $0.config.schema.effectiveSource == source && $0.config.schema.file == config.schema.file ? $0.schema : nil }
+                ?? GatewaySchema()
         }
         let persisted = try PersistedDocumentsAssembly(config: config, cache: documents, schema: schema, logger: context.logger)
         let caching = try CacheAssembly(config: config, apqRegisters: persisted.apqRegisters, recorder: recorder,

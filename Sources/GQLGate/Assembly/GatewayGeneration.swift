@@ -27,7 +27,7 @@ final class GatewayGeneration: Sendable {
     /// The upstream WebSockets subscriptions run on; shared with the previous pipeline when they carry over a reload.
     let subscriptions: UpstreamSubscriptions
     /// The schema operations are validated against, when `schema.source` is set;
-    /// the next pipeline keeps it when `schema` stays the same.
+    /// the next pipeline keeps it when it reads the schema from the same place.
     let schema: GatewaySchema?
     /// Keeps `schema` current from its source.
     let schemaLoading: SchemaLoading?

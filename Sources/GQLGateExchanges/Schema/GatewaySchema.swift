@@ -2,8 +2,8 @@ import GQLGateCore
 package import GQLGatePipeline
 
 /// The schema gqlgate holds, shared by every loop and kept across reloads
-/// that keep `schema`: nil until one is loaded (gqlgate is schema-blind
-/// until then), then the latest that loaded.
+/// that read it from the same place: nil until one is loaded (gqlgate is
+/// schema-blind until then), then the latest that loaded.
 package final class GatewaySchema: Sendable {
     /// Asks the schema's source again now, when the period allows one early
     /// refresh, and returns once that ended (at once when it does not).
