@@ -15,8 +15,18 @@ package struct ValidationVerdict: Sendable {
     /// The declared variables of each of the document's operations, in the
     /// document's order, with their types resolved in the schema (valid documents only).
     let variables: [[DeclaredVariable]]
+    /// Whether some operation declares a variable (else a request's variables need no look).
+    let declaresVariables: Bool
 
     package var isValid: Bool { problems.isEmpty }
+
+    init(generation: Int, problems: [GatewayError.GraphQLProblem], namesWhatTheSchemaLacks: Bool, variables: [[DeclaredVariable]]) {
+        self.generation = generation
+        self.problems = problems
+        self.namesWhatTheSchemaLacks = namesWhatTheSchemaLacks
+        self.variables = variables
+        declaresVariables = variables.contains { !$0.isEmpty }
+    }
 
     /// One variable an operation declares.
     struct DeclaredVariable: Sendable {

@@ -33,8 +33,8 @@ package final class AnalysedDocument: @unchecked Sendable {
     private struct DerivedForms {
         var canonicalDigest: (bytes: [UInt8], hex: String)?
         var definitionSetDigest: DocumentDigest?
-        /// By the `DocumentMemo` type whose slot each is.
-        var memos: [ObjectIdentifier: any Sendable] = [:]
+        /// By the `DocumentMemo` type whose slot each is, each in a `MemoBox` of its `Value`.
+        var memos: [ObjectIdentifier: any AnyObject & Sendable] = [:]
     }
 
     /// Analyses `document`; throws `QUERY_TOO_COMPLEX` when its fragments spread each other in a cycle.
@@ -92,10 +92,9 @@ package final class AnalysedDocument: @unchecked Sendable {
     /// Two calls that both find no value may both derive; the later is kept.
     package func memoized<Memo: DocumentMemo>(_ memo: Memo.Type, isCurrent: (Memo.Value) -> Bool = { _ in true },
                                             derive: () -> Memo.Value) -> Memo.Value {
-        let slot = ObjectIdentifier(memo)
-        if let kept = derived.withLock({ $0.memos[slot] }), let known = kept as? Memo.Value, isCurrent(known) { return known }
+        if let known = self.memo(memo, isCurrent: isCurrent) { return known }
         let value = derive()
-        derived.withLock { $0.memos[slot] = value }
+        derived.withLock { $0.memos[ObjectIdentifier(memo)] = MemoBox(value) }
         return value
     }
 
@@ -103,9 +102,10 @@ package final class AnalysedDocument: @unchecked Sendable {
     /// it; never derives (a stage that must not work on the server thread
     /// looks first, and derives on a loop).
     package func memo<Memo: DocumentMemo>(_ memo: Memo.Type, isCurrent: (Memo.Value) -> Bool = { _ in true }) -> Memo.Value? {
-        guard let kept = derived.withLock({ $0.memos[ObjectIdentifier(memo)] }), let known = kept as? Memo.Value, isCurrent(known)
-        else { return nil }
-        return known
+        guard let kept = derived.withLock({ $0.memos[ObjectIdentifier(memo)] }) else { return nil }
+        // A slot is only ever set with its own type's box: no dynamic cast needed.
+        let known = unsafeDowncast(kept as AnyObject, to: MemoBox<Memo.Value>.self).value
+        return isCurrent(known) ? known : nil
     }
 
     /// The document parsed again with locations, for errors that name the
@@ -128,6 +128,15 @@ package final class AnalysedDocument: @unchecked Sendable {
         case 0: throw .badRequest("The document has no operation to run.")
         default: throw .badRequest("The document has several operations: operationName must say which to run.")
         }
+    }
+}
+
+/// A memo's value, boxed so that a slot is read without a dynamic cast.
+private final class MemoBox<Value: Sendable>: Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
     }
 }
 
