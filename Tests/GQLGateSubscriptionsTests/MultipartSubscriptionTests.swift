@@ -32,5 +32,6 @@ import Testing
         #expect(MultipartSubscription.isAccepted(by: "multipart/mixed; boundary=\"graphql\"; subscriptionSpec=\"1.0\""))
         #expect(!MultipartSubscription.isAccepted(by: "multipart/mixed;deferSpec=20220824"))
         #expect(!MultipartSubscription.isAccepted(by: "application/json"))
+        #expect(!MultipartSubscription.isAccepted(by: "multipart/mixed;subscriptionSpec=1.0;q=0, application/json"))
     }
 }

@@ -25,5 +25,6 @@ import Testing
         #expect(ServerSentEvents.isAccepted(by: "application/json, Text/Event-Stream;q=0.9"))
         #expect(!ServerSentEvents.isAccepted(by: "application/json"))
         #expect(!ServerSentEvents.isAccepted(by: "*/*"))
+        #expect(!ServerSentEvents.isAccepted(by: "text/event-stream;q=0, application/json"))
     }
 }

@@ -37,12 +37,8 @@ package enum MultipartSubscription {
     }
 
     /// Whether an `Accept` header asks for multipart subscriptions:
-    /// `multipart/mixed` with `subscriptionSpec` 1.0, quoted or not.
+    /// `multipart/mixed` with `subscriptionSpec` 1.0, quoted or not, and a weight above 0.
     package static func isAccepted(by accept: String) -> Bool {
-        MediaRange.list(accept).contains { range in
-            range.type.equalsIgnoringASCIICase("multipart/mixed") && range.parameters.contains {
-                $0.name.equalsIgnoringASCIICase("subscriptionSpec") && $0.value == "1.0"
-            }
-        }
+        AcceptHeader(accept).names("multipart", "mixed") { $0.parameter("subscriptionspec") == "1.0" }
     }
 }

@@ -34,8 +34,8 @@ package enum ServerSentEvents {
     /// A comment: sent at once to flush the headers, then as a keep-alive.
     package static let keepAlive = ":\n\n"
 
-    /// Whether an `Accept` header asks for an event stream.
+    /// Whether an `Accept` header asks for an event stream: names `text/event-stream` with a weight above 0.
     package static func isAccepted(by accept: String) -> Bool {
-        MediaRange.list(accept).contains { $0.type.equalsIgnoringASCIICase("text/event-stream") }
+        AcceptHeader(accept).names("text", "event-stream")
     }
 }
