@@ -1,6 +1,7 @@
 import Graphiti
 package import GraphQL
-import enum GQLGatePipeline.LexerPadding
+import struct GQLGatePipeline.ClientSyntaxError
+import struct GQLGatePipeline.ParserInput
 
 /// What became of a GraphQL request run against the demo schema.
 package enum DemoExecutionResult: Sendable {
@@ -83,10 +84,13 @@ package final class DemoSchema: Sendable {
     func parseAndValidate(_ request: GraphQLRequest) -> Result<Document, GraphQLErrors> {
         if let problem = DemoNesting.problem(in: request) { return .failure(GraphQLErrors([problem])) }
         let document: Document
+        let input = ParserInput(request.query)
         do {
-            document = try parse(source: Source(body: LexerPadding.padded(request.query), name: "GraphQL request"))
+            document = try parse(source: Source(body: input.text, name: "GraphQL request"))
         } catch let error as GraphQLError {
-            return .failure(GraphQLErrors([error]))
+            let syntax = ClientSyntaxError(error, input: input)
+            let locations = syntax.location.map { [SourceLocation(line: $0.line, column: $0.column)] } ?? []
+            return .failure(GraphQLErrors([GraphQLError(message: syntax.message, locations: locations)]))
         } catch {
             return .failure(GraphQLErrors([GraphQLError(error)]))
         }

@@ -2,20 +2,10 @@ extension GatewayError {
     /// One error a document or its variables got, and where in the client's text.
     package struct GraphQLProblem: Sendable, Equatable {
         package let message: String
-        /// Line and column (1-based) in the client's document; empty when there is no place to name.
-        package let locations: [Location]
+        /// Where in the client's document; empty when there is no place to name.
+        package let locations: [DocumentLocation]
 
-        package struct Location: Sendable, Equatable {
-            package let line: Int
-            package let column: Int
-
-            package init(line: Int, column: Int) {
-                self.line = line
-                self.column = column
-            }
-        }
-
-        package init(_ message: String, locations: [Location] = []) {
+        package init(_ message: String, locations: [DocumentLocation] = []) {
             self.message = message
             self.locations = locations
         }
@@ -36,9 +26,7 @@ extension GatewayError {
         error.details = problems.map { problem in
             var fields: [(key: String, value: JSONValue)] = [("message", .string(problem.message))]
             if !problem.locations.isEmpty {
-                fields.append(("locations", .array(problem.locations.map {
-                    .object([("line", .integer($0.line)), ("column", .integer($0.column))])
-                })))
+                fields.append(("locations", .array(problem.locations.map(\.json))))
             }
             fields.append(("extensions", .object([("code", .string(code))])))
             return .object(fields)

@@ -10,9 +10,10 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
     public var message: String
     /// Extra header fields (e.g. `Allow` for 405).
     public var headers: HTTPHeaders
-    /// The GraphQL error objects, when the answer has several or they carry
-    /// more than a message and the code (validation errors and their
-    /// locations); empty: the one built from `message` and `code`.
+    /// Where in the client's document the error is (a syntax error's place); empty for most errors.
+    package var locations: [DocumentLocation] = []
+    /// The GraphQL error objects, when the answer has several (validation
+    /// errors, each with its locations); empty: the one `graphQLError`.
     package var details: [JSONValue] = []
 
     public init(status: Int, code: String, message: String, headers: HTTPHeaders = HTTPHeaders()) {
@@ -24,15 +25,19 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public static func == (lhs: GatewayError, rhs: GatewayError) -> Bool {
         lhs.status == rhs.status && lhs.code == rhs.code && lhs.message == rhs.message
-            && lhs.headers.fields == rhs.headers.fields && lhs.details == rhs.details
+            && lhs.headers.fields == rhs.headers.fields && lhs.locations == rhs.locations && lhs.details == rhs.details
     }
 
     public var description: String { "\(status) \(code): \(message)" }
 
-    /// The error as one GraphQL error object, `{"message":...,"extensions":{"code":...}}`:
-    /// what every answer gqlgate makes itself carries, over HTTP and in stream and WebSocket messages.
+    /// The error as one GraphQL error object, `{"message":...,"locations":[...],"extensions":{"code":...}}`
+    /// (`locations` only when there are some): what every answer gqlgate makes itself carries, over HTTP
+    /// and in stream and WebSocket messages.
     package var graphQLError: JSONValue {
-        .object([("message", .string(message)), ("extensions", .object([("code", .string(code))]))])
+        var members: [(key: String, value: JSONValue)] = [("message", .string(message))]
+        if !locations.isEmpty { members.append(("locations", .array(locations.map(\.json)))) }
+        members.append(("extensions", .object([("code", .string(code))])))
+        return .object(members)
     }
 
     /// The GraphQL error objects the answer carries: `details`, or the one `graphQLError`.
@@ -60,6 +65,13 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public static func parseFailed(_ message: String) -> GatewayError {
         GatewayError(status: 400, code: "GRAPHQL_PARSE_FAILED", message: message)
+    }
+
+    /// `GRAPHQL_PARSE_FAILED` for a syntax error in the client's text, located in it.
+    package static func parseFailed(_ error: ClientSyntaxError) -> GatewayError {
+        var failed = parseFailed(error.message)
+        failed.locations = error.location.map { [$0] } ?? []
+        return failed
     }
 
     public static func queryTooComplex(_ message: String) -> GatewayError {

@@ -32,6 +32,15 @@ import Testing
         #expect(messages?.first?.contains("Syntax Error") == true, "\(String(describing: messages))")
     }
 
+    @Test func aSyntaxErrorIsLocatedInTheClientsText() async {
+        guard case .rejected(let errors) = await schema.execute(GraphQL.GraphQLRequest(query: "{\n  hero {")) else {
+            Issue.record("a syntax error ran")
+            return
+        }
+        #expect(errors.map(\.message) == ["Syntax Error: Expected Name, found <EOF>"])
+        #expect(errors.map(\.locations) == [[SourceLocation(line: 2, column: 9)]])
+    }
+
     @Test func sixtyFourLevelsAreAllowedAndSixtyFiveAreNot() async {
         func document(_ lists: Int) -> String {
             "query($v: " + String(repeating: "[", count: lists) + "Int" + String(repeating: "]", count: lists) + ") { hero { name } }"

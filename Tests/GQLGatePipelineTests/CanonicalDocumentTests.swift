@@ -82,12 +82,21 @@ import Testing
         #expect(try argument("{ hello(s: \"\"\"" + String(repeating: "x\n", count: 30_000) + "\"\"\") }")?.count == 30_000 * 2 - 1)
     }
 
-    @Test func laterTokensKeepTheirLineNumbersInSyntaxErrors() throws {
-        let text = "{ hello(s: \"\"\"" + String(repeating: "x\n", count: 100) + "\"\"\")\n  } }"
-        #expect {
-            _ = try DocumentCache().analyse(text)
-        } throws: { error in
-            (error as? GatewayError)?.message.contains("(102:") == true
+    @Test func syntaxErrorsAfterAReplacedBlockStringAreLocatedInTheClientsText() throws {
+        let block = "\"\"\"" + String(repeating: "x\n", count: 100) + "\"\"\""
+        #expect(LongBlockStrings.rewritten("{ hello(s: \(block)) }") != nil)
+        #expect(locations("{ hello(s: \(block))\n  } }") == [DocumentLocation(line: 102, column: 5)])
+        #expect(locations("{ hello(s: \(block)) ) }") == [DocumentLocation(line: 101, column: 6)])
+        #expect(locations("{ a(s: \(block)) b(s: \(block)) ! }") == [DocumentLocation(line: 201, column: 6)])
+    }
+
+    /// Where analysing `query` failed, as the client is told.
+    private func locations(_ query: String) -> [DocumentLocation]? {
+        do {
+            _ = try DocumentCache().analyse(query)
+            return nil
+        } catch {
+            return error.locations
         }
     }
 }

@@ -45,12 +45,26 @@ private func failure(_ cache: DocumentCache, _ query: String) -> GatewayError? {
             let error = try #require(failure(cache, "{ hello "))
             #expect(error.status == 400)
             #expect(error.code == "GRAPHQL_PARSE_FAILED")
-            #expect(error.message.contains("Syntax Error"), "\(error.message)")
+            #expect(error.message == "Syntax Error: Expected Name, found <EOF>")
+            #expect(error.locations == [DocumentLocation(line: 1, column: 9)])
         }
         #expect(failure(cache, "")?.code == "GRAPHQL_PARSE_FAILED")
         #expect(failure(cache, "query { a(x: ) }")?.code == "GRAPHQL_PARSE_FAILED")
         #expect(cache.count == 0)
         #expect(cache.parseCount == 0)
+    }
+
+    /// A document that ends early is located where the client's text ends, not in the line breaks
+    /// the parser is given after it; the message names no place of its own.
+    @Test(arguments: [
+        ("{ hero {", "1:9"), ("{ hero {\n", "2:1"), ("query {\n  hero {\n    name\n", "4:1"), ("query {\r\n  hero(id: )\r\n}", "2:12"),
+        ("{\r  hero {\r    name", "3:9"), ("{ heros(nom: \"Léïa 🚀\") {", "1:25"), ("{ héros }", "1:4"), ("{ a }\n}", "2:1"), ("", "1:1"),
+    ])
+    func syntaxErrorsAreLocatedInTheClientsText(query: String, location: String) {
+        let error = failure(DocumentCache(), query)
+        #expect(error?.locations.map(\.description) == [location])
+        #expect(error?.message.hasPrefix("Syntax Error: ") == true, "\(String(describing: error?.message))")
+        #expect(error?.message.contains("\n") == false)
     }
 
     @Test func leastRecentlyUsedDocumentIsEvictedAtCapacity() throws {

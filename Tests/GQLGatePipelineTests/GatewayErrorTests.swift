@@ -24,6 +24,14 @@ private func parse(_ body: String) throws -> (errors: [(message: String, code: S
         #expect(parsed.errors.first?.code == "BAD_REQUEST")
     }
 
+    @Test func aLocatedErrorNamesItsLineAndColumn() {
+        var error = GatewayError.parseFailed("Syntax Error: Expected Name, found <EOF>")
+        error.locations = [DocumentLocation(line: 2, column: 7)]
+        #expect(error.jsonBody() == #"{"errors":[{"message":"Syntax Error: Expected Name, found <EOF>","locations":[{"line":2,"column":7}],"#
+            + #""extensions":{"code":"GRAPHQL_PARSE_FAILED"}}]}"#)
+        #expect(error != .parseFailed("Syntax Error: Expected Name, found <EOF>"))
+    }
+
     @Test(arguments: [
         "say \"hi\"", "line one\nline two\r\n", "tab\there", "back\\slash", "nul \u{0} bell \u{7} esc \u{1B} us \u{1F}",
         "unicode é 中 😀 \u{2028}", "</script>", "",

@@ -87,6 +87,24 @@ def test_syntax_error_get(gateway, upstream_untouched, query):
     assert_gateway_error(get_graphql(gateway.url, query), 400, "GRAPHQL_PARSE_FAILED")
 
 
+@pytest.mark.parametrize(
+    ("query", "line", "column"),
+    [
+        ("{ hero {", 1, 9),  # ends early: the place right after the client's last character
+        ("query Hero {\n  hero {\n    name\n", 4, 1),
+        ("query Hero {\r\n  hero(id: ) {\r\n    name\r\n  }\r\n}", 2, 12),
+        ('{ hello(name: "Łódź 🚀") } }', 1, 27),  # columns count characters, not bytes
+    ],
+    ids=["one-line-ends-early", "multi-line-ends-early", "multi-line-crlf", "non-ascii"],
+)
+def test_syntax_error_is_located_in_the_clients_text(gateway, upstream_untouched, query, line, column):
+    r = post_graphql(gateway.url, query, headers={"Accept": "application/graphql-response+json"})
+    body = assert_gateway_error(r, 400, "GRAPHQL_PARSE_FAILED")
+    error = body["errors"][0]
+    assert error["locations"] == [{"line": line, "column": column}], str(r)
+    assert error["message"].startswith("Syntax Error: ") and "\n" not in error["message"], str(r)
+
+
 # ---------------------------------------------------------------------------
 # 405 METHOD_NOT_ALLOWED
 

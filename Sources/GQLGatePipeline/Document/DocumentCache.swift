@@ -38,17 +38,18 @@ package final class DocumentCache: Sendable {
     }
 
     /// The analysed document for `query`, parsing it only on a miss.
-    /// Syntax errors throw `GRAPHQL_PARSE_FAILED`, nesting past
+    /// Syntax errors throw `GRAPHQL_PARSE_FAILED` located in `query`, nesting past
     /// `DocumentNesting.limit` `QUERY_TOO_COMPLEX` (before parsing); neither is cached.
     package func analyse(_ query: String) throws(GatewayError) -> AnalysedDocument {
         if let hit = entries.withLock({ $0.document(forText: query) }) { return hit }
         try DocumentNesting.check(query)
         let digest = Self.digest(of: query)  // not held by its text, so not by its digest either
         let document: Document
+        let input = ParserInput(query)
         do {
-            document = try parse(source: LexerPadding.padded(LongBlockStrings.rewritten(query) ?? query), noLocation: true)
+            document = try parse(source: input.text, noLocation: true)
         } catch let error as GraphQLError {
-            throw .parseFailed(error.message)
+            throw .parseFailed(ClientSyntaxError(error, input: input))
         } catch {
             throw .parseFailed("\(error)")
         }

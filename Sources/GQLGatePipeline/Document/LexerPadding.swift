@@ -5,9 +5,9 @@
 /// index past the end and trap: one small request would stop the process.
 /// Line breaks after the text end any such string, changing no token: an
 /// unterminated string is a syntax error either way.
-package enum LexerPadding {
+enum LexerPadding {
     /// `text` followed by enough line breaks for the lexer's look-ahead.
-    package static func padded(_ text: String) -> String {
+    static func padded(_ text: String) -> String {
         text + "\n\n\n\n\n"
     }
 }

@@ -11,12 +11,22 @@ enum LongBlockStrings {
     /// Most lines in a block string left to GraphQLSwift's lexer.
     static let lineLimit = 64
 
+    /// A query with its long block strings replaced.
+    struct Rewrite {
+        /// The text with the replacements.
+        let text: String
+        /// Each replaced block string, in order: its UTF-8 offsets in the
+        /// query and those of what replaced it in `text`.
+        let replacements: [(original: Range<Int>, rewritten: Range<Int>)]
+    }
+
     /// `query` with its long block strings replaced; nil when it has none.
-    static func rewritten(_ query: String) -> String? {
+    static func rewritten(_ query: String) -> Rewrite? {
         var text = query
-        return text.withUTF8 { bytes -> String? in
+        return text.withUTF8 { bytes -> Rewrite? in
             var tokens = DocumentTokenizer(bytes)
             var out = ""
+            var replacements: [(original: Range<Int>, rewritten: Range<Int>)] = []
             var copied = 0
             while let token = tokens.next() {
                 guard token.count >= 6, tokens.lastTokenTerminated, bytes[token.lowerBound] == quote,
@@ -32,12 +42,14 @@ enum LongBlockStrings {
                 guard breaks >= lineLimit else { continue }
                 if out.isEmpty { out.reserveCapacity(bytes.count) }
                 out += String(decoding: bytes[copied..<token.lowerBound], as: UTF8.self)
+                let start = out.utf8.count
                 GraphQLStringLiteral.append(value(of: body), to: &out)
                 out += String(repeating: "\n", count: breaks)
+                replacements.append((original: token, rewritten: start..<out.utf8.count))
                 copied = token.upperBound
             }
             guard copied > 0 else { return nil }
-            return out + String(decoding: bytes[copied...], as: UTF8.self)
+            return Rewrite(text: out + String(decoding: bytes[copied...], as: UTF8.self), replacements: replacements)
         }
     }
 
