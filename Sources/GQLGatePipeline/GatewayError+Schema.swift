@@ -23,6 +23,7 @@ extension GatewayError {
 
     private static func answer(status: Int, code: String, _ problems: [GraphQLProblem]) -> GatewayError {
         var error = GatewayError(status: status, code: code, message: problems.first?.message ?? code)
+        error.isGraphQLRequestError = true
         error.details = problems.map { problem in
             var fields: [(key: String, value: JSONValue)] = [("message", .string(problem.message))]
             if !problem.locations.isEmpty {

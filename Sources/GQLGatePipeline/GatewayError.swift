@@ -15,6 +15,14 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The GraphQL error objects, when the answer has several (validation
     /// errors, each with its locations); empty: the one `graphQLError`.
     package var details: [JSONValue] = []
+    /// Whether the error is a GraphQL request error raised for a well-formed
+    /// GraphQL-over-HTTP request: its document does not parse, breaks a
+    /// validation rule (gqlgate's limits are such rules), or names no
+    /// operation to run. Its `status` is the `application/graphql-response+json`
+    /// one; an `application/json` answer carries it with 200 (`status(as:)`).
+    /// Every other error (the request itself, the client's permissions, the
+    /// upstream, the gateway) keeps its status in both media types.
+    package var isGraphQLRequestError = false
 
     public init(status: Int, code: String, message: String, headers: HTTPHeaders = HTTPHeaders()) {
         self.status = status
@@ -26,6 +34,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
     public static func == (lhs: GatewayError, rhs: GatewayError) -> Bool {
         lhs.status == rhs.status && lhs.code == rhs.code && lhs.message == rhs.message
             && lhs.headers.fields == rhs.headers.fields && lhs.locations == rhs.locations && lhs.details == rhs.details
+            && lhs.isGraphQLRequestError == rhs.isGraphQLRequestError
     }
 
     public var description: String { "\(status) \(code): \(message)" }
@@ -50,11 +59,23 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         JSONValue.object([("errors", .array(graphQLErrors))]).serialized()
     }
 
-    /// The error as a response to send.
+    /// The error as a response to send, in `application/graphql-response+json`
+    /// (what the endpoint sends in the client's media type: `response(as:)`).
     public func response() -> GraphQLResponse {
+        response(as: .graphQLResponse)
+    }
+
+    /// The error as an answer in `mediaType`: its `Content-Type`, and its status under that type's rules.
+    package func response(as mediaType: ResponseMediaType) -> GraphQLResponse {
         var headers = self.headers
-        headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
-        return GraphQLResponse(status: status, headers: headers, body: Bytes(jsonBody()), source: .gateway)
+        headers.add(name: "Content-Type", value: mediaType.contentType)
+        return GraphQLResponse(status: status(as: mediaType), headers: headers, body: Bytes(jsonBody()), source: .gateway)
+    }
+
+    /// The status of the error's answer in `mediaType`: 200 for a GraphQL
+    /// request error in `application/json`, else `status`.
+    package func status(as mediaType: ResponseMediaType) -> Int {
+        mediaType == .json && isGraphQLRequestError ? 200 : status
     }
 
     // MARK: - The contract's cases
@@ -63,8 +84,19 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         GatewayError(status: 400, code: "BAD_REQUEST", message: message)
     }
 
+    /// 400 `BAD_REQUEST` for a document that does not say which operation to
+    /// run (GraphQL's GetOperation fails): a GraphQL request error.
+    package static func operationNotDetermined(_ message: String) -> GatewayError {
+        var error = badRequest(message)
+        error.isGraphQLRequestError = true
+        return error
+    }
+
+    /// 400 `GRAPHQL_PARSE_FAILED`: a GraphQL request error.
     public static func parseFailed(_ message: String) -> GatewayError {
-        GatewayError(status: 400, code: "GRAPHQL_PARSE_FAILED", message: message)
+        var error = GatewayError(status: 400, code: "GRAPHQL_PARSE_FAILED", message: message)
+        error.isGraphQLRequestError = true
+        return error
     }
 
     /// `GRAPHQL_PARSE_FAILED` for a syntax error in the client's text, located in it.
@@ -74,8 +106,12 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         return failed
     }
 
+    /// 400 `QUERY_TOO_COMPLEX`: the document breaks one of gqlgate's limits,
+    /// validation rules of its own (GraphQL over HTTP, "Validation"): a GraphQL request error.
     public static func queryTooComplex(_ message: String) -> GatewayError {
-        GatewayError(status: 400, code: "QUERY_TOO_COMPLEX", message: message)
+        var error = GatewayError(status: 400, code: "QUERY_TOO_COMPLEX", message: message)
+        error.isGraphQLRequestError = true
+        return error
     }
 
     public static func methodNotAllowed(_ message: String, allow: String) -> GatewayError {

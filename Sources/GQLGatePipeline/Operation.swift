@@ -36,6 +36,10 @@ public struct Operation: Sendable {
     public var clientTransport: ClientTransport
     /// How the client takes the results.
     public var delivery: ResultDelivery
+    /// The media type the client's `Accept` asked for: every JSON answer it
+    /// gets over HTTP (a stream's refusal included) is in it (`GraphQLResponse.delivered(as:)`,
+    /// `GatewayError.response(as:)`). Set by the endpoint.
+    package var responseMediaType = ResponseMediaType.graphQLResponse
     /// The client's request headers.
     public var headers: HTTPHeaders
     /// The request id: the client's `X-Request-Id`, or a new one.

@@ -54,8 +54,8 @@ private func select(_ query: String, named name: String? = nil) throws -> Result
 
     @Test func unknownNameIsBadRequestNamingIt() throws {
         let error = try select("query A { a } query B { b }", named: "Nope")
-        #expect(error == .failure(.badRequest("Unknown operation named \"Nope\".")))
-        #expect(try select("{ a }", named: "A") == .failure(.badRequest("Unknown operation named \"A\".")))
+        #expect(error == .failure(.operationNotDetermined("Unknown operation named \"Nope\".")))
+        #expect(try select("{ a }", named: "A") == .failure(.operationNotDetermined("Unknown operation named \"A\".")))
     }
 
     @Test func severalOperationsAndNoNameIsBadRequest() throws {
@@ -65,6 +65,7 @@ private func select(_ query: String, named name: String? = nil) throws -> Result
         }
         #expect(error.status == 400)
         #expect(error.code == "BAD_REQUEST")
+        #expect(error.isGraphQLRequestError)
         #expect(error.message.contains("operationName"))
     }
 
@@ -75,6 +76,7 @@ private func select(_ query: String, named name: String? = nil) throws -> Result
         }
         #expect(error.status == 400)
         #expect(error.code == "BAD_REQUEST")
+        #expect(error.isGraphQLRequestError)
         #expect(error.message.contains("no operation"))
     }
 }

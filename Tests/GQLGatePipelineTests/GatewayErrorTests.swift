@@ -51,22 +51,55 @@ private func parse(_ body: String) throws -> (errors: [(message: String, code: S
         #expect(parsed.errors.first?.code == "ODD\"CODE\n")
     }
 
-    @Test func responseCarriesStatusBodyAndJSONContentType() {
+    @Test func responseCarriesStatusBodyAndTheMediaTypesContentType() {
         let error = GatewayError.unsupportedMediaType("Send application/json.")
         let response = error.response()
         #expect(response.status == 415)
         #expect(response.source == .gateway)
         #expect(response.body.string == error.jsonBody())
-        #expect(response.headers.fields == [HTTPHeaders.Field(name: "Content-Type", value: "application/json; charset=utf-8")])
+        #expect(response.headers.fields == [HTTPHeaders.Field(name: "Content-Type", value: "application/graphql-response+json; charset=utf-8")])
+        let legacy = error.response(as: .json)
+        #expect(legacy.status == 415)
+        #expect(legacy.body.string == error.jsonBody())
+        #expect(legacy.headers.fields == [HTTPHeaders.Field(name: "Content-Type", value: "application/json; charset=utf-8")])
     }
 
     @Test func responseKeepsExtraHeaders() {
-        let response = GatewayError.methodNotAllowed("Mutations need POST.", allow: "POST").response()
+        let response = GatewayError.methodNotAllowed("Mutations need POST.", allow: "POST").response(as: .json)
         #expect(response.status == 405)
         #expect(response.headers.fields == [
             HTTPHeaders.Field(name: "Allow", value: "POST"),
             HTTPHeaders.Field(name: "Content-Type", value: "application/json; charset=utf-8"),
         ])
+    }
+
+    /// GraphQL request errors of a well-formed request are 200 in `application/json`; every other
+    /// answer keeps its status, whatever the media type.
+    @Test func statusPerMediaType() {
+        let cases: [(GatewayError, Int)] = [
+            (.parseFailed("m"), 200),
+            (.queryTooComplex("m"), 200),
+            (.operationNotDetermined("m"), 200),
+            (.badRequest("m"), 400),
+            (.subscriptionTransportRequired, 400),
+            (.persistedQueryHashMismatch, 400),
+            (.persistedQueryNotFound, 200),
+            (.methodNotAllowed("m", allow: "POST"), 405),
+            (.unsupportedMediaType("m"), 415),
+            (.noAcceptableMediaType, 406),
+            (.payloadTooLarge(limit: 1), 413),
+            (.unauthenticated("m"), 401),
+            (.upstreamUnavailable("m"), 502),
+            (.upstreamTimeout("m"), 504),
+            (.shuttingDown, 503),
+            (.internalError("m"), 500),
+        ]
+        for (error, legacyStatus) in cases {
+            #expect(error.status(as: .graphQLResponse) == error.status, "\(error)")
+            #expect(error.response(as: .graphQLResponse).status == error.status, "\(error)")
+            #expect(error.status(as: .json) == legacyStatus, "\(error)")
+            #expect(error.response(as: .json).status == legacyStatus, "\(error)")
+        }
     }
 
     @Test func contractCases() {

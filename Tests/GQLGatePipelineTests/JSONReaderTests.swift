@@ -13,6 +13,24 @@ private func skippingMembers(_ text: String) throws(JSONReader.Failure) -> Bool 
 }
 
 @Suite struct JSONReaderTests {
+    @Test func firstMemberReadsUpToTheMemberAsked() throws {
+        func data(_ text: String) throws -> String? {
+            var text = text
+            return try text.withUTF8 { utf8 throws(JSONReader.Failure) in
+                try JSONReader.firstMember(named: "data", in: UnsafeRawBufferPointer(utf8)) { reader throws(JSONReader.Failure) in
+                    try reader.value().serialized()
+                }
+            }
+        }
+        #expect(try data(#"{"data":{"a":[1,2]}}"#) == #"{"a":[1,2]}"#)
+        #expect(try data(#" { "errors" : [ {"data":1} ] , "data" : null , "data": 2 } "#) == "null")
+        #expect(try data(#"{"data":true, oops"#) == "true")
+        #expect(try data(#"{"errors":[]}"#) == nil)
+        #expect(try data("{}") == nil)
+        #expect(try data("[1]") == nil)
+        #expect(throws: JSONReader.Failure.self) { try data(#"{"errors":[}"#) }
+    }
+
     @Test func readsEveryKindOfValue() throws {
         let value = try JSONReader.read(#" {"a": [1, -2.5, 3e2, true, false, null], "b": {"c": "d"}, "e": 0} "#)
         #expect(value == .object([

@@ -348,6 +348,11 @@ def post_graphql(url: str, query: str, variables: typing.Any = None, operation_n
 # without Content-Type, such as a GET: what Apollo clients send.
 PREFLIGHT = {"Apollo-Require-Preflight": "true"}
 
+# The media type the contract's table of gateway-made answers holds for (as does a request
+# without Accept). curl sends Accept: */*, which gets application/json, where a GraphQL request
+# error (syntax, limits, operation selection) is 200 (GraphQL over HTTP).
+GRAPHQL_RESPONSE = {"Accept": "application/graphql-response+json"}
+
 
 def get_graphql(url: str, query: str, variables: typing.Any = None, operation_name: typing.Any = None, **kw: typing.Any) -> Response:
     """A GET with the query in the URL, and ``PREFLIGHT`` beside ``headers``."""

@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from harness import PREFLIGHT, assert_gateway_error, curl, get_graphql, post_graphql, wait_until
+from harness import GRAPHQL_RESPONSE, PREFLIGHT, assert_gateway_error, curl, get_graphql, post_graphql, wait_until
 
 CACHE_CONFIG = """
 cache:
@@ -202,7 +202,7 @@ def test_hits_keep_every_check_header_metric_and_log_line_of_the_pipeline(cached
     assert "attempts" not in record, record
 
     assert_gateway_error(curl(cached.url, json_body={"query": "{ hello }", "extensions": persisted}), 400, "PERSISTED_QUERY_HASH_MISMATCH")
-    assert_gateway_error(post_graphql(cached.url, query, operation_name="Other"), 400, "BAD_REQUEST")
+    assert_gateway_error(post_graphql(cached.url, query, operation_name="Other", headers=GRAPHQL_RESPONSE), 400, "BAD_REQUEST")
     assert_gateway_error(curl(cached.url, json_body={"query": query}, content_type="text/plain", headers=PREFLIGHT), 415, "UNSUPPORTED_MEDIA_TYPE")
     assert post_graphql(cached.url, query, headers={"Cache-Control": "no-cache"}).header("X-Cache") == "BYPASS"
 

@@ -22,7 +22,7 @@ import yaml
 from websockets.sync.client import connect
 
 from conftest import _RUNNING, GatewayFactory
-from harness import REPO_ROOT, ProcessGroup, curl, post_graphql
+from harness import GRAPHQL_RESPONSE, REPO_ROOT, ProcessGroup, curl, post_graphql
 
 DASHBOARD = REPO_ROOT / "deploy" / "grafana" / "gqlgate-dashboard.json"
 ALERTS = REPO_ROOT / "deploy" / "prometheus" / "gqlgate-alerts.yaml"
@@ -87,7 +87,7 @@ def exercised(gqlgate_bin, proc_dir, tmp_path_factory, strawberry_upstream):
             assert post_graphql(gw.url, '{ hello(name: "dashboard") }').status == 200
         mutation = 'mutation { addBook(title: "Dashboards", author: "Grafana") { id } }'
         assert post_graphql(gw.url, mutation).status == 200
-        assert post_graphql(gw.url, "{ hello").status == 400
+        assert post_graphql(gw.url, "{ hello", headers=GRAPHQL_RESPONSE).status == 400
         with connect(f"ws://127.0.0.1:{gw.port}/graphql", subprotocols=["graphql-transport-ws"]) as ws:
             ws.send(json.dumps({"type": "connection_init"}))
             assert json.loads(ws.recv(timeout=10))["type"] == "connection_ack"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import PREFLIGHT, assert_gateway_error, curl, get_graphql, post_graphql
+from harness import GRAPHQL_RESPONSE, PREFLIGHT, assert_gateway_error, curl, get_graphql, post_graphql
 
 ADD_BOOK = 'mutation AddBook { addBook(title: "%s", author: "GET") { id } }'
 
@@ -79,12 +79,12 @@ SYNTAX_ERRORS = ["{ hello ", "{ hello } }", "{ hello(name: ) }", 'query { hello(
 
 @pytest.mark.parametrize("query", SYNTAX_ERRORS)
 def test_syntax_error_post(gateway, upstream_untouched, query):
-    assert_gateway_error(post_graphql(gateway.url, query), 400, "GRAPHQL_PARSE_FAILED")
+    assert_gateway_error(post_graphql(gateway.url, query, headers=GRAPHQL_RESPONSE), 400, "GRAPHQL_PARSE_FAILED")
 
 
 @pytest.mark.parametrize("query", SYNTAX_ERRORS[:2])
 def test_syntax_error_get(gateway, upstream_untouched, query):
-    assert_gateway_error(get_graphql(gateway.url, query), 400, "GRAPHQL_PARSE_FAILED")
+    assert_gateway_error(get_graphql(gateway.url, query, headers=GRAPHQL_RESPONSE), 400, "GRAPHQL_PARSE_FAILED")
 
 
 @pytest.mark.parametrize(
@@ -235,19 +235,20 @@ TWO_OPS = "query A { hello } query B { bookCount }"
 @pytest.mark.parametrize("method", ["POST", "GET"])
 def test_unknown_operation_name(gateway, upstream_untouched, method):
     send = post_graphql if method == "POST" else get_graphql
-    assert_gateway_error(send(gateway.url, TWO_OPS, operation_name="C"), 400, "BAD_REQUEST")
+    assert_gateway_error(send(gateway.url, TWO_OPS, operation_name="C", headers=GRAPHQL_RESPONSE), 400, "BAD_REQUEST")
 
 
 @pytest.mark.parametrize("method", ["POST", "GET"])
 def test_unknown_operation_name_single_operation(gateway, upstream_untouched, method):
     send = post_graphql if method == "POST" else get_graphql
-    assert_gateway_error(send(gateway.url, "query A { hello }", operation_name="Z"), 400, "BAD_REQUEST")
+    r = send(gateway.url, "query A { hello }", operation_name="Z", headers=GRAPHQL_RESPONSE)
+    assert_gateway_error(r, 400, "BAD_REQUEST")
 
 
 @pytest.mark.parametrize("method", ["POST", "GET"])
 def test_several_operations_none_named(gateway, upstream_untouched, method):
     send = post_graphql if method == "POST" else get_graphql
-    assert_gateway_error(send(gateway.url, TWO_OPS), 400, "BAD_REQUEST")
+    assert_gateway_error(send(gateway.url, TWO_OPS, headers=GRAPHQL_RESPONSE), 400, "BAD_REQUEST")
 
 
 # ---------------------------------------------------------------------------
@@ -291,6 +292,7 @@ def test_thousand_malformed_requests_then_a_good_one(gateway, tmp_path: Path):
             f'data-binary = "@{files[i]}"',
             f'header = "Content-Type: {ctype}"',
             'header = "Expect:"',
+            f'header = "Accept: {GRAPHQL_RESPONSE["Accept"]}"',
             'output = "/dev/null"',
             'write-out = "%{http_code}\\n"',
             "max-time = 10",
@@ -345,7 +347,7 @@ def test_limits_let_operations_within_them_through(gqlgate, strawberry_upstream)
 def test_limits_refuse_deep_alias_heavy_cyclic_and_long_documents(gqlgate, strawberry_upstream, query, found):
     gw = gqlgate(config=LIMITS)
     before = strawberry_upstream.count("/graphql")
-    resp = post_graphql(gw.url, query)
+    resp = post_graphql(gw.url, query, headers=GRAPHQL_RESPONSE)
     if found is None:
         assert resp.status == 200, str(resp)
         return

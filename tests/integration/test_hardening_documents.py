@@ -12,7 +12,7 @@ import signal
 
 import pytest
 
-from harness import assert_gateway_error, curl, get_graphql, post_graphql
+from harness import GRAPHQL_RESPONSE, assert_gateway_error, curl, get_graphql, post_graphql
 from test_ops import Background, start_slow_request, wait_for_exit
 from test_subscriptions_ws import LEGACY_WS, TRANSPORT_WS, initialised, recv_type, subscribe
 
@@ -64,7 +64,7 @@ def assert_upstream_answer(r) -> None:
 
 @pytest.mark.parametrize("kind", list(TOO_DEEP))
 def test_nesting_past_the_bound_is_refused_over_post(gateway, kind):
-    r = post_graphql(gateway.url, TOO_DEEP[kind], timeout=10)
+    r = post_graphql(gateway.url, TOO_DEEP[kind], headers=GRAPHQL_RESPONSE, timeout=10)
     assert_gateway_error(r, 400, "QUERY_TOO_COMPLEX")
     assert_still_serving(gateway)
 
@@ -72,20 +72,20 @@ def test_nesting_past_the_bound_is_refused_over_post(gateway, kind):
 @pytest.mark.parametrize("query", ['{"\\\\\\ua\\', '{ hello(name: "\\u12', '{ hello(name: "\\', '{ hello(name: """\\'])
 def test_a_string_left_open_at_the_end_is_a_syntax_error(gateway, query):
     """GraphQLSwift's lexer read past such an escape and trapped (found by the DocumentAnalysis fuzzer)."""
-    r = post_graphql(gateway.url, query, timeout=10)
+    r = post_graphql(gateway.url, query, headers=GRAPHQL_RESPONSE, timeout=10)
     assert_gateway_error(r, 400, "GRAPHQL_PARSE_FAILED")
     assert_still_serving(gateway)
 
 
 def test_nesting_past_the_bound_is_refused_over_get(gateway):
-    r = get_graphql(gateway.url, nested_fields(300), timeout=10)
+    r = get_graphql(gateway.url, nested_fields(300), headers=GRAPHQL_RESPONSE, timeout=10)
     assert_gateway_error(r, 400, "QUERY_TOO_COMPLEX")
     assert_still_serving(gateway)
 
 
 def test_fields_nested_to_the_bound_are_parsed_and_meet_max_depth(gateway):
     """256 levels pass the nesting bound; limits.max_depth (15) then refuses them, after parsing."""
-    r = post_graphql(gateway.url, nested_fields(255), timeout=10)
+    r = post_graphql(gateway.url, nested_fields(255), headers=GRAPHQL_RESPONSE, timeout=10)
     body = assert_gateway_error(r, 400, "QUERY_TOO_COMPLEX")
     assert "256 levels deep; limits.max_depth allows 15" in body["errors"][0]["message"], str(r)
     assert_still_serving(gateway)

@@ -16,6 +16,7 @@ import pytest
 
 from conftest import _RUNNING, START_TIMEOUT
 from harness import (
+    GRAPHQL_RESPONSE,
     HERE,
     ProcessGroup,
     assert_gateway_error,
@@ -135,7 +136,7 @@ def test_counters_move_with_traffic(gateway):
     before = scrape(gateway)
     for _ in range(3):
         assert post_graphql(gateway.url, "{ hello }").status == 200
-    assert post_graphql(gateway.url, "{ hello").status == 400
+    assert post_graphql(gateway.url, "{ hello", headers=GRAPHQL_RESPONSE).status == 400
     after = scrape(gateway)
 
     def delta(series: str) -> float:
@@ -187,7 +188,7 @@ def test_access_line_per_request(gqlgate):
 def test_refused_request_has_access_line_without_upstream_fields(gqlgate):
     gw = gqlgate()
     request_id = f"ops-{uuid.uuid4()}"
-    assert post_graphql(gw.url, "{ hello", headers={"X-Request-Id": request_id}).status == 400
+    assert post_graphql(gw.url, "{ hello", headers={"X-Request-Id": request_id, **GRAPHQL_RESPONSE}).status == 400
     record = wait_for_record(gw.proc, msg="request", request_id=request_id)
     assert record["status"] == 400
     for absent in ("operation", "operation_name", "attempts", "upstream_status"):

@@ -147,10 +147,20 @@ def test_apollo_clients_accept_header_is_understood(gateway):
 # Errors before the stream starts: ordinary JSON answers
 
 
-@pytest.mark.parametrize("accept", [SSE, MULTIPART], ids=["sse", "multipart"])
-def test_bad_requests_before_the_stream_are_json(gateway, accept):
-    assert_gateway_error(curl(gateway.url, data=b'{"query": ', headers=accept), 400, "BAD_REQUEST")
-    assert_gateway_error(post_graphql(gateway.url, "{ hello", headers=accept), 400, "GRAPHQL_PARSE_FAILED")
+@pytest.mark.parametrize(
+    ("accept", "media_type", "parse_failed_status"),
+    [(SSE, "application/graphql-response+json", 400), (MULTIPART, "application/json", 200)],
+    ids=["sse", "multipart"],
+)
+def test_bad_requests_before_the_stream_are_json(gateway, accept, media_type, parse_failed_status):
+    """In the JSON media type the Accept names beside the stream (gqlgate's own choice,
+    application/graphql-response+json, when it names none): a syntax error is a 200 in application/json."""
+    bad_body = curl(gateway.url, data=b'{"query": ', headers=accept)
+    assert_gateway_error(bad_body, 400, "BAD_REQUEST")
+    parse_failed = post_graphql(gateway.url, "{ hello", headers=accept)
+    assert_gateway_error(parse_failed, parse_failed_status, "GRAPHQL_PARSE_FAILED")
+    for r in (bad_body, parse_failed):
+        assert r.header("Content-Type") == media_type + "; charset=utf-8", str(r)
 
 
 def test_mutation_over_get_with_sse_is_405(gateway):

@@ -117,15 +117,21 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         return cutShort
     }
 
-    /// A GET or POST on the GraphQL path: decoded, then run through the
+    /// A GET or POST on the GraphQL path: its media type negotiated (406
+    /// when `Accept` admits none), decoded, then run through the
     /// pipeline's inline head on the server thread — answered there when a
     /// stage answers (a cache hit, a refused operation), else taken, to go on
     /// from where the head stopped on a loop. A streamed answer (SSE,
     /// multipart) runs the whole pipeline on a loop; while a drain answers
-    /// every request with 503, nothing runs. The pipeline's recorder records
+    /// every request with 503, nothing runs. Every JSON answer is in the
+    /// negotiated media type. The pipeline's recorder records
     /// how each request was answered, whichever way (`GatewayRecorder`).
     private func graphQL(_ request: ServerRequest, pipeline: GatewayGeneration) -> ServerAnswer<PendingRequest> {
         guard !inFlight.isClosed else { return .later(.shuttingDown) }
+        let accept = request.headers["accept"]
+        guard let mediaType = ResponseMediaType.negotiated(byAccept: accept) else {
+            return .now(refuse(request, .noAcceptableMediaType))
+        }
         let facts = OperationRecord(
             startedAt: GatewayClock.system.monotonicNanoseconds(), clientCertificate: request.clientCertificateSubject, recorder: pipeline.recorder)
         let requestID = clientRequestID(request) ?? requestIDs.next()
@@ -134,56 +140,60 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             (sent, transport) = try GraphQLHTTPDecoder.decode(
                 method: request.method, contentType: request.headers["content-type"], queryItems: request.queryItems, body: request.body)
         } catch {
-            let response = errorResponse(error, requestID: requestID)
+            let response = errorResponse(error, requestID: requestID, mediaType: mediaType)
             requestLog.record(status: response.status, requestID: requestID, startedAt: facts.startedAt, facts: nil,
                               clientCertificate: request.clientCertificateSubject)
             return .now(response)
         }
-        let delivery = ResultDelivery.requested(byAccept: request.headers["accept"])
+        let delivery = ResultDelivery.requested(byAccept: accept)
         var operation = Operation(
             request: sent, clientTransport: transport, delivery: delivery, headers: request.headers, requestID: requestID,
             originalBody: transport == .httpPost ? request.body : nil, clientID: pipeline.clientID(request), facts: facts)
+        operation.responseMediaType = mediaType
         let stream = HTTPStreamFormat(delivery, keepAlive: pipeline.config.subscriptions.keepalive)
         var position = ExchangeChain.Position.start
         if stream == nil {
             do {
                 switch try pipeline.chain.runAtOnce(&operation) {
                 case .answered(let result):
-                    pipeline.recorder.answeredAtOnce(operation, .success(result))
-                    return .now(serverResponse(result, requestID: requestID, compression: pipeline.compression, requestHeaders: request.headers))
+                    let answer = result.delivered(as: mediaType)
+                    pipeline.recorder.answeredAtOnce(operation, .success(answer))
+                    return .now(serverResponse(answer, requestID: requestID, compression: pipeline.compression, requestHeaders: request.headers))
                 case .goOn(let next): position = next
                 }
             } catch {
                 pipeline.recorder.answeredAtOnce(operation, .failure(error))
-                return .now(errorResponse(error, requestID: requestID))
+                return .now(errorResponse(error, requestID: requestID, mediaType: mediaType))
             }
         }
         return .later(.graphQL(RequestContext(pipeline: pipeline, operation: consume operation, position: position, stream: stream)))
     }
 
     /// Runs the rest of the pipeline and turns the first result (or the
-    /// error) into the answer, or streams the results when `Accept` asks for
-    /// SSE or multipart.
+    /// error) into the answer in the client's media type, or streams the
+    /// results when `Accept` asks for SSE or multipart.
     func process(_ context: RequestContext) async -> ServerResponse {
         let requestID = context.operation.requestID
+        let mediaType = context.operation.responseMediaType
         do {
             let pipeline = context.pipeline
             if let format = context.stream {
                 return try await streamedAnswer(context.operation, format: format, pipeline: pipeline)
             }
-            let results = try await pipeline.recorder.watch(context.operation) { try await pipeline.chain.resume($0, at: context.position) }
-            guard let result = try await results.first() else {
-                return serverResponse(GatewayError.noResult.response(), requestID: requestID)
+            let results = try await pipeline.recorder.watch(context.operation) { operation in
+                let first = try await pipeline.chain.resume(operation, at: context.position).first() ?? GatewayError.noResult.response(as: mediaType)
+                return .single(first.delivered(as: mediaType))
             }
+            let result = try await results.first() ?? GatewayError.noResult.response(as: mediaType)
             return serverResponse(result, requestID: requestID, compression: context.pipeline.compression, requestHeaders: context.operation.headers)
         } catch {
-            return errorResponse(error, requestID: requestID)
+            return errorResponse(error, requestID: requestID, mediaType: mediaType)
         }
     }
 
-    /// The answer to a pipeline that threw `error`.
-    private func errorResponse(_ error: any Error, requestID: String) -> ServerResponse {
-        serverResponse(GatewayError(answering: error).response(), requestID: requestID)
+    /// The answer in `mediaType` to a pipeline that threw `error`.
+    private func errorResponse(_ error: any Error, requestID: String, mediaType: ResponseMediaType) -> ServerResponse {
+        serverResponse(GatewayError(answering: error).response(as: mediaType), requestID: requestID)
     }
 
     /// `result` as the answer sent, with the request's `X-Request-Id`: the
@@ -210,10 +220,11 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         headers.replaceOrAdd(name: "X-Request-Id", value: requestID)
     }
 
-    /// The endpoint's own answer to `request`, `error`, recorded in the request log.
+    /// The endpoint's own answer to `request`, `error`, in the media type
+    /// its `Accept` asks for, recorded in the request log.
     func refuse(_ request: ServerRequest, _ error: GatewayError) -> ServerResponse {
         let requestID = clientRequestID(request) ?? requestIDs.next()
-        let response = serverResponse(error.response(), requestID: requestID)
+        let response = serverResponse(error.response(as: .refusing(request)), requestID: requestID)
         requestLog.record(status: response.status, requestID: requestID, startedAt: GatewayClock.system.monotonicNanoseconds(), facts: nil,
                           clientCertificate: request.clientCertificateSubject)
         return response

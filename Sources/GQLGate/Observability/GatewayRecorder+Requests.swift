@@ -21,10 +21,10 @@ import GQLGateTracing
 /// whoever cancelled it answered and recorded (a drain cut short).
 extension GatewayRecorder {
     /// The endpoint answered `operation` on the server thread with `outcome`
-    /// (an answer, or the error a stage threw).
+    /// (an answer as the client gets it, or the error a stage threw).
     func answeredAtOnce(_ operation: borrowing Operation, _ outcome: Result<GraphQLResponse, any Error>) {
         guard let facts = operation.facts, operation.clientTransport != .webSocket else { return }
-        let status = WatchedAnswer.status(of: outcome)
+        let status = WatchedAnswer.status(of: outcome, as: operation.responseMediaType)
         if let spans, let (context, parent) = spans.start(operation) {
             facts.spanStarted(context)
             log.record(status: status, requestID: operation.requestID, startedAt: facts.startedAt, facts: facts.snapshot,

@@ -119,14 +119,14 @@ package final class AnalysedDocument: @unchecked Sendable {
     package func selectOperation(named name: String?) throws(GatewayError) -> DocumentOperation {
         if let name {
             guard let found = operations.first(where: { $0.name == name }) else {
-                throw .badRequest("Unknown operation named \"\(name)\".")
+                throw .operationNotDetermined("Unknown operation named \"\(name)\".")
             }
             return found
         }
         switch operations.count {
         case 1: return operations[0]
-        case 0: throw .badRequest("The document has no operation to run.")
-        default: throw .badRequest("The document has several operations: operationName must say which to run.")
+        case 0: throw .operationNotDetermined("The document has no operation to run.")
+        default: throw .operationNotDetermined("The document has several operations: operationName must say which to run.")
         }
     }
 }

@@ -61,6 +61,34 @@ package struct JSONReader {
         return true
     }
 
+    /// Reads the object `bytes` holds (whitespace aside) up to the first
+    /// member named `name` (ASCII) and calls `value` with the reader at its
+    /// value; what comes after is not read. Nil when `bytes` hold no object
+    /// or it has no such member; what is read is checked as `skipValue` does.
+    package static func firstMember<Found>(
+        named name: StaticString, in bytes: UnsafeRawBufferPointer, _ value: (inout JSONReader) throws(Failure) -> Found
+    ) throws(Failure) -> Found? {
+        var reader = JSONReader(bytes)
+        reader.skipWhitespace()
+        guard reader.position < bytes.count, bytes[reader.position] == UInt8(ascii: "{") else { return nil }
+        try reader.enter()
+        if reader.closesAtOnce(UInt8(ascii: "}")) { return nil }
+        let wanted = UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        repeat {
+            reader.skipWhitespace()
+            guard reader.position < bytes.count, bytes[reader.position] == UInt8(ascii: "\"") else { throw reader.failure }
+            var found: Found?
+            try reader.withKey { key, reader throws(Failure) in
+                reader.skipWhitespace()
+                guard reader.position < reader.bytes.count, reader.bytes[reader.position] == UInt8(ascii: ":") else { throw reader.failure }
+                reader.position += 1
+                if key.elementsEqual(wanted) { found = try value(&reader) } else { try reader.skipValue() }
+            }
+            if let found { return found }
+        } while try !reader.closesAfterItem(UInt8(ascii: "}"))
+        return nil
+    }
+
     private mutating func readEnd() throws(Failure) {
         skipWhitespace()
         guard position == bytes.count else { throw failure }

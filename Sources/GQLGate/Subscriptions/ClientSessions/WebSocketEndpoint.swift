@@ -41,7 +41,7 @@ final class WebSocketEndpoint: Sendable {
                 method: request.method, headers: request.headers,
                 supportedSubprotocols: WebSocketSubprotocol.allCases.map(\.rawValue))
         } catch {
-            var response = GatewayError.badRequest("Not a valid WebSocket upgrade: \(error.message).").response()
+            var response = GatewayError.badRequest("Not a valid WebSocket upgrade: \(error.message).").response(as: .refusing(request))
             response.status = error.httpStatus
             for field in error.responseHeaders { response.headers.add(name: field.name, value: field.value) }
             return ServerResponse(status: response.status, headers: response.headers, body: response.body)
