@@ -6,7 +6,9 @@ package import GQLGatePipeline
 /// Sends queries and mutations to the upstream over HTTP (libcurl) and
 /// passes its answer back unchanged but for hop-by-hop headers: any status,
 /// any body (decoded, without its `Content-Encoding`, when it came compressed). The client's JSON body goes out byte for byte unless an exchange
-/// rewrote the request; GET requests go upstream as POST JSON.
+/// rewrote the request; GET requests go upstream as POST JSON. The upstream
+/// is asked for either GraphQL media type (`Operation.upstreamAccept`): the
+/// endpoint gives the answer the client's.
 package struct HTTPTransport: Transport {
     /// Where and how to reach the upstream.
     package struct Settings: Sendable {
@@ -31,8 +33,6 @@ package struct HTTPTransport: Transport {
             self.maxResponseBytes = maxResponseBytes
         }
     }
-
-    static let defaultAccept = "application/graphql-response+json, application/json;q=0.9"
 
     private let client: HTTPClient
     private let settings: Settings
@@ -73,9 +73,7 @@ package struct HTTPTransport: Transport {
         var fields: [HTTPHeaders.Field] = []
         fields.reserveCapacity(4 + settings.forwardedHeaders.count)
         fields.append(HTTPHeaders.Field(name: "Content-Type", value: "application/json"))
-        // A streamed delivery's Accept (SSE, multipart) is the gateway's to answer; the upstream sends one JSON result.
-        let accept = operation.delivery == .single ? operation.headers["accept"] : nil
-        fields.append(HTTPHeaders.Field(name: "Accept", value: accept ?? Self.defaultAccept))
+        fields.append(HTTPHeaders.Field(name: "Accept", value: operation.upstreamAccept))
         fields.append(HTTPHeaders.Field(name: "X-Request-Id", value: operation.requestID))
         let added = operation.upstreamHeaders
         operation.headers.withFields { clientFields in

@@ -28,9 +28,20 @@ private func upstreamLines(clientHeaders: HTTPHeaders, requestID: String = "req-
         ])
     }
 
-    @Test func keepsTheClientsAccept() {
-        #expect(upstreamLines(clientHeaders: ["accept": "application/json"]) == [
-            "Content-Type: application/json", "Accept: application/json", "X-Request-Id: req-42",
+    /// The endpoint answers each client in its media type, so the upstream is asked for either.
+    @Test func asksForEitherGraphQLMediaTypeWhateverTheClientsAccept() {
+        for accept in ["application/json", "application/graphql-response+json", "*/*", "text/html"] {
+            #expect(upstreamLines(clientHeaders: ["accept": accept]) == [
+                "Content-Type: application/json", "Accept: application/graphql-response+json, application/json;q=0.9",
+                "X-Request-Id: req-42",
+            ])
+        }
+    }
+
+    /// Incremental delivery is the upstream's to produce.
+    @Test func keepsAClientsAcceptThatNamesMultipartMixed() {
+        #expect(upstreamLines(clientHeaders: ["accept": "multipart/mixed;deferSpec=20220824, application/json"]) == [
+            "Content-Type: application/json", "Accept: multipart/mixed;deferSpec=20220824, application/json", "X-Request-Id: req-42",
         ])
     }
 
@@ -80,7 +91,7 @@ private func upstreamLines(clientHeaders: HTTPHeaders, requestID: String = "req-
             requestID: "abc"))
         #expect(headers.values(for: "x-request-id") == ["abc"])
         #expect(headers.values(for: "content-type") == ["application/json"])
-        #expect(headers.values(for: "accept") == ["application/json"])
+        #expect(headers.values(for: "accept") == [Operation.gatewayAccept])
         #expect(headers.values(for: "content-length").isEmpty)
         #expect(headers.values(for: "host").isEmpty)
         #expect(headers.values(for: "accept-encoding").isEmpty)  // the upstream's codings are libcurl's

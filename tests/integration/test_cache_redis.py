@@ -93,6 +93,17 @@ def test_an_answer_fetched_through_one_replica_is_a_hit_on_the_other(replicas, s
     assert strawberry_upstream.count() == before
 
 
+def test_a_hit_on_the_other_replica_is_in_the_media_type_its_client_asked_for(replicas, strawberry_upstream):
+    a, b = replicas
+    query = '{ hello(name: "typed") }'
+    first = post_graphql(a.url, query, headers={"Accept": "application/json"})
+    assert (first.status, first.header("X-Cache"), first.header("Content-Type")) == (200, "MISS", "application/json"), str(first)
+    for accept in ("application/graphql-response+json", ""):
+        hit = post_graphql(b.url, query, headers={"Accept": accept})
+        assert (hit.status, hit.header("X-Cache"), hit.body) == (200, "HIT", first.body), str(hit)
+        assert hit.header("Content-Type") == "application/graphql-response+json; charset=utf-8", str(hit)
+
+
 def test_another_authorization_is_a_miss(replicas):
     a, b = replicas
     query = "{ hello(name: \"scoped\") }"

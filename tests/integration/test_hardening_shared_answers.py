@@ -1,7 +1,8 @@
 """No client gets an answer made for another: dedupe and the cache key every client header the
-upstream is sent (forwarded headers, a forwarded Authorization, Accept), an upstream's `Vary: *`
+upstream is sent (forwarded headers, a forwarded Authorization), an upstream's `Vary: *`
 or `Set-Cookie` keeps an answer out of the cache and out of dedupe, and `Set-Cookie` is never
-served from the cache."""
+served from the cache. Accept is not one of them: the upstream is sent gqlgate's own, and each
+client gets the shared answer in its media type."""
 
 from __future__ import annotations
 
@@ -113,9 +114,8 @@ def two_at_once(url: str, first: dict[str, str], second: dict[str, str], upstrea
         ("", ["accept-language"], {"Accept-Language": "de"}, {"Accept-Language": "en"}),
         ("headers:\n  forward_client_authorization: true\ncache:\n  vary_headers: [x-tenant]\n", ["authorization"],
          {"Authorization": "Bearer alice"}, {"Authorization": "Bearer bob"}),
-        ("", ["accept"], {"Accept": "application/json"}, {"Accept": "application/graphql-response+json"}),
     ],
-    ids=["forwarded-cookie", "accept-language-by-default", "forwarded-authorization", "accept"],
+    ids=["forwarded-cookie", "accept-language-by-default", "forwarded-authorization"],
 )  # fmt: skip
 def test_dedupe_never_gives_one_client_the_answer_made_for_another(gqlgate, echo_upstream, config, echo, first, second):
     upstream = echo_upstream(echo, pair_up=True)
@@ -125,6 +125,17 @@ def test_dedupe_never_gives_one_client_the_answer_made_for_another(gqlgate, echo
     assert who(a) == f"{name}={next(iter(first.values()))}"
     assert who(b) == f"{name}={next(iter(second.values()))}"
     assert len(upstream.received) == 2
+
+
+def test_dedupe_merges_clients_of_both_media_types_and_each_gets_its_own(gqlgate, echo_upstream):
+    """The upstream holds the one request it gets for 5 s waiting for a second, which never comes."""
+    upstream = echo_upstream(["accept"], pair_up=True)
+    gw = gqlgate(upstream.url, config="")
+    a, b = two_at_once(gw.url, {"Accept": "application/json"}, {"Accept": "application/graphql-response+json"}, upstream)
+    assert who(a) == who(b) == "accept=application/graphql-response+json, application/json;q=0.9"
+    assert len(upstream.received) == 1
+    assert a.header("Content-Type") == "application/json", str(a)  # the upstream's own: the type asked for
+    assert b.header("Content-Type") == "application/graphql-response+json; charset=utf-8", str(b)
 
 
 def test_dedupe_still_merges_what_the_upstream_cannot_tell_apart(gqlgate, echo_upstream):

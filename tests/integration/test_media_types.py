@@ -194,3 +194,37 @@ def test_a_graphql_response_json_answer_is_translated_for_application_json(gqlga
     for headers in (GRAPHQL_RESPONSE, NO_ACCEPT):
         same = post_graphql(gw.url, "{ nope }", headers=headers)
         assert (same.status, same.header("Content-Type")) == (400, MODERN), str(same)
+
+
+# ---------------------------------------------------------------------------
+# What the upstream is asked for, and answers shared between media types
+
+GATEWAY_ACCEPT = "application/graphql-response+json, application/json;q=0.9"
+
+
+def test_the_upstream_is_asked_for_either_media_type_unless_the_client_names_multipart(gqlgate, modern_upstream):
+    gw = gqlgate(modern_upstream.url)
+    for accept in ("application/json", "application/graphql-response+json", "*/*", ""):
+        assert post_graphql(gw.url, "{ ok }", headers={"Accept": accept}).status == 200
+    assert modern_upstream.accepts[-4:] == [GATEWAY_ACCEPT] * 4
+    incremental = "multipart/mixed;deferSpec=20220824, application/json"
+    assert post_graphql(gw.url, "{ ok }", headers={"Accept": incremental}).status == 200
+    assert modern_upstream.accepts[-1] == incremental
+
+
+CACHE = "cache:\n  enabled: true\n  default_ttl: 60s\n"
+
+
+@pytest.mark.parametrize("upstream", ["application/json", "application/graphql-response+json"])
+def test_a_cached_answer_is_served_in_the_media_type_of_the_client_that_hits_it(gqlgate, strawberry_upstream, modern_upstream, upstream):
+    gw = gqlgate(strawberry_upstream.url if upstream == "application/json" else modern_upstream.url, config=CACHE)
+    query = '{ hello(name: "media") }' if upstream == "application/json" else "{ ok }"
+    first = post_graphql(gw.url, query, headers=JSON)
+    assert (first.status, first.header("X-Cache")) == (200, "MISS"), str(first)
+    for headers, content_type in ((GRAPHQL_RESPONSE, MODERN), (NO_ACCEPT, MODERN), (JSON, LEGACY), ({"Accept": "*/*"}, LEGACY)):
+        hit = post_graphql(gw.url, query, headers=headers)
+        assert (hit.status, hit.header("X-Cache"), hit.body) == (200, "HIT", first.body), str(hit)
+        if content_type != upstream + "; charset=utf-8":
+            assert hit.header("Content-Type") == content_type, str(hit)
+        else:
+            assert hit.header("Content-Type").split(";")[0] == upstream, str(hit)

@@ -7,8 +7,8 @@ package import GQLGatePipeline
 /// variables in canonical form (object keys sorted), the scope (the values
 /// of the vary headers), so entries of different scopes never meet, and the
 /// values of every other client field the upstream is sent (`KeyHeaders`,
-/// and `Accept` on a single answer), so requests the upstream may answer
-/// differently never share an answer. Held as
+/// and `Accept` when the client's goes upstream: `Operation.forwardedAccept`),
+/// so requests the upstream may answer differently never share an answer. Held as
 /// those parts' bytes, each followed by a NUL, with their hash taken once: a
 /// key is compared by its exact bytes, and hashed by one word. Its SHA-256,
 /// which names it in Redis (`description`), is computed only when asked for.
@@ -52,9 +52,8 @@ package struct RequestKey: Hashable, Sendable, CustomStringConvertible {
                 Self.append(field.value, to: &parts)
             }
         }
-        // The upstream is sent the client's Accept for a single answer (a streamed delivery's is
-        // the gateway's own): it may choose the answer's media type and status by it.
-        if operation.delivery == .single, let accept = operation.headers["accept"] {
+        // Otherwise the upstream is sent the gateway's Accept, and its answer is given each client in its media type.
+        if let accept = operation.forwardedAccept {
             Self.append("accept", to: &parts)
             Self.append(accept, to: &parts)
         }
