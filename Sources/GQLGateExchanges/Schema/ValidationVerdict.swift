@@ -62,9 +62,12 @@ extension LoadedSchema {
                                      variables: operations.map(declaredVariables))
         }
         // The held document has no locations: the errors of a located parse name the client's lines and columns.
-        let located = document.locatedDocument().map(validateDocument) ?? errors
+        let parsed = document.locatedDocument()
+        let located = parsed.map { validateDocument($0.document) } ?? errors
         let problems = located.map { error in
-            GatewayError.GraphQLProblem(error.message, locations: error.locations.map { .init(line: $0.line, column: $0.column) })
+            GatewayError.GraphQLProblem(error.message, locations: parsed.map { parsed in
+                error.positions.map { parsed.input.clientLocation(ofParsedOffset: $0) }
+            } ?? [])
         }
         let lacking = located.contains { error in Self.schemaLacks.contains { error.message.contains($0) } }
         return ValidationVerdict(generation: generation, problems: problems, namesWhatTheSchemaLacks: lacking, variables: [])

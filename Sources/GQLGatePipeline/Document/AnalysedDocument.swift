@@ -110,9 +110,11 @@ package final class AnalysedDocument: @unchecked Sendable {
 
     /// The document parsed again with locations, for errors that name the
     /// client's line and column (the one held has none, to save memory and
-    /// time). Nil when it cannot be parsed so, which a held text always can.
-    package func locatedDocument() -> Document? {
-        try? parse(source: LexerPadding.padded(LongBlockStrings.rewritten(queryText) ?? queryText))
+    /// time), with the input that maps the parser's offsets to the client's
+    /// text. Nil when it cannot be parsed so, which a held text always can.
+    package func locatedDocument() -> (document: Document, input: ParserInput)? {
+        let input = ParserInput(queryText)
+        return (try? parse(source: input.text)).map { ($0, input) }
     }
 
     /// Chooses the operation to run, as GraphQL's GetOperation does.
