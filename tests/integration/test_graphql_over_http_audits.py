@@ -43,9 +43,6 @@ from harness import Response, curl
 # The suite's revision these tests follow (2025-10-08, "fix(audits): incorrect status code range").
 AUDIT_SUITE_COMMIT = "08b4ed2cb320d9bc78d96c3801f1f6bed5c61553"
 
-# Audits gqlgate does not pass yet, each with why; strict, so that one that
-# starts passing fails until its mark goes.
-NOT_NEGOTIATED_YET = pytest.mark.xfail(strict=True, reason="the answer's media type is not negotiated from Accept yet")
 
 GRAPHQL_RESPONSE_JSON = "application/graphql-response+json"
 APPLICATION_JSON = "application/json"
@@ -189,7 +186,6 @@ def expect_no_data(r: Response) -> None:
 # Media types
 
 
-@NOT_NEGOTIATED_YET
 def test_22EB_SHOULD_accept_graphql_response_json_and_match_the_content_type(gw):
     """22EB SHOULD accept application/graphql-response+json and match the content-type"""
     r = post(gw, {"query": TYPENAME}, accept=GRAPHQL_RESPONSE_JSON)
@@ -461,21 +457,18 @@ def test_3E3A_MAY_use_400_if_parameters_are_invalid(gw):
 # Response application/json
 
 
-@NOT_NEGOTIATED_YET
 def test_572B_SHOULD_use_200_on_document_parsing_failure_when_accepting_application_json(gw):
     """572B SHOULD use 200 status code on document parsing failure when accepting application/json"""
     r = post(gw, {"query": "{"}, accept=APPLICATION_JSON)
     expect_status(r, 200)
 
 
-@NOT_NEGOTIATED_YET
 def test_FDE2_SHOULD_use_200_on_document_validation_failure_when_accepting_application_json(gw):
     """FDE2 SHOULD use 200 status code on document validation failure when accepting application/json"""
     r = post(gw, {"query": NO_SUCH_FIELD}, accept=APPLICATION_JSON)
     expect_status(r, 200)
 
 
-@NOT_NEGOTIATED_YET
 def test_7B9B_SHOULD_use_200_on_variable_coercion_failure_when_accepting_application_json(gw):
     """7B9B SHOULD use a status code of 200 on variable coercion failure when accepting application/json"""
     r = post(gw, {"query": COERCION_FAILURE, "variables": {"id": None}}, accept=APPLICATION_JSON)
