@@ -18,7 +18,9 @@ package import GQLGatePipeline
 ///
 /// While `invalidate_on_mutation` is on, mutations are sent with
 /// `__typename` (and `id`) too, and their answers purge what they may have changed (see
-/// `ResponseCacheStore.purge`). Subscriptions pass untouched. Place after
+/// `ResponseCacheStore.purge`). Subscriptions pass untouched, and so do
+/// operations using `@defer` or `@stream`, whose answers may come in parts
+/// the cache never sees whole (a query's is marked `X-Cache: BYPASS`). Place after
 /// the query limits, before dedupe.
 package struct CacheExchange: InlineExchange {
     /// What the exchange does besides storing.
@@ -61,8 +63,9 @@ package struct CacheExchange: InlineExchange {
 
     package func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
         switch operation.kind {
+        case .query where operation.defersResults: return .single(try await bypassed(operation, next: next))
         case .query: return .single(try await query(operation, next: next))
-        case .mutation where settings.invalidateOnMutation: return .single(try await mutation(operation, next: next))
+        case .mutation where settings.invalidateOnMutation && !operation.defersResults: return .single(try await mutation(operation, next: next))
         default: return try await next(operation)
         }
     }
@@ -76,7 +79,7 @@ package struct CacheExchange: InlineExchange {
     }
 
     private func answerAtOnce(_ operation: borrowing Operation) -> GraphQLResponse? {
-        guard let memory, operation.kind == .query else { return nil }
+        guard let memory, operation.kind == .query, !operation.defersResults else { return nil }
         let client = CacheControlDirectives(operation.headers)
         guard !client.noCache, !client.noStore,
               let found = memory.freshHit(for: requestKey(for: operation), now: clock.now())
@@ -119,6 +122,15 @@ package struct CacheExchange: InlineExchange {
         var marked = response
         marked.headers.replaceOrAdd(name: "X-Cache", value: outcome.rawValue)
         return marked
+    }
+
+    /// A query whose answer may come in parts: sent as it is, never looked up or stored.
+    private func bypassed(_ operation: Operation, next: ExchangeNext) async throws -> GraphQLResponse {
+        guard var response = try await next(operation).first() else { throw GatewayError.noResult }
+        cache.record(.bypass)
+        operation.record(.cacheServed(.bypass))
+        response.headers.replaceOrAdd(name: "X-Cache", value: CacheOutcome.bypass.rawValue)
+        return response
     }
 
     private func served(_ answer: CachedAnswer, age: Duration) -> GraphQLResponse {

@@ -8,7 +8,8 @@ import Synchronization
 /// variables, the scope and every client field the upstream is sent
 /// (`KeyHeaders`). An answer that is one client's (`Set-Cookie`, or a `Vary`
 /// on a field left out of the key) is not shared: each waiting caller sends
-/// its own request. Mutations and subscriptions are forwarded untouched. A
+/// its own request. Mutations, subscriptions and operations using `@defer`
+/// or `@stream` (whose parts one client reads as they come) are forwarded untouched. A
 /// caller that is cancelled leaves without disturbing the others; the shared
 /// request is cancelled only when no caller waits for it any more
 /// (`SharedCalls`). Place after the response cache, before the transport.
@@ -32,7 +33,7 @@ package struct DedupeExchange: Exchange {
     }
 
     package func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
-        guard operation.kind == .query else { return try await next(operation) }
+        guard operation.kind == .query, !operation.defersResults else { return try await next(operation) }
         let key = RequestKey(operation: operation, headers: keyHeaders)
         let caller = callers.next()
         let shared = try await calls.value(for: key) {

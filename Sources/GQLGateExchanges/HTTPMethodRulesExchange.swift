@@ -1,10 +1,13 @@
 package import GQLGatePipeline
 
 /// GraphQL-over-HTTP's method rules: a mutation over GET is refused with 405
-/// and `Allow: POST` (it never runs), and a subscription whose client takes a
+/// and `Allow: POST` (it never runs), a subscription whose client takes a
 /// single answer (a plain JSON request) gets 400
-/// `SUBSCRIPTION_TRANSPORT_REQUIRED`. Place after `DocumentExchange`;
-/// forwards everything else.
+/// `SUBSCRIPTION_TRANSPORT_REQUIRED`, and an operation using `@defer` or
+/// `@stream` from an HTTP client that takes no `multipart/mixed` answer
+/// (`Operation.acceptsIncrementalDelivery`) gets 406 `NOT_ACCEPTABLE`.
+/// Place after `DocumentExchange`, before any stage that answers from
+/// elsewhere (cache, dedupe) or goes upstream; forwards everything else.
 package struct HTTPMethodRulesExchange: InlineExchange {
     package init() {}
 
@@ -14,6 +17,8 @@ package struct HTTPMethodRulesExchange: InlineExchange {
             throw .methodNotAllowed("Mutations are not allowed over GET; use POST.", allow: "POST")
         case .subscription where !operation.delivery.streams:
             throw .subscriptionTransportRequired
+        case _ where operation.defersResults && operation.clientTransport != .webSocket && !operation.acceptsIncrementalDelivery:
+            throw .incrementalDeliveryNotAccepted
         default:
             return .passOn
         }

@@ -40,6 +40,11 @@ public struct Operation: Sendable {
     /// gets over HTTP (a stream's refusal included) is in it (`GraphQLResponse.delivered(as:)`,
     /// `GatewayError.response(as:)`). Set by the endpoint.
     package var responseMediaType = ResponseMediaType.graphQLResponse
+    /// Whether the client takes an incremental answer (`@defer`, `@stream`)
+    /// as `multipart/mixed` parts: an HTTP request for one answer whose
+    /// `Accept` admits `multipart/mixed`. Set by the gateway's endpoint; an
+    /// operation that `defersResults` without it is refused.
+    package var acceptsIncrementalDelivery = false
     /// The client's request headers.
     public var headers: HTTPHeaders
     /// The request id: the client's `X-Request-Id`, or a new one.
@@ -98,6 +103,10 @@ public struct Operation: Sendable {
 
     /// The operation's kind, once the document was analysed.
     public var kind: OperationKind? { selected?.kind }
+
+    /// Whether the selected operation uses `@defer` or `@stream`, so that its
+    /// answer may come in parts; false before the document was analysed.
+    package var defersResults: Bool { selected?.shape.defersResults == true }
 
     /// The selected operation's name once the document was analysed (nil for
     /// an anonymous one), the `operationName` the client sent before.

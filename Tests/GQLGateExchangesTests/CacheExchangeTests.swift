@@ -37,6 +37,16 @@ private struct Fixture {
         #expect((statistics.hits, statistics.misses, statistics.bypasses, statistics.entries) == (1, 1, 0, 1))
     }
 
+    @Test func aQueryUsingDeferIsSentAsItIsAndNeverStored() async throws {
+        let fixture = Fixture()
+        let upstream = ScriptedUpstream(#"{"data":{"hero":{"name":"R2-D2"}},"hasNext":true}"#)
+        let query = try analysed("{ hero { name ... @defer { friends { name } } } }")
+        #expect(try await fixture.serve(query, upstream) == #"200 BYPASS {"data":{"hero":{"name":"R2-D2"}},"hasNext":true}"#)
+        #expect(try await fixture.serve(query, upstream) == #"200 BYPASS {"data":{"hero":{"name":"R2-D2"}},"hasNext":true}"#)
+        #expect(upstream.queries == Array(repeating: "{ hero { name ... @defer { friends { name } } } }", count: 2))
+        #expect(fixture.cache.statistics.entries == 0)
+    }
+
     @Test func numbersReachTheClientAsTheUpstreamWroteThemOnMissAndHit() async throws {
         let fixture = Fixture()
         let numbers = #"{"a": 5.0, "b": 1e400, "c": -0, "d": 12345678901234567890, "e": 1.5E+3}"#

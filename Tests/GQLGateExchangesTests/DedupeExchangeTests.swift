@@ -194,4 +194,15 @@ final class GatedUpstream: Sendable {
         upstream.open()
         for task in tasks { _ = try await task.value }
     }
+
+    @Test func queriesUsingDeferAreNeverShared() async throws {
+        let calls = SharedCalls<RequestKey, DedupeExchange.SharedAnswer>()
+        let exchange = DedupeExchange(calls: calls)
+        let upstream = GatedUpstream()
+        let tasks = (1...2).map { ask(exchange, upstream, query: "{ hello ... @defer { slow } }", requestID: "d\($0)") }
+        #expect(await eventually { upstream.calls == 2 })
+        #expect(calls.inFlight == 0)
+        upstream.open()
+        for task in tasks { _ = try await task.value }
+    }
 }

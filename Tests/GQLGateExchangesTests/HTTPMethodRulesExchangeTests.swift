@@ -84,6 +84,43 @@ private func operation(kind: OperationKind?, transport: ClientTransport) throws 
     }
 }
 
+/// An analysed operation of `query` over `transport`, whose client does or does not take `multipart/mixed` parts.
+private func deferring(_ query: String = "{ a ... @defer { b } }", transport: ClientTransport = .httpPost,
+                       acceptsParts: Bool) throws -> Operation {
+    var op = operation(query, transport: transport)
+    op.selected = try DocumentCache().analyse(query).selectOperation(named: nil)
+    op.acceptsIncrementalDelivery = acceptsParts
+    return op
+}
+
+@Suite struct IncrementalDeliveryRuleTests {
+    @Test(arguments: ["{ a ... @defer { b } }", "{ list @stream { b } }", "mutation { a ... @defer { b } }"])
+    func deferOrStreamWithoutMultipartIs406AndNeverRuns(query: String) async throws {
+        let next = RecordingNext()
+        for transport in [ClientTransport.httpPost, .httpGet] where !(transport == .httpGet && query.hasPrefix("mutation")) {
+            let refused = await outcome(of: HTTPMethodRulesExchange(), try deferring(query, transport: transport, acceptsParts: false),
+                                        next: next)
+            #expect(refused == "406 NOT_ACCEPTABLE")
+        }
+        #expect(next.trace.isEmpty)
+        #expect(GatewayError.incrementalDeliveryNotAccepted.message.contains("multipart/mixed"))
+    }
+
+    @Test func aClientThatTakesPartsIsForwarded() async throws {
+        let next = RecordingNext()
+        #expect(await outcome(of: HTTPMethodRulesExchange(), try deferring(acceptsParts: true), next: next) == "200 upstream")
+        #expect(next.trace == ["next: query anonymous"])
+    }
+
+    @Test func aPlainQueryNeedsNoMultipartAndAWebSocketNoAccept() async throws {
+        let next = RecordingNext()
+        let exchange = HTTPMethodRulesExchange()
+        #expect(await outcome(of: exchange, try deferring("{ a { b } }", acceptsParts: false), next: next) == "200 upstream")
+        #expect(await outcome(of: exchange, try deferring(transport: .webSocket, acceptsParts: false), next: next) == "200 upstream")
+        #expect(next.trace.count == 2)
+    }
+}
+
 /// A transport that hands operations to a recording fake.
 private struct NextTransport: Transport {
     let next: RecordingNext

@@ -56,4 +56,23 @@ import Testing
     @Test func unknownFragmentsAddNothing() throws {
         #expect(try shape("{ a { ...Missing } }") == OperationShape(depth: 1, aliases: 0))
     }
+    @Test(arguments: [
+        ("{ a ... @defer { b } }", true),
+        ("{ a { ... on T @defer(label: \"x\") { b } } }", true),
+        ("{ a { ...F @defer } } fragment F on T { b }", true),
+        ("{ list @stream(initialCount: 1) { b } }", true),
+        ("{ a { ...F } } fragment F on T { b { c @stream } }", true),
+        ("{ a ... @defer(if: false) { b } }", true),
+        ("{ a ... @include(if: true) { b } }", false),
+        ("{ a { b } }", false),
+    ] as [(String, Bool)])
+    func deferAndStreamAreFoundWithFragmentsExpanded(query: String, defers: Bool) throws {
+        #expect(try shape(query).defersResults == defers)
+    }
+
+    @Test func onlyTheSelectedOperationsFragmentsCount() throws {
+        let query = "query Plain { a } query Deferred { ...F } fragment F on Q { ... @defer { b } }"
+        #expect(try shape(query, operation: "Plain").defersResults == false)
+        #expect(try shape(query, operation: "Deferred").defersResults == true)
+    }
 }

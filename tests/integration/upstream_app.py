@@ -32,6 +32,12 @@ see what gqlgate sends upstream and control what the upstream answers:
                       with an ``X-Test-Probe`` header, the tests' own, are not counted)
 * ``/subscriptions``  ``{"active": n, "started": n, "connections": n}``: subscriptions
                       running now and started so far, WebSocket connections open now
+* ``/defer/graphql``  a small schema with Strawberry's incremental execution on (``@defer``,
+                      ``@stream``): ``hello``, ``books``, ``held(key)`` (answers ``"released <key>"``
+                      once ``POST /defer/release?key=<key>`` came) and ``heldBooks(key)`` (streams
+                      the books, holding after the first until that release); answers in
+                      ``multipart/mixed`` parts whatever the ``Accept``
+* ``/defer/held``     ``{"waiting": [keys]}``: the keys whose resolvers wait for their release now
 
 Subscriptions: ``countdown(from)`` (finite), ``ticks(intervalMs)`` (endless),
 ``bookAdded`` (fed by ``addBook``), ``connectionParams`` (the ``connection_init``
@@ -59,6 +65,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route, WebSocketRoute
 from strawberry.asgi import GraphQL
+from strawberry.schema.config import StrawberryConfig
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
 
 from flaky import FlakyRequests
@@ -251,6 +258,54 @@ class QuietSchema(strawberry.Schema):
 
 schema = QuietSchema(query=Query, mutation=Mutation, subscription=Subscription)
 
+class Releases:
+    """The events ``held`` and ``heldBooks`` wait for, by key, and the keys waited for now."""
+
+    events: dict[str, asyncio.Event] = {}
+    waiting: collections.Counter[str] = collections.Counter()
+
+    @classmethod
+    async def wait(cls, key: str) -> None:
+        cls.waiting[key] += 1
+        try:
+            await cls.events.setdefault(key, asyncio.Event()).wait()
+        finally:
+            cls.waiting[key] -= 1
+
+    @classmethod
+    def release(cls, key: str) -> None:
+        cls.events.setdefault(key, asyncio.Event()).set()
+
+
+@strawberry.type
+class DeferQuery:
+    @strawberry.field
+    def hello(self) -> str:
+        return "Hello, world!"
+
+    @strawberry.field
+    def books(self) -> list[Book]:
+        return list(BOOKS)
+
+    @strawberry.field
+    async def held(self, key: str) -> str:
+        await Releases.wait(key)
+        return f"released {key}"
+
+    @strawberry.field(graphql_type=list[Book])
+    def held_books(self, key: str) -> typing.AsyncIterator[Book]:
+        async def books() -> typing.AsyncIterator[Book]:
+            for index, book in enumerate(list(BOOKS)):
+                if index == 1:
+                    await Releases.wait(key)
+                yield book
+
+        return books()
+
+
+defer_schema = QuietSchema(query=DeferQuery, config=StrawberryConfig(enable_experimental_incremental_execution=True))
+defer_app = GraphQL(defer_schema, graphql_ide=None)
+
 SUBSCRIPTION_PROTOCOLS = {"graphql-transport-ws": GRAPHQL_TRANSPORT_WS_PROTOCOL, "graphql-ws": GRAPHQL_WS_PROTOCOL}
 
 
@@ -407,6 +462,16 @@ async def token_sockets(request: Request) -> Response:
     return Response(json.dumps(socket_stats()), media_type="application/json")
 
 
+async def defer_release(request: Request) -> Response:
+    Releases.release(request.query_params["key"])
+    return Response(b"{}", media_type="application/json")
+
+
+async def defer_held(request: Request) -> Response:
+    waiting = sorted(key for key, count in Releases.waiting.items() if count > 0)
+    return Response(json.dumps({"waiting": waiting}), media_type="application/json")
+
+
 async def counters(request: Request) -> Response:
     return Response(json.dumps(dict(COUNTERS)), media_type="application/json")
 
@@ -480,6 +545,9 @@ def make_routes(ws_app: GraphQL) -> list[typing.Any]:
         Route("/big-headers", big_headers, methods=["GET", "POST"]),
         Route("/apq/graphql", apq_graphql, methods=["POST"]),
         Route("/apq/seen", apq_seen, methods=["GET"]),
+        Route("/defer/graphql", defer_app, methods=["GET", "POST"]),
+        Route("/defer/release", defer_release, methods=["POST"]),
+        Route("/defer/held", defer_held, methods=["GET"]),
         Route("/counters", counters, methods=["GET"]),
         Route("/load/{key}", load_stats, methods=["GET"]),
         Route("/subscriptions", subscription_stats, methods=["GET"]),

@@ -4,6 +4,7 @@ import GQLGateExchanges
 import GQLGateHTTPServer
 import GQLGateMetrics
 import GQLGatePipeline
+import GQLGateSubscriptions
 import Logging
 
 /// The server's delegate: answers bad methods and the operator endpoints on
@@ -150,6 +151,8 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             request: sent, clientTransport: transport, delivery: delivery, headers: request.headers, requestID: requestID,
             originalBody: transport == .httpPost ? request.body : nil, clientID: pipeline.clientID(request), facts: facts)
         operation.responseMediaType = mediaType
+        // An incremental answer is one answer in parts: a client that asked for a stream (SSE, multipart subscriptions) gets none.
+        operation.acceptsIncrementalDelivery = delivery == .single && IncrementalDelivery.isAccepted(by: accept)
         let stream = HTTPStreamFormat(delivery, keepAlive: pipeline.config.subscriptions.keepalive)
         var position = ExchangeChain.Position.start
         if stream == nil {

@@ -2,7 +2,8 @@ import GraphQL
 
 /// How big an operation is once its fragments are expanded: the nesting depth
 /// of field selections (root fields are depth 1) and the number of aliased
-/// fields. Computed once per distinct document, for the query limits.
+/// fields, and what it selects that changes how it is answered
+/// (introspection, incremental delivery). Computed once per distinct document.
 package struct OperationShape: Sendable, Equatable {
     /// Deepest field nesting.
     package var depth: Int
@@ -12,11 +13,16 @@ package struct OperationShape: Sendable, Equatable {
     /// Whether it selects `__schema` or `__type` anywhere (introspection;
     /// `__typename` does not count).
     package var introspects: Bool
+    /// Whether `@defer` (on a fragment) or `@stream` (on a field) appears
+    /// anywhere, whatever its `if` argument says: its answer may come in
+    /// parts (incremental delivery, `multipart/mixed`).
+    package var defersResults: Bool
 
-    package init(depth: Int, aliases: Int, introspects: Bool = false) {
+    package init(depth: Int, aliases: Int, introspects: Bool = false, defersResults: Bool = false) {
         self.depth = depth
         self.aliases = aliases
         self.introspects = introspects
+        self.defersResults = defersResults
     }
 
     static let empty = OperationShape(depth: 0, aliases: 0)
@@ -64,13 +70,16 @@ struct OperationShapeMeasurer {
                 let child = try field.selectionSet.map { set throws(GatewayError) in try measure(set, level: level + 1) } ?? .empty
                 let introspects = child.shape.introspects || field.name.value == "__schema" || field.name.value == "__type"
                 part = Measure(shape: OperationShape(depth: child.shape.depth + 1, aliases: Self.sum(child.shape.aliases, field.alias == nil ? 0 : 1),
-                                                     introspects: introspects),
+                                                     introspects: introspects,
+                                                     defersResults: child.shape.defersResults || Self.has("stream", field.directives)),
                                levels: child.levels + 1)
             case let spread as FragmentSpread:
-                let fragment = try measure(fragment: spread.name.value, level: level + 1)
+                var fragment = try measure(fragment: spread.name.value, level: level + 1)
+                fragment.shape.defersResults = fragment.shape.defersResults || Self.has("defer", spread.directives)
                 part = Measure(shape: fragment.shape, levels: fragment.levels + 1)
             case let inline as InlineFragment:
-                let inner = try measure(inline.selectionSet, level: level + 1)
+                var inner = try measure(inline.selectionSet, level: level + 1)
+                inner.shape.defersResults = inner.shape.defersResults || Self.has("defer", inline.directives)
                 part = Measure(shape: inner.shape, levels: inner.levels + 1)
             default:
                 part = .empty
@@ -79,6 +88,7 @@ struct OperationShapeMeasurer {
             result.shape.depth = max(result.shape.depth, part.shape.depth)
             result.shape.aliases = Self.sum(result.shape.aliases, part.shape.aliases)
             result.shape.introspects = result.shape.introspects || part.shape.introspects
+            result.shape.defersResults = result.shape.defersResults || part.shape.defersResults
             result.levels = max(result.levels, part.levels)
         }
         return result
@@ -101,6 +111,11 @@ struct OperationShapeMeasurer {
 
     private static let tooDeep = GatewayError.queryTooComplex(
         "The operation nests more than \(DocumentNesting.limit) levels deep once its fragments are expanded.")
+
+    /// Whether `directives` holds one named `name`.
+    private static func has(_ name: String, _ directives: [Directive]) -> Bool {
+        directives.contains { $0.name.value == name }
+    }
 
     private static func sum(_ a: Int, _ b: Int) -> Int {
         let (total, overflow) = a.addingReportingOverflow(b)
