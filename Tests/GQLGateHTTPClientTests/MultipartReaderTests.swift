@@ -1,0 +1,83 @@
+import GQLGateHTTPClient
+import Testing
+
+/// The parts of multipart bodies as servers write them, however the bytes are cut.
+@Suite struct MultipartReaderTests {
+    /// Feeds `body` in pieces of `piece` bytes, taking the parts completed after each: each part's text, and whether the
+    /// close delimiter came.
+    private func read(_ body: String, boundary: String = "-", piece: Int = .max) throws -> (parts: [String], finished: Bool) {
+        var reader = try #require(MultipartReader(boundary: boundary))
+        let bytes = Array(body.utf8)
+        var parts: [String] = []
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + piece)
+            bytes[offset..<end].withUnsafeBytes { reader.append($0) }
+            offset = end
+            while let part = try reader.nextPart() { parts.append(String(decoding: part, as: UTF8.self)) }
+        }
+        return (parts, reader.isFinished)
+    }
+
+    /// Strawberry: the first delimiter opens the body without a CRLF; parts carry Content-Length.
+    static let strawberry = "---\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 15\r\n\r\n{\"hasNext\":true}\r\n---"
+        + "\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 16\r\n\r\n{\"hasNext\":false}\r\n-----\r\n"
+    /// The GraphQL over HTTP RFC's example: a CRLF before the first delimiter.
+    static let rfc = "\r\n---\r\nContent-Type: application/json; charset=utf-8\r\n\r\n{\"data\":{},\"hasNext\":true}\r\n---"
+        + "\r\nContent-Type: application/json; charset=utf-8\r\n\r\n{\"hasNext\":false}\r\n-----\r\n"
+
+    @Test(arguments: [1, 2, 3, 7, 64, Int.max])
+    func partsComeWholeHoweverTheBytesAreCut(piece: Int) throws {
+        #expect(try read(Self.strawberry, piece: piece) == (["{\"hasNext\":true}", "{\"hasNext\":false}"], true))
+        #expect(try read(Self.rfc, piece: piece) == (["{\"data\":{},\"hasNext\":true}", "{\"hasNext\":false}"], true))
+    }
+
+    @Test func aPartIsHandedOnOnceTheDelimiterAfterItCame() throws {
+        var reader = try #require(MultipartReader(boundary: "graphql"))
+        let first = "\r\n--graphql\r\ncontent-type: application/json\r\n\r\n{\"a\":1}"
+        Array(first.utf8).withUnsafeBytes { reader.append($0) }
+        #expect(try reader.nextPart() == nil)
+        Array("\r\n--graph".utf8).withUnsafeBytes { reader.append($0) }
+        #expect(try reader.nextPart() == nil)
+        Array("ql\r\n".utf8).withUnsafeBytes { reader.append($0) }
+        #expect(try reader.nextPart().map { String(decoding: $0, as: UTF8.self) } == "{\"a\":1}")
+        #expect(!reader.isFinished)
+        #expect(reader.bufferedCount == 0)
+    }
+
+    @Test func preambleEpiloguePaddingAndHeaderlessPartsAreSkipped() throws {
+        let body = "a preamble\r\n---  \t\r\n\r\n{\"p\":1}\r\n---\r\nX-Other: y\r\n\r\n{\"p\":2}\r\n----- \r\nan epilogue ---\r\n"
+        #expect(try read(body, piece: 5) == (["{\"p\":1}", "{\"p\":2}"], true))
+    }
+
+    @Test func theBoundaryTextInsideAPartIsContent() throws {
+        let body = "\r\n--b\r\n\r\n{\"t\":\"x\"}\r\n--bx\r\n--b\r\n\r\n{}\r\n--b--"
+        #expect(try read(body, boundary: "b", piece: 3) == (["{\"t\":\"x\"}\r\n--bx", "{}"], true))
+    }
+
+    @Test func anUnfinishedBodyIsNotFinished() throws {
+        #expect(try read("\r\n---\r\n\r\n{\"hasNext\":true}\r\n---\r\n\r\n{\"has") == (["{\"hasNext\":true}"], false))
+    }
+
+    @Test func aHeaderBlockThatNeverEndsIsMalformed() throws {
+        var reader = try #require(MultipartReader(boundary: "-"))
+        let body = "---\r\n" + String(repeating: "X-Filler: yes\r\n", count: 1000)
+        Array(body.utf8).withUnsafeBytes { reader.append($0) }
+        #expect(throws: MultipartReader.Malformed.self) { try reader.nextPart() }
+    }
+
+    @Test(arguments: [
+        ("multipart/mixed; boundary=\"-\"", "-"),
+        ("multipart/mixed;boundary=\"graphql\";deferSpec=20220824", "graphql"),
+        ("Multipart/Mixed; deferSpec=20220824; boundary=abc", "abc"),
+    ])
+    func theBoundaryComesFromTheContentType(contentType: String, boundary: String) {
+        #expect(MultipartReader.boundary(ofMultipartMixed: contentType) == boundary)
+    }
+
+    @Test(arguments: ["application/json", "multipart/mixed", "multipart/mixed; boundary=\"\"", "multipart/form-data; boundary=x"])
+    func otherTypesHaveNone(contentType: String) {
+        #expect(MultipartReader.boundary(ofMultipartMixed: contentType) == nil)
+        #expect(MultipartReader(contentType: contentType) == nil)
+    }
+}
