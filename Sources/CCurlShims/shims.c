@@ -53,3 +53,5 @@ const int gqlgate_curl_poll_remove = CURL_POLL_REMOVE;
 const int gqlgate_curl_csel_in = CURL_CSELECT_IN;
 const int gqlgate_curl_csel_out = CURL_CSELECT_OUT;
 const int gqlgate_curl_csel_err = CURL_CSELECT_ERR;
+const size_t gqlgate_curl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
+const int gqlgate_curl_pause_cont = CURLPAUSE_CONT;

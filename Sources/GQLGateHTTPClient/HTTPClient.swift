@@ -29,12 +29,18 @@ package final class HTTPClient: Sendable {
     }
 
     /// Sends `request` and returns the upstream's answer, whatever its status.
-    /// Throws `HTTPClientError` when there is no answer.
+    /// Throws `HTTPClientError` when there is no answer. A request that
+    /// `readsParts` gets a `multipart/mixed` answer at the end of its header
+    /// block, its body to come as `parts`.
     package func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         let pool = pools[(EventLoop.current?.index).flatMap { $0 < pools.count ? $0 : nil } ?? group.next().index]
         let handOff = ResponseHandOff()
         defer { handOff.received() }  // once the answer or the error is here
-        let transfer = LoopBound(CurlTransfer(request: request, budget: budget, handOff: handOff), loop: pool.loop)
+        let parts = request.readsParts ? PartQueue(budget: budget) : nil
+        let transfer = LoopBound(CurlTransfer(request: request, budget: budget, handOff: handOff, partQueue: parts), loop: pool.loop)
+        parts?.connect(PartQueue.Control(
+            resume: { pool.loop.execute { pool.value.resumeReceiving(transfer.value) } },
+            cancel: { pool.loop.execute { pool.value.cancel(transfer.value) } }))
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 if pool.loop.inLoop {

@@ -26,10 +26,15 @@ package struct HTTPClientRequest: Sendable {
     /// The largest body accepted, counted after decoding
     /// (`upstream.max_response_bytes`); past it the transfer ends with `answerTooLarge`.
     package var maxResponseBytes: Int
+    /// Whether a `multipart/mixed` answer (with a final status) is handed on
+    /// part by part: the caller gets its head as soon as its header block
+    /// came, and each part as it arrives (`HTTPClientResponse.parts`), the
+    /// parts together within `maxResponseBytes`. Any other answer is gathered whole.
+    package var readsParts: Bool
 
     package init(url: String, method: Method, headers: HTTPHeaders = HTTPHeaders(), body: Bytes = .empty,
                 timeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(2),
-                acceptsCompression: Bool = true, maxResponseBytes: Int = 64 << 20) {
+                acceptsCompression: Bool = true, maxResponseBytes: Int = 64 << 20, readsParts: Bool = false) {
         self.url = url
         self.method = method
         self.headers = headers
@@ -38,6 +43,7 @@ package struct HTTPClientRequest: Sendable {
         self.connectTimeout = connectTimeout
         self.acceptsCompression = acceptsCompression
         self.maxResponseBytes = maxResponseBytes
+        self.readsParts = readsParts
     }
 }
 
@@ -50,12 +56,16 @@ package struct HTTPClientResponse: Sendable {
     /// (`EndToEndFields`), so a proxy can pass the rest on as they are;
     /// `Content-Encoding` too when the request `acceptsCompression`.
     package var headers: HTTPHeaders
-    /// The body bytes, decoded when the request `acceptsCompression`, else unchanged.
+    /// The body bytes, decoded when the request `acceptsCompression`, else
+    /// unchanged; empty when the body comes as `parts`.
     package var body: Bytes
+    /// A `multipart/mixed` answer's parts, still to come, when the request `readsParts`.
+    package var parts: MultipartParts?
 
-    package init(status: Int, headers: HTTPHeaders, body: Bytes) {
+    package init(status: Int, headers: HTTPHeaders, body: Bytes, parts: MultipartParts? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.parts = parts
     }
 }

@@ -20,9 +20,11 @@ package struct MultipartReader {
     private enum Phase {
         /// Before the first delimiter.
         case preamble
+        /// After a boundary: the close delimiter's `--`, or the rest of a delimiter line.
+        case afterDelimiter
         /// Reading a part's header fields.
         case headers
-        /// Reading a part's body, which starts at `partStart`.
+        /// Reading a part's body, which starts the buffer.
         case body
         /// After the close delimiter.
         case finished
@@ -32,12 +34,8 @@ package struct MultipartReader {
     private let delimiter: [UInt8]
     private var buffer: [UInt8] = []
     private var phase = Phase.preamble
-    /// Where the body of the part being read starts in `buffer`.
-    private var partStart = 0
     /// Where the next search for a delimiter starts (what came before holds none).
     private var scanFrom = 0
-    /// Nothing of the preamble was dropped: a delimiter at index 0 opens the body.
-    private var atBodyStart = true
 
     /// The longest header block a part may have.
     static let maxHeaderBytes = 8 << 10
@@ -70,7 +68,9 @@ package struct MultipartReader {
     }
 
     /// The body of the next complete part, nil until one is complete.
-    /// - Throws: `Malformed` when what came is no multipart body (a part's header block that does not end).
+    /// - Throws: `Malformed` when what came is no multipart body: a part's
+    ///   header block that does not end, a delimiter followed by other text
+    ///   than spaces and CRLF (or the close delimiter's `--`).
     package mutating func nextPart() throws(Malformed) -> [UInt8]? {
         while true {
             switch phase {
@@ -79,26 +79,21 @@ package struct MultipartReader {
             case .preamble:
                 // The first delimiter may open the body without the CRLF before it.
                 let opening = delimiter.count - 2
-                if atBodyStart, buffer.count >= opening, buffer[0..<opening].elementsEqual(delimiter[2...]) {
-                    switch delimiterLine(endingAt: opening) {
-                    case .incomplete: return nil
-                    case .next(let after): startPart(at: after)
-                    case .close: finish()
-                    case .notADelimiter: atBodyStart = false
-                    }
+                if buffer.count < opening, buffer.elementsEqual(delimiter[2..<(2 + buffer.count)]) { return nil }
+                if buffer.count >= opening, buffer[0..<opening].elementsEqual(delimiter[2...]) {
+                    buffer.removeFirst(opening)
+                    phase = .afterDelimiter
                     continue
                 }
-                if buffer.count >= opening { atBodyStart = false }
                 guard let found = findDelimiter() else {
                     keepPreambleTail()
                     return nil
                 }
-                switch delimiterLine(endingAt: found + delimiter.count) {
-                case .incomplete: return nil
-                case .next(let after): startPart(at: after)
-                case .close: finish()
-                case .notADelimiter: scanFrom = found + 1
-                }
+                buffer.removeFirst(found + delimiter.count)
+                scanFrom = 0
+                phase = .afterDelimiter
+            case .afterDelimiter:
+                guard try delimiterLineEnded() else { return nil }
             case .headers:
                 guard let bodyStart = headerBlockEnd() else {
                     guard buffer.count <= Self.maxHeaderBytes else {
@@ -106,64 +101,42 @@ package struct MultipartReader {
                     }
                     return nil
                 }
-                partStart = bodyStart
-                scanFrom = bodyStart
+                buffer.removeFirst(bodyStart)
+                scanFrom = 0
                 phase = .body
             case .body:
+                // Complete once the delimiter came: whether a part or the end follows is read later.
                 guard let found = findDelimiter() else { return nil }
-                switch delimiterLine(endingAt: found + delimiter.count) {
-                case .incomplete:
-                    return nil
-                case .notADelimiter:
-                    scanFrom = found + 1
-                case .next(let after):
-                    let part = Array(buffer[partStart..<found])
-                    startPart(at: after)
-                    return part
-                case .close:
-                    let part = Array(buffer[partStart..<found])
-                    finish()
-                    return part
-                }
+                let part = Array(buffer[0..<found])
+                buffer.removeFirst(found + delimiter.count)
+                phase = .afterDelimiter
+                return part
             }
         }
     }
 
-    /// What the bytes after a boundary make of it.
-    private enum DelimiterLine {
-        /// The bytes that tell are still to come.
-        case incomplete
-        /// A delimiter; the next part's header block starts at the index.
-        case next(Int)
-        /// The close delimiter (`--` after the boundary).
-        case close
-        /// The boundary's text followed by other text: part of the content.
-        case notADelimiter
-    }
-
-    /// What the boundary ending at `end` starts: a delimiter line (optional
-    /// spaces, then CRLF), the close delimiter, or neither.
-    private func delimiterLine(endingAt end: Int) -> DelimiterLine {
-        guard buffer.count >= end + 2 else { return .incomplete }
-        if buffer[end] == UInt8(ascii: "-"), buffer[end + 1] == UInt8(ascii: "-") { return .close }
-        var index = end
+    /// Reads what follows a boundary at the start of `buffer`: `--` (the close
+    /// delimiter: the body is over), or optional spaces and CRLF (a part
+    /// follows). False while the bytes that tell are still to come.
+    private mutating func delimiterLineEnded() throws(Malformed) -> Bool {
+        guard buffer.count >= 2 else { return false }
+        if buffer[0] == UInt8(ascii: "-"), buffer[1] == UInt8(ascii: "-") {
+            buffer = []
+            phase = .finished
+            return true
+        }
+        var index = 0
         while index < buffer.count, buffer[index] == UInt8(ascii: " ") || buffer[index] == UInt8(ascii: "\t") { index += 1 }
-        guard index + 2 <= buffer.count else { return .incomplete }
-        return buffer[index] == 0x0D && buffer[index + 1] == 0x0A ? .next(index + 2) : .notADelimiter
-    }
-
-    /// Drops what came before `start`, where the next part's header block starts.
-    private mutating func startPart(at start: Int) {
-        buffer.removeFirst(start)
+        guard index + 2 <= buffer.count else {
+            guard index <= 64 else { throw Malformed(reason: "a delimiter is followed by more than 64 spaces") }
+            return false
+        }
+        guard buffer[index] == 0x0D, buffer[index + 1] == 0x0A else {
+            throw Malformed(reason: "a delimiter is followed by other text than a line break")
+        }
+        buffer.removeFirst(index + 2)
         phase = .headers
-        partStart = 0
-        scanFrom = 0
-    }
-
-    /// The close delimiter came: what follows is dropped.
-    private mutating func finish() {
-        buffer = []
-        phase = .finished
+        return true
     }
 
     /// Where a part's body starts: past the empty line that ends its header

@@ -39,10 +39,13 @@ import Testing
         #expect(try reader.nextPart() == nil)
         Array("\r\n--graph".utf8).withUnsafeBytes { reader.append($0) }
         #expect(try reader.nextPart() == nil)
-        Array("ql\r\n".utf8).withUnsafeBytes { reader.append($0) }
+        Array("ql".utf8).withUnsafeBytes { reader.append($0) }
         #expect(try reader.nextPart().map { String(decoding: $0, as: UTF8.self) } == "{\"a\":1}")
         #expect(!reader.isFinished)
         #expect(reader.bufferedCount == 0)
+        Array("--\r\n".utf8).withUnsafeBytes { reader.append($0) }
+        #expect(try reader.nextPart() == nil)
+        #expect(reader.isFinished)
     }
 
     @Test func preambleEpiloguePaddingAndHeaderlessPartsAreSkipped() throws {
@@ -50,9 +53,11 @@ import Testing
         #expect(try read(body, piece: 5) == (["{\"p\":1}", "{\"p\":2}"], true))
     }
 
-    @Test func theBoundaryTextInsideAPartIsContent() throws {
-        let body = "\r\n--b\r\n\r\n{\"t\":\"x\"}\r\n--bx\r\n--b\r\n\r\n{}\r\n--b--"
-        #expect(try read(body, boundary: "b", piece: 3) == (["{\"t\":\"x\"}\r\n--bx", "{}"], true))
+    @Test func aDelimiterFollowedByOtherTextIsMalformed() throws {
+        var reader = try #require(MultipartReader(boundary: "b"))
+        Array("\r\n--b\r\n\r\n{\"t\":1}\r\n--bx\r\n".utf8).withUnsafeBytes { reader.append($0) }
+        #expect(try reader.nextPart().map { String(decoding: $0, as: UTF8.self) } == "{\"t\":1}")
+        #expect(throws: MultipartReader.Malformed.self) { try reader.nextPart() }
     }
 
     @Test func anUnfinishedBodyIsNotFinished() throws {

@@ -39,5 +39,9 @@ extern const int gqlgate_curl_poll_remove;
 extern const int gqlgate_curl_csel_in;
 extern const int gqlgate_curl_csel_out;
 extern const int gqlgate_curl_csel_err;
+/// What a write callback returns to pause the transfer (it gets the same bytes again once resumed).
+extern const size_t gqlgate_curl_writefunc_pause;
+/// `curl_easy_pause`'s bitmask that resumes a paused transfer.
+extern const int gqlgate_curl_pause_cont;
 
 #endif

@@ -37,37 +37,71 @@ final class CurlTransfer {
     /// for a switch) and the header callback ended the transfer.
     @exclusivity(unchecked) var switchedProtocols = false
 
+    /// The status of the header block being received (`HTTP/1.1 200 OK` → 200).
+    @exclusivity(unchecked) private var headStatus: Int?
+    /// Where a multipart answer's parts go, when the request `readsParts`.
+    let partQueue: PartQueue?
+    /// Reads the body into parts once the answer turned out to be `multipart/mixed`
+    /// (its head then went to the caller); nil while the body is gathered whole.
+    @exclusivity(unchecked) private var partReader: MultipartReader?
+    /// Body bytes received, decoded (a multipart answer's, against `request.maxResponseBytes`).
+    @exclusivity(unchecked) private var received = 0
+    /// Budget taken for what `partReader` holds.
+    @exclusivity(unchecked) private var readerTaken = 0
+    /// Set when a multipart answer turned out to be no multipart body, which ended the transfer.
+    @exclusivity(unchecked) var malformedParts: String?
+
     /// Orders what the loop wrote before the caller's task reads it (for ThreadSanitizer).
     private let handOff: ResponseHandOff
 
-    init(request: HTTPClientRequest, budget: ResponseBytesBudget, handOff: ResponseHandOff) {
+    init(request: HTTPClientRequest, budget: ResponseBytesBudget, handOff: ResponseHandOff, partQueue: PartQueue? = nil) {
         self.request = request
         self.budget = budget
         self.handOff = handOff
+        self.partQueue = partQueue
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
     }
 
     deinit {
-        budget.giveBack(taken)
+        budget.giveBack(taken + readerTaken)
         errorBuffer.deallocate()
     }
 
     /// Resumes the waiting caller once; later calls do nothing. The body's
-    /// bytes go back to the budget: they are the caller's now.
+    /// bytes go back to the budget: they are the caller's now. When the head
+    /// already went to the caller (a multipart answer), the result ends its parts instead.
     func finish(_ result: Result<HTTPClientResponse, any Error>) {
-        budget.giveBack(taken)
+        budget.giveBack(taken + readerTaken)
         taken = 0
-        guard let continuation else { return }
+        readerTaken = 0
+        guard let continuation else {
+            if let partQueue, partReader != nil { partQueue.finish(partsEnd(result)) }
+            return
+        }
         self.continuation = nil
         handOff.sent()
         continuation.resume(with: result)
+        partQueue?.finish(.cancelled)  // no parts were handed on: nothing reads them
+    }
+
+    /// How a multipart answer whose transfer ended with `result` ends for its reader:
+    /// nil after its close delimiter, else the error (the transfer's, or the body cut short).
+    private func partsEnd(_ result: Result<HTTPClientResponse, any Error>) -> HTTPClientError? {
+        switch result {
+        case .failure(let error):
+            return error as? HTTPClientError ?? HTTPClientError(kind: .failedAfterSend, code: 0, message: "\(error)")
+        case .success:
+            guard partReader?.isFinished != true else { return nil }
+            return HTTPClientError(kind: .failedAfterSend, code: 0, message: "the multipart answer ended before its close delimiter")
+        }
     }
 
     /// Keeps `length` more body bytes (decoded, when libcurl decodes); false,
     /// which ends the transfer, past `request.maxResponseBytes`, past what the
     /// answers in flight may hold together, or out of memory.
     func receiveBody(_ bytes: UnsafeRawPointer, length: Int) -> Bool {
+        if partReader != nil { return receiveParts(bytes, length: length) }
         guard length <= request.maxResponseBytes - body.count else {
             answerTooLarge = true
             return false
@@ -84,6 +118,59 @@ final class CurlTransfer {
         return body.append(bytes, length: length)
     }
 
+    /// Whether the transfer should pause before taking more body bytes: the
+    /// parts of a multipart answer wait unread (`PartQueue.shouldPause`).
+    func shouldPause() -> Bool {
+        partReader != nil && partQueue?.shouldPause() == true
+    }
+
+    /// Reads `length` more bytes of a multipart answer, handing on each part
+    /// it completes; false, which ends the transfer, past
+    /// `request.maxResponseBytes` (all parts together), past what the answers
+    /// in flight may hold together, or when the body is no multipart body.
+    private func receiveParts(_ bytes: UnsafeRawPointer, length: Int) -> Bool {
+        guard var reader = partReader, let partQueue else { return false }
+        guard length <= request.maxResponseBytes - received else {
+            answerTooLarge = true
+            return false
+        }
+        received += length
+        guard budget.take(length) else {
+            budgetSpent = true
+            return false
+        }
+        readerTaken += length
+        partReader = nil  // taken out while it reads: one copy, no copy-on-write
+        defer { partReader = reader }
+        reader.append(UnsafeRawBufferPointer(start: bytes, count: length))
+        do {
+            while let part = try reader.nextPart() {
+                readerTaken -= part.count  // the queue holds them now
+                partQueue.push(part.withUnsafeBytes { Bytes($0) })
+            }
+        } catch {
+            malformedParts = error.reason
+            return false
+        }
+        budget.giveBack(readerTaken - reader.bufferedCount)  // delimiters and part headers dropped
+        readerTaken = reader.bufferedCount
+        if reader.isFinished { partQueue.finish(nil) }
+        return true
+    }
+
+    /// At the end of a header block: when the request reads parts and this is
+    /// a final `multipart/mixed` answer, its body is read into parts and the
+    /// head goes to the caller now, with the parts to come.
+    private func headerBlockEnded() {
+        guard let partQueue, partReader == nil, let status = headStatus, HTTPClientError.isFinalStatus(status), let continuation else { return }
+        let headers = responseHeaders.headers()
+        guard let contentType = headers["content-type"], let reader = MultipartReader(contentType: contentType) else { return }
+        partReader = reader
+        self.continuation = nil
+        handOff.sent()
+        continuation.resume(returning: HTTPClientResponse(status: status, headers: headers, body: .empty, parts: MultipartParts(queue: partQueue)))
+    }
+
     /// Handles one header line from libcurl (status lines start a new set);
     /// false, which ends the transfer, for a `101 Switching Protocols`: libcurl
     /// would take what follows as a body read until the upstream closes.
@@ -91,7 +178,8 @@ final class CurlTransfer {
         if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
             responseHeaders.removeAll()
-            if Self.status(ofStatusLine: line) == 101 {
+            headStatus = Self.status(ofStatusLine: line)
+            if headStatus == 101 {
                 switchedProtocols = true
                 return false
             }
@@ -99,7 +187,10 @@ final class CurlTransfer {
         }
         var end = line.count
         while end > 0, line[end - 1] == 0x0D || line[end - 1] == 0x0A { end -= 1 }
-        guard end > 0 else { return true }  // the blank line that ends the header block
+        guard end > 0 else {  // the blank line that ends the header block
+            if request.readsParts { headerBlockEnded() }
+            return true
+        }
         let content = UnsafeRawBufferPointer(rebasing: line[..<end])
         let field = headerLines.map { $0.field(for: content, make: Self.field) } ?? Self.field(content)
         guard let field else { return true }
@@ -134,13 +225,17 @@ final class CurlTransfer {
 @available(*, unavailable)
 extension CurlTransfer: Sendable {}
 
-/// libcurl write callback: appends answer bytes to the transfer; a short
-/// count (past the size limit) makes libcurl end it with `CURLE_WRITE_ERROR`.
+/// libcurl write callback: appends answer bytes to the transfer (or reads
+/// them into parts); a short count (past the size limit) makes libcurl end it
+/// with `CURLE_WRITE_ERROR`; a multipart answer whose parts wait unread pauses it.
 let curlWriteCallback: gqlgate_curl_data_cb = { pointer, size, count, userdata in
     guard let pointer, let userdata else { return 0 }
     let length = size * count
     // The transfer is retained by its multi until it completes: a guaranteed reference, no retain per call.
-    return Unmanaged<CurlTransfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef { $0.receiveBody(pointer, length: length) } ? length : 0
+    return Unmanaged<CurlTransfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef { transfer in
+        if transfer.shouldPause() { return gqlgate_curl_writefunc_pause }  // the same bytes come again once resumed
+        return transfer.receiveBody(pointer, length: length) ? length : 0
+    }
 }
 
 /// libcurl header callback: collects the final response's header fields; a

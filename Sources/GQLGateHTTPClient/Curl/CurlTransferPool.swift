@@ -80,6 +80,12 @@ final class CurlTransferPool: CurlMultiDelegate {
         complete(easy, code: nil)
     }
 
+    /// Resumes `transfer` where its write callback paused it (its parts' reader took some); nothing once it is over.
+    func resumeReceiving(_ transfer: CurlTransfer) {
+        guard let easy = transfer.easy else { return }
+        curl_easy_pause(easy, gqlgate_curl_pause_cont)
+    }
+
     /// Ends every transfer (as cancelled), closes every connection and frees
     /// libcurl's handles; after it, nothing on the loop refers to this pool.
     /// Loop only; for a client that is going away.
@@ -173,6 +179,9 @@ final class CurlTransferPool: CurlMultiDelegate {
             if code == CURLE_WRITE_ERROR, transfer.budgetSpent {
                 return .failure(HTTPClientError(kind: .answerTooLarge, code: Int32(code.rawValue),
                                                 message: "the answers being received would hold more than \(transfer.budget.limit) bytes together (upstream.max_response_bytes_in_flight)"))
+            }
+            if code == CURLE_WRITE_ERROR, let reason = transfer.malformedParts {
+                return .failure(HTTPClientError(kind: .failedAfterSend, code: Int32(code.rawValue), message: "the multipart answer is malformed: \(reason)"))
             }
             if code == CURLE_WRITE_ERROR, transfer.switchedProtocols {
                 return .failure(HTTPClientError.unusableStatus(101))
