@@ -29,6 +29,11 @@ public struct GraphQLResponse: Sendable {
     /// (a subscription event fanned out to many clients is checked once).
     /// False means unknown; any change to `body` sets it back to false.
     package private(set) var bodyIsExecutionResult = false
+    /// Set when the answer is incremental (an upstream's `multipart/mixed`
+    /// answer to an operation using `@defer` or `@stream`): `body` is its
+    /// first result and these are the ones that follow, still to come. Whoever
+    /// passes the response on passes them with it; one consumer reads them.
+    package var subsequentResults: SubsequentResults?
 
     public init(status: Int, headers: HTTPHeaders, body: Bytes, source: Source) {
         self.status = status

@@ -8,7 +8,10 @@ package import GQLGatePipeline
 /// any body (decoded, without its `Content-Encoding`, when it came compressed). The client's JSON body goes out byte for byte unless an exchange
 /// rewrote the request; GET requests go upstream as POST JSON. The upstream
 /// is asked for either GraphQL media type (`Operation.upstreamAccept`): the
-/// endpoint gives the answer the client's.
+/// endpoint gives the answer the client's. The `multipart/mixed` answer to an
+/// operation using `@defer` or `@stream`, for a client that takes one (whose
+/// `Accept` goes upstream as sent), comes back once its first part arrived:
+/// that part is the body, and the others follow as they arrive (`subsequentResults`).
 package struct HTTPTransport: Transport {
     /// Where and how to reach the upstream.
     package struct Settings: Sendable {
@@ -58,15 +61,37 @@ package struct HTTPTransport: Transport {
         let request = HTTPClientRequest(
             url: settings.url, method: .post, headers: upstreamHeaders(for: operation), body: operation.upstreamBody(),
             timeout: try attemptTimeout(for: operation), connectTimeout: settings.connectTimeout,
-            acceptsCompression: settings.compression, maxResponseBytes: settings.maxResponseBytes)
+            acceptsCompression: settings.compression, maxResponseBytes: settings.maxResponseBytes,
+            readsParts: operation.defersResults && operation.acceptsIncrementalDelivery)
         let answer: HTTPClientResponse
         do {
             answer = try await client.execute(request)
         } catch let error as HTTPClientError {
-            guard let failure = UpstreamFailure(error) else { throw CancellationError() }
-            throw failure
+            throw Self.failure(error)
         }
-        return GraphQLResponse(status: answer.status, headers: answer.headers, body: answer.body, source: .upstream)
+        guard let parts = answer.parts else {
+            return GraphQLResponse(status: answer.status, headers: answer.headers, body: answer.body, source: .upstream)
+        }
+        guard let first = try await Self.nextPart(of: parts) else {
+            throw UpstreamFailure(kind: .failedAfterSend, message: "the upstream's multipart answer has no part")
+        }
+        var response = GraphQLResponse(status: answer.status, headers: answer.headers, body: first, source: .upstream)
+        response.subsequentResults = SubsequentResults { try await Self.nextPart(of: parts) }
+        return response
+    }
+
+    /// The next part of a multipart answer, its failures as `UpstreamFailure`s.
+    private static func nextPart(of parts: MultipartParts) async throws -> Bytes? {
+        do {
+            return try await parts.next()
+        } catch let error as HTTPClientError {
+            throw failure(error)
+        }
+    }
+
+    /// What ended an attempt: an `UpstreamFailure`, or `CancellationError` for a cancelled transfer.
+    private static func failure(_ error: HTTPClientError) -> any Error {
+        UpstreamFailure(error) ?? CancellationError()
     }
 
     func upstreamHeaders(for operation: Operation) -> HTTPHeaders {

@@ -174,7 +174,8 @@ final class GraphQLEndpoint: HTTPServerDelegate {
 
     /// Runs the rest of the pipeline and turns the first result (or the
     /// error) into the answer in the client's media type, or streams the
-    /// results when `Accept` asks for SSE or multipart.
+    /// results when `Accept` asks for SSE or multipart subscriptions, or when
+    /// the upstream answered in parts (`@defer`, `@stream`).
     func process(_ context: RequestContext) async -> ServerResponse {
         let requestID = context.operation.requestID
         let mediaType = context.operation.responseMediaType
@@ -188,6 +189,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
                 return .single(first.delivered(as: mediaType))
             }
             let result = try await results.first() ?? GatewayError.noResult.response(as: mediaType)
+            if let rest = result.subsequentResults { return incrementalAnswer(result, rest: rest, requestID: requestID) }
             return serverResponse(result, requestID: requestID, compression: context.pipeline.compression, requestHeaders: context.operation.headers)
         } catch {
             return errorResponse(error, requestID: requestID, mediaType: mediaType)
