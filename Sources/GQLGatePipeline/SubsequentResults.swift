@@ -18,4 +18,43 @@ public struct SubsequentResults: Sendable {
     package func next() async throws -> Bytes? {
         try await produce()
     }
+
+    /// The same results, and `action` run once when they are over: after
+    /// the last, when they failed, or when they were dropped before their end.
+    package func whenOver(_ action: @escaping @Sendable () -> Void) -> SubsequentResults {
+        let over = OnceAction(action)
+        let produce = produce
+        return SubsequentResults {
+            do {
+                guard let result = try await produce() else {
+                    over.run()
+                    return nil
+                }
+                return result
+            } catch {
+                over.run()
+                throw error
+            }
+        }
+    }
+}
+
+/// An action run once: by `run`, or when the last reference goes.
+private final class OnceAction: Sendable {
+    private let action: Lock<(@Sendable () -> Void)?>
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        self.action = Lock(action)
+    }
+
+    deinit {
+        run()
+    }
+
+    func run() {
+        action.withLock { action in
+            defer { action = nil }
+            return action
+        }?()
+    }
 }

@@ -88,6 +88,22 @@ import Testing
         #expect(traced.facts?.snapshot.shed == .overloaded)
     }
 
+    @Test func anIncrementalAnswerHoldsItsPlaceUntilItsLastPart() async throws {
+        let limit = ConcurrencyLimit(limit: 1, queueTimeout: .milliseconds(10))
+        let left = Lock(["{\"hasNext\":false}"])
+        let answer = try await UpstreamConcurrencyExchange(limit: limit).handle(try analysedOperation(.query)) { _ in
+            var response = GraphQLResponse(status: 200, headers: [:], body: Bytes("{\"hasNext\":true}"), source: .upstream)
+            response.subsequentResults = SubsequentResults { left.withLock { $0.isEmpty ? nil : Bytes($0.removeFirst()) } }
+            return .single(response)
+        }.first()
+        let rest = try #require(answer?.subsequentResults)
+        #expect(limit.holders == 1)
+        #expect(try await rest.next()?.string == "{\"hasNext\":false}")
+        #expect(limit.holders == 1)
+        #expect(try await rest.next() == nil)
+        #expect(limit.holders == 0)
+    }
+
     @Test func subscriptionsTakeNoPlace() async throws {
         let limit = ConcurrencyLimit(limit: 1, queueTimeout: .milliseconds(10))
         try await limit.acquire()

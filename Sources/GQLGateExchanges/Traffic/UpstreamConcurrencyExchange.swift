@@ -2,7 +2,8 @@ import GQLGateCore
 package import GQLGatePipeline
 
 /// `upstream.max_concurrency`: each upstream attempt of a query or mutation
-/// holds one of the `ConcurrencyLimit`'s places while it runs. Placed after
+/// holds one of the `ConcurrencyLimit`'s places while it runs (an
+/// incremental answer's until its last part came). Placed after
 /// retries, so that each attempt waits for a place and none is held between
 /// attempts; dedupe followers and cache hits never get here. Subscriptions
 /// pass through.
@@ -23,8 +24,23 @@ package struct UpstreamConcurrencyExchange: Exchange {
             operation.record(.shed(.overloaded))
             throw error
         }
-        defer { limit.release() }
-        guard let answer = try await next(operation).first() else { return ResultStream.single(noAnswer) }
+        var answer: GraphQLResponse
+        do {
+            guard let first = try await next(operation).first() else {
+                limit.release()
+                return ResultStream.single(noAnswer)
+            }
+            answer = first
+        } catch {
+            limit.release()
+            throw error
+        }
+        // The upstream request goes on while the rest of an incremental answer comes.
+        guard let rest = answer.subsequentResults else {
+            limit.release()
+            return .single(answer)
+        }
+        answer.subsequentResults = rest.whenOver { limit.release() }
         return .single(answer)
     }
 
