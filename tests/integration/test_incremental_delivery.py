@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import http.client
 import json
+import signal
 import time
 import urllib.request
 import uuid
 
 import pytest
 
-from harness import assert_gateway_error, get_graphql, post_graphql, wait_until
+from harness import assert_gateway_error, get_graphql, port_open, post_graphql, wait_until
 
 APOLLO_ACCEPT = "multipart/mixed;deferSpec=20220824,application/graphql-response+json,application/json;q=0.9"
 OPENING = b"\r\n---"
@@ -204,3 +205,42 @@ def test_an_upstream_too_slow_ends_the_answer_with_an_error_part(gqlgate, strawb
     last = parts_of(body)[-1]
     assert last["hasNext"] is False
     assert [error["extensions"]["code"] for error in last["errors"]] == ["UPSTREAM_TIMEOUT"], last
+
+
+# ---------------------------------------------------------------------------
+# Drains
+
+
+def exit_status(proc) -> int:
+    """The exit status of a gateway told to stop (which the fixtures then do not count as a crash)."""
+    rc = proc.popen.wait(timeout=12)
+    proc.stop()
+    return rc
+
+
+def test_sigterm_lets_an_incremental_answer_finish(gqlgate, strawberry_upstream):
+    gw = gqlgate(strawberry_upstream.path("/defer/graphql"))
+    key = uuid.uuid4().hex
+    answer = Incremental(gw.url, f'{{ hello ... @defer {{ held(key: "{key}") }} }}')
+    answer.read_parts(1)
+    gw.proc.popen.send_signal(signal.SIGTERM)
+    # Draining (the listening socket closed), the gateway still waits for the answer's last part.
+    wait_until(lambda: not port_open("127.0.0.1", gw.port), timeout=5, what="the listening socket to close", alive=gw.proc)
+    assert gw.proc.popen.poll() is None
+    release(strawberry_upstream, key)
+    body = answer.read_to_end()
+    assert body.endswith(CLOSING), repr(body)
+    assert [part["hasNext"] for part in parts_of(body)] == [True, False]
+    assert exit_status(gw.proc) == 0, gw.proc.describe()
+
+
+def test_past_drain_timeout_an_incremental_answer_is_cut_and_its_upstream_request_ended(gqlgate, strawberry_upstream):
+    gw = gqlgate(strawberry_upstream.path("/defer/graphql"), config="server: {drain_timeout: 500ms}\n")
+    key = uuid.uuid4().hex
+    answer = Incremental(gw.url, f'{{ hello ... @defer {{ held(key: "{key}") }} }}')
+    answer.read_parts(1)
+    gw.proc.popen.send_signal(signal.SIGTERM)
+    body = answer.read_to_end()
+    assert not body.endswith(CLOSING) and len(parts_of(body)) == 1, repr(body)
+    assert exit_status(gw.proc) == 0, gw.proc.describe()
+    wait_until(lambda: held(strawberry_upstream) == [], timeout=5, what="the upstream resolver cancelled")

@@ -20,7 +20,7 @@ extension Gateway {
     /// Drains and stops, in this order:
     /// 1. `/readyz` answers 503, so load balancers stop sending traffic;
     /// 2. the listening socket closes (libmicrohttpd quiesce): new connections are refused;
-    /// 3. requests in flight finish, for up to `drainTimeout`;
+    /// 3. requests in flight finish, incremental answers (`@defer`, `@stream`) included, for up to `drainTimeout`;
     /// 4. those still unanswered get 503 `SHUTTING_DOWN` and their work is cancelled
     ///    (as does any request arriving on an open connection from then on);
     ///    client WebSockets get `complete` for every operation and close 1001
@@ -43,7 +43,9 @@ extension Gateway {
         generations.current.schemaLoading?.stop()
         tlsWatch.withLock { $0?.cancel() }
         server.quiesce()
-        _ = inFlight.waitUntilEmpty(before: Self.deadline(in: drainTimeout))
+        let drainDeadline = Self.deadline(in: drainTimeout)
+        _ = inFlight.waitUntilEmpty(before: drainDeadline)
+        _ = endpoint.streams.waitUntilAnswersEnded(before: drainDeadline)
         let deadline = Self.deadline(in: Self.stopBudget)
         let cutShort = endpoint.closeInFlight()
         drainSubscriptions(before: deadline)
