@@ -85,21 +85,22 @@ final class PartQueue: Sendable {
         }
     }
 
-    /// Hands `part` to the waiting reader, or holds it (its bytes stay taken from the budget).
+    /// Hands `part` to the waiting reader, or holds it (its bytes stay taken
+    /// from the budget until the reader takes it); drops it once the answer ended.
     func push(_ part: Bytes) {
-        let waiter = state.withLock { state -> UnsafeContinuation<Bytes?, any Error>? in
-            guard state.end == nil else { return nil }
+        let (held, waiter) = state.withLock { state -> (Bool, UnsafeContinuation<Bytes?, any Error>?) in
+            guard state.end == nil else { return (false, nil) }
             if let waiter = state.waiter {
                 state.waiter = nil
-                return waiter
+                return (false, waiter)
             }
             state.parts.append(part)
             state.heldBytes += part.count
-            return nil
+            return (true, nil)
         }
-        guard let waiter else { return }
+        guard !held else { return }
         budget.giveBack(part.count)
-        waiter.resume(returning: part)
+        waiter?.resume(returning: part)
     }
 
     /// The answer ended: the reader gets the parts held, then nil (`error` nil) or `error`.
