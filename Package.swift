@@ -244,5 +244,6 @@ if Context.environment["GQLGATE_FUZZ"] != nil {
         fuzzer("ConfigLoading", ["GQLGateConfig"]),
         fuzzer("RedisReplies", ["GQLGateRedis", "GQLGateCore"]),
         fuzzer("Introspection", ["GQLGateExchanges", "GQLGatePipeline", "GQLGateCore"]),
+        fuzzer("MultipartParts", ["GQLGateHTTPClient"]),
     ]
 }

@@ -9,7 +9,7 @@
 #   FUZZ_SECONDS  seconds per target (default 60)
 #   FUZZ_TARGETS  comma-separated subset (default all): RequestDecoder,DocumentAnalysis,
 #                 AnswerInspection,ClientProtocols,WebSocketFrames,ConfigLoading,RedisReplies,
-#                 Introspection
+#                 Introspection,MultipartParts
 #   FUZZ_JOBS     targets run at once (default 2)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -17,7 +17,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 SWIFT=${SWIFT:-swift}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_JOBS=${FUZZ_JOBS:-2}
-ALL_TARGETS=RequestDecoder,DocumentAnalysis,AnswerInspection,ClientProtocols,WebSocketFrames,ConfigLoading,RedisReplies,Introspection
+ALL_TARGETS=RequestDecoder,DocumentAnalysis,AnswerInspection,ClientProtocols,WebSocketFrames,ConfigLoading,RedisReplies,Introspection,MultipartParts
 IFS=, read -r -a TARGETS <<<"${FUZZ_TARGETS:-$ALL_TARGETS}"
 SCRATCH=.build-fuzz
 RESULTS=fuzz-results

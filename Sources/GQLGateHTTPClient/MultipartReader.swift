@@ -36,6 +36,8 @@ package struct MultipartReader {
     private var phase = Phase.preamble
     /// Where the next search for a delimiter starts (what came before holds none).
     private var scanFrom = 0
+    /// Nothing of the body was read past yet: a delimiter without its CRLF may open it.
+    private var atBodyStart = true
 
     /// The longest header block a part may have.
     static let maxHeaderBytes = 8 << 10
@@ -78,12 +80,15 @@ package struct MultipartReader {
                 return nil
             case .preamble:
                 // The first delimiter may open the body without the CRLF before it.
-                let opening = delimiter.count - 2
-                if buffer.count < opening, buffer.elementsEqual(delimiter[2..<(2 + buffer.count)]) { return nil }
-                if buffer.count >= opening, buffer[0..<opening].elementsEqual(delimiter[2...]) {
-                    buffer.removeFirst(opening)
-                    phase = .afterDelimiter
-                    continue
+                if atBodyStart {
+                    let opening = delimiter.count - 2
+                    if buffer.count < opening, buffer.elementsEqual(delimiter[2..<(2 + buffer.count)]) { return nil }
+                    atBodyStart = false
+                    if buffer.count >= opening, buffer[0..<opening].elementsEqual(delimiter[2...]) {
+                        buffer.removeFirst(opening)
+                        phase = .afterDelimiter
+                        continue
+                    }
                 }
                 guard let found = findDelimiter() else {
                     keepPreambleTail()
@@ -127,10 +132,8 @@ package struct MultipartReader {
         }
         var index = 0
         while index < buffer.count, buffer[index] == UInt8(ascii: " ") || buffer[index] == UInt8(ascii: "\t") { index += 1 }
-        guard index + 2 <= buffer.count else {
-            guard index <= 64 else { throw Malformed(reason: "a delimiter is followed by more than 64 spaces") }
-            return false
-        }
+        guard index <= 64 else { throw Malformed(reason: "a delimiter is followed by more than 64 spaces") }
+        guard index + 2 <= buffer.count else { return false }
         guard buffer[index] == 0x0D, buffer[index + 1] == 0x0A else {
             throw Malformed(reason: "a delimiter is followed by other text than a line break")
         }

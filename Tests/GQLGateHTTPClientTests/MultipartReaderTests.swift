@@ -53,6 +53,21 @@ import Testing
         #expect(try read(body, piece: 5) == (["{\"p\":1}", "{\"p\":2}"], true))
     }
 
+    /// Found by the MultipartParts fuzzer: once the start of the body was read past, a boundary without its CRLF is
+    /// preamble, however the bytes were cut.
+    @Test(arguments: [1, 3, Int.max])
+    func onlyTheBodysStartMayOmitTheDelimitersCRLF(piece: Int) throws {
+        #expect(try read("preamble\r\n-\r\n{\"a\":1-----\r\nepilogue", piece: piece) == ([], false))
+    }
+
+    /// Found by the MultipartParts fuzzer: a reading in pieces refused what a whole one took.
+    @Test(arguments: [1, 7, Int.max])
+    func moreThan64SpacesAfterADelimiterAreMalformedHoweverTheyCome(piece: Int) throws {
+        let body = "---" + String(repeating: "\t", count: 65) + "\r\n\r\n{}\r\n-----\r\n"
+        #expect(throws: MultipartReader.Malformed.self) { try read(body, piece: piece) }
+        #expect(try read("---" + String(repeating: "\t", count: 64) + "\r\n\r\n{}\r\n-----\r\n", piece: piece) == (["{}"], true))
+    }
+
     @Test func aDelimiterFollowedByOtherTextIsMalformed() throws {
         var reader = try #require(MultipartReader(boundary: "b"))
         Array("\r\n--b\r\n\r\n{\"t\":1}\r\n--bx\r\n".utf8).withUnsafeBytes { reader.append($0) }
