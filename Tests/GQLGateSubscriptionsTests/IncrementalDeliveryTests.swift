@@ -1,3 +1,4 @@
+import GQLGatePipeline
 import GQLGateSubscriptions
 import Testing
 
@@ -22,5 +23,22 @@ import Testing
     ] as [String?])
     func anythingElseDoesNot(accept: String?) {
         #expect(!IncrementalDelivery.isAccepted(by: accept))
+    }
+
+    @Test(arguments: [
+        (nil, "multipart/mixed; boundary=\"-\""),
+        ("multipart/mixed; boundary=\"-\"", "multipart/mixed; boundary=\"-\""),
+        ("multipart/mixed;boundary=\"graphql\";deferSpec=20220824", "multipart/mixed; boundary=\"-\"; deferSpec=20220824"),
+        ("multipart/mixed; incrementalDeliverySpec=3283f8a; Boundary=abc", "multipart/mixed; boundary=\"-\"; incrementalDeliverySpec=3283f8a"),
+    ] as [(String?, String)])
+    func theAnswersTypeHasGqlgatesBoundaryAndTheUpstreamsOtherParameters(upstream: String?, answered: String) {
+        #expect(IncrementalDelivery.contentType(replacing: upstream) == answered)
+    }
+
+    @Test func aBodyIsTheOpeningPartsEachEndingWithTheDelimiterThenTheClosing() {
+        let body = IncrementalDelivery.opening + IncrementalDelivery.part(#"{"data":{},"hasNext":true}"#)
+            + IncrementalDelivery.failure([.object([("message", .string("gone"))])]) + IncrementalDelivery.closing
+        #expect(body == "\r\n---\r\nContent-Type: application/json; charset=utf-8\r\n\r\n{\"data\":{},\"hasNext\":true}\r\n---"
+            + "\r\nContent-Type: application/json; charset=utf-8\r\n\r\n{\"errors\":[{\"message\":\"gone\"}],\"hasNext\":false}\r\n-----\r\n")
     }
 }
