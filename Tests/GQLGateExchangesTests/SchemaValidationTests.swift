@@ -159,6 +159,13 @@ import Testing
         #expect(schema.schema.directives.contains { $0.name == "listSize" })
     }
 
+    @Test func deferAndStreamAreKnownWhetherTheSchemaDefinesThemOrNot() throws {
+        let document = try DocumentCache().analyse("{ reviews(episode: JEDI) @stream(initialCount: 1) { id ... @defer { stars } } }")
+        #expect(try Self.loaded().verdict(on: document).isValid)
+        let defining = Self.sdl + "\ndirective @defer(label: String, if: Boolean! = true) on FRAGMENT_SPREAD | INLINE_FRAGMENT\n"
+        #expect(try Self.loaded(defining).verdict(on: document).isValid)
+    }
+
     @Test func textThatIsNotAValidSchemaIsRefusedWithItsPlace() {
         #expect(throws: SchemaLoadError.self) { try LoadedSchema(sdl: "type Query { a: Nope }") }
         #expect(throws: SchemaLoadError.self) { try LoadedSchema(sdl: "type Query {") }

@@ -22,7 +22,7 @@ package final class LoadedSchema: Sendable {
     /// Builds the schema `sdl` describes.
     /// - Throws: `SchemaLoadError` when the text is not SDL or does not make a schema.
     package init(sdl: String) throws(SchemaLoadError) {
-        let text = CostDirectives.adding(to: sdl)
+        let text = ImpliedDirectives.adding(to: sdl)
         let built: GraphQLSchema
         do {
             built = try buildSchema(source: text)
