@@ -25,12 +25,9 @@ extension GatewayError {
         var error = GatewayError(status: status, code: code, message: problems.first?.message ?? code)
         error.isGraphQLRequestError = true
         error.details = problems.map { problem in
-            var fields: [(key: String, value: JSONValue)] = [("message", .string(problem.message))]
-            if !problem.locations.isEmpty {
-                fields.append(("locations", .array(problem.locations.map(\.json))))
-            }
-            fields.append(("extensions", .object([("code", .string(code))])))
-            return .object(fields)
+            var one = GatewayError(status: status, code: code, message: problem.message)
+            one.locations = problem.locations
+            return one.graphQLError
         }
         return error
     }
