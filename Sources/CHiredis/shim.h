@@ -4,5 +4,4 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <hiredis/hiredis.h>
-#include <hiredis/async.h>
 #endif

@@ -57,10 +57,6 @@ static redisReplyObjectFunctions checked_functions = {
     checked_string, checked_array, checked_integer, checked_nil, free_object,
 };
 
-void gqlgate_redis_limit_replies(redisAsyncContext *context, gqlgate_redis_reply_limits *limits) {
-    gqlgate_redis_limit_reader(context->c.reader, limits);
-}
-
 void gqlgate_redis_limit_reader(redisReader *reader, gqlgate_redis_reply_limits *limits) {
     if (reader->fn != &checked_functions) {
         // Every reader starts with hiredis' one static table: storing it again stores the same pointer.
@@ -68,9 +64,4 @@ void gqlgate_redis_limit_reader(redisReader *reader, gqlgate_redis_reply_limits 
         reader->fn = &checked_functions;
     }
     reader->privdata = limits;
-}
-
-size_t gqlgate_redis_unread_bytes(const redisAsyncContext *context) {
-    const redisReader *reader = context->c.reader;
-    return reader->len - reader->pos;
 }

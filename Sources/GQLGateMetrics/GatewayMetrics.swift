@@ -44,6 +44,9 @@ public final class GatewayMetrics: Sendable {
     private let spansDropped: CoreMetrics.Counter
     private let schemaLoaded: Meter
     private let schemaRefreshes: [CoreMetrics.Counter]
+    private let redisUp: Meter
+    private let redisReconnects: CoreMetrics.Counter
+    private let redisErrors: [CoreMetrics.Counter]
 
     /// Histogram buckets for request and upstream durations: 1 ms to 10 s
     /// (the default `upstream.timeout`).
@@ -105,7 +108,12 @@ public final class GatewayMetrics: Sendable {
         schemaRefreshes = SchemaRefreshOutcome.allCases.map {
             Counter(label: "gqlgate_schema_refreshes_total", dimensions: [("outcome", $0.rawValue)], factory: factory)
         }
-        for meter in [cacheSize, subscriptions, upstreamSubscriptions, websocketConnections, upstreamInFlight, circuitState, schemaLoaded] {
+        redisUp = Meter(label: "gqlgate_redis_up", factory: factory)
+        redisReconnects = Counter(label: "gqlgate_redis_reconnects_total", factory: factory)
+        redisErrors = SharedStore.allCases.map {
+            Counter(label: "gqlgate_redis_errors_total", dimensions: [("store", $0.rawValue)], factory: factory)
+        }
+        for meter in [cacheSize, subscriptions, upstreamSubscriptions, websocketConnections, upstreamInFlight, circuitState, schemaLoaded, redisUp] {
             meter.set(0)
         }
     }
@@ -212,6 +220,15 @@ public final class GatewayMetrics: Sendable {
 
     /// The schema's source was read, with `outcome`.
     package func schemaRefreshed(_ outcome: SchemaRefreshOutcome) { schemaRefreshes[outcome.index].increment() }
+
+    /// Whether Redis is reachable (`gqlgate_redis_up`, 0 or 1; 0 while no store uses Redis).
+    package func redisAvailable(_ up: Bool) { redisUp.set(up ? 1 : 0) }
+
+    /// A Redis connection is being made again (`gqlgate_redis_reconnects_total`).
+    package func redisReconnecting() { redisReconnects.increment() }
+
+    /// A command of `store` failed (`gqlgate_redis_errors_total{store}`).
+    package func redisCommandFailed(_ store: SharedStore) { redisErrors[SharedStore.allCases.firstIndex(of: store)!].increment() }
 
     // MARK: - Tracing
 

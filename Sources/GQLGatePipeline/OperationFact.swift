@@ -93,6 +93,19 @@ package enum GatewayFact: Sendable {
     /// The schema's source was read (`schema.source`): a new schema, the
     /// same one, or none; `holdsSchema` tells whether one is held after it.
     case schemaRefreshed(SchemaRefresh, holdsSchema: Bool)
+    /// The Redis client's connections reached Redis (`up`), or lost it.
+    case redisAvailabilityChanged(up: Bool)
+    /// A Redis connection is being made again after one failed or was lost.
+    case redisReconnecting
+    /// A command of a store kept in Redis failed (no connection, no reply in
+    /// time, or a reply of the wrong shape); the store fell back.
+    case redisCommandFailed(SharedStore)
+}
+
+/// A store gqlgate keeps in Redis (`gqlgate_redis_errors_total{store}`).
+package enum SharedStore: String, CaseIterable, Sendable {
+    /// The response cache (`cache.backend: redis`).
+    case cache
 }
 
 /// What reading the schema's source did.

@@ -1,41 +1,61 @@
 import GQLGateCore
-import Logging
+package import GQLGatePipeline
+package import Logging
 
 /// Whether the client's connections reach Redis, shared by every loop's
-/// connection so that an outage is logged once (a warning when the first
-/// connection fails, a notice when one is ready again), however many loops
-/// notice it.
+/// connection so that an outage is logged and stated once (a warning and
+/// `redisAvailabilityChanged(up: false)` when the first connection fails, a
+/// notice and `up: true` when one is ready again), however many loops notice it.
+/// Until a first connection is ready, Redis counts as down.
 final class RedisAvailability: Sendable {
-    private let down = Lock(false)
-    private let logger: Logger
+    private struct State {
+        var down = true
+        /// Whether this outage was logged.
+        var warned = false
+    }
+
+    private let state = Lock(State())
+    private let logger: Logger?
+    private let recorder: (any FactRecorder)?
     private let server: String
 
-    init(logger: Logger, server: String) {
+    /// - Parameter logger: nil for connections that are not the store's own (a question to a sentinel).
+    init(logger: Logger?, recorder: (any FactRecorder)?, server: String) {
         self.logger = logger
+        self.recorder = recorder
         self.server = server
+        recorder?.record(.redisAvailabilityChanged(up: false))
     }
 
     /// A connection failed or was lost.
     func failed(_ reason: String) {
-        let first = down.withLock { down in
-            defer { down = true }
-            return !down
+        let (wasUp, warn) = state.withLock { state in
+            defer { state = State(down: true, warned: true) }
+            return (!state.down, !state.warned)
         }
-        if first {
-            logger.warning("redis unavailable; cached answers are bypassed until it is back",
-                           metadata: ["redis": "\(server)", "reason": "\(reason)"])
+        if wasUp { recorder?.record(.redisAvailabilityChanged(up: false)) }
+        if warn {
+            logger?.warning("redis unavailable; cached answers are bypassed until it is back",
+                            metadata: ["redis": "\(server)", "reason": "\(reason)"])
         }
+    }
+
+    /// A connection is being made again.
+    func reconnecting() {
+        recorder?.record(.redisReconnecting)
     }
 
     /// A connection is ready (logged in, database selected, answered PING).
     func ready() {
-        let wasDown = down.withLock { down in
-            defer { down = false }
-            return down
+        let (wasDown, warned) = state.withLock { state in
+            defer { state = State(down: false, warned: false) }
+            return (state.down, state.warned)
         }
-        if wasDown { logger.notice("redis reachable again", metadata: ["redis": "\(server)"]) }
+        guard wasDown else { return }
+        recorder?.record(.redisAvailabilityChanged(up: true))
+        if warned { logger?.notice("redis reachable again", metadata: ["redis": "\(server)"]) }
     }
 
-    /// Whether the last news was a failure.
-    var isDown: Bool { down.withLock { $0 } }
+    /// Whether the last news was a failure (or there was none yet).
+    var isDown: Bool { state.withLock { $0.down } }
 }

@@ -1,27 +1,31 @@
 package import GQLGateEventLoop
+package import GQLGatePipeline
 package import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// An async Redis client on the gateway's loops: one hiredis connection per
-/// loop, used by the tasks running on that loop (others pick a loop in
-/// turn). Each command has a timeout; a connection that fails is made again
-/// after a jittered backoff, and until then commands fail at once. Outages
-/// are logged once (a warning) and so is the recovery.
+/// An async Redis client on the gateway's loops, for every form of
+/// `RedisURL`: one server, the master Sentinel names (followed through
+/// failovers), or a Redis Cluster (commands routed by slot, `MOVED` and
+/// `ASK` followed). Each loop has its own connections, used by the tasks
+/// running on it (others pick a loop in turn); TLS when the URL says so.
+/// Each command has a timeout; a connection that fails is made again after a
+/// jittered backoff, and until then commands fail at once. Outages are logged
+/// once (a warning) and so is the recovery; both are stated as facts.
 ///
 /// ```swift
 /// let redis = RedisClient(url: try RedisURL(parsing: "redis://127.0.0.1:6379/0"), group: loops, logger: logger)
 /// let reply = try await redis.send("GET", "key")
 /// ```
 package final class RedisClient: Sendable {
-    /// Timeouts and backoff.
+    /// Where Redis is, TLS, timeouts and backoff.
     package struct Settings: Sendable {
         package var url: RedisURL
         /// How long a command may wait for its reply; a ready connection that
         /// misses it is dropped and made again.
         package var commandTimeout: Duration
-        /// How long connecting, `AUTH`, `SELECT` and the first `PING` may take.
+        /// How long connecting, the TLS handshake, `AUTH`, `SELECT` and the first `PING` may take.
         package var connectTimeout: Duration
         /// The ceiling of the first delay before connecting again; doubles per failure.
         package var reconnectDelay: Duration
@@ -34,8 +38,9 @@ package final class RedisClient: Sendable {
         /// of it while it arrives); past it the reply fails and the connection is dropped.
         package var maxReplyBytes = 256 << 20
 
-        package init(url: RedisURL, commandTimeout: Duration = .milliseconds(250), connectTimeout: Duration = .seconds(1),
-                    reconnectDelay: Duration = .milliseconds(100), maximumReconnectDelay: Duration = .seconds(2)) {
+        package init(url: RedisURL, commandTimeout: Duration = .milliseconds(250),
+                    connectTimeout: Duration = .seconds(1), reconnectDelay: Duration = .milliseconds(100),
+                    maximumReconnectDelay: Duration = .seconds(2)) {
             self.url = url
             self.commandTimeout = commandTimeout
             self.connectTimeout = connectTimeout
@@ -45,18 +50,35 @@ package final class RedisClient: Sendable {
     }
 
     private let group: EventLoopGroup
-    private let connections: [LoopBound<RedisConnection>]
+    private let routes: [LoopBound<any RedisRoute>]
     private let availability: RedisAvailability
 
-    /// Also ignores `SIGPIPE` for the process: hiredis writes with `write(2)`,
-    /// and a Redis that closed the connection must not end the gateway.
-    package init(settings: Settings, group: EventLoopGroup, logger: Logger) {
+    /// Also ignores `SIGPIPE` for the process: TLS writes with `send(2)` without
+    /// `MSG_NOSIGNAL`, and a Redis that closed the connection must not end the gateway.
+    /// - Parameter recorder: told when Redis becomes unavailable or available and of each reconnect.
+    package init(settings: Settings, group: EventLoopGroup, logger: Logger, recorder: (any FactRecorder)? = nil) {
         signal(SIGPIPE, SIG_IGN)
         self.group = group
         let url = settings.url
-        let availability = RedisAvailability(logger: logger, server: "\(url.host):\(url.port)/\(url.database)")
+        let availability = RedisAvailability(logger: logger, recorder: recorder,
+                                             server: url.servers.map(\.description).joined(separator: ",") + "/\(url.database)")
         self.availability = availability
-        connections = group.loops.map { LoopBound(RedisConnection(loop: $0, settings: settings, availability: availability), loop: $0) }
+        routes = group.loops.map { loop in
+            let route: any RedisRoute
+            switch url.topology {
+            case .standalone:
+                let server = url.servers[0]
+                route = RedisConnection(loop: loop, settings: settings, events: availability) { _, found in found(.success(server)) }
+            case .sentinel(let master):
+                let sentinels = RedisSentinels(master: master, settings: settings)
+                route = RedisConnection(loop: loop, settings: settings, role: .init(requiresMaster: true), events: availability) { loop, found in
+                    sentinels.locateMaster(on: loop, completion: found)
+                }
+            case .cluster:
+                route = RedisClusterRouter(loop: loop, settings: settings, events: availability)
+            }
+            return LoopBound(route, loop: loop)
+        }
     }
 
     /// A client with the default timeouts.
@@ -64,11 +86,11 @@ package final class RedisClient: Sendable {
         self.init(settings: Settings(url: url), group: group, logger: logger)
     }
 
-    /// Each loop closes its connection: commands waiting fail, and no timer
-    /// or socket watcher is left pointing at it.
+    /// Each loop closes its connections: commands waiting fail, and no timer
+    /// or socket watcher is left pointing at them.
     deinit {
-        for connection in connections {
-            connection.loop.execute { connection.value.close() }
+        for route in routes {
+            route.loop.execute { route.value.close() }
         }
     }
 
@@ -76,12 +98,12 @@ package final class RedisClient: Sendable {
     /// Throws `RedisError.unavailable` without a connection and
     /// `RedisError.timedOut` when the reply is late.
     package func send(_ arguments: [[UInt8]]) async throws(RedisError) -> RedisReply {
-        let connection = connections[(EventLoop.current?.index).flatMap { $0 < connections.count ? $0 : nil } ?? group.next().index]
+        let route = routes[(EventLoop.current?.index).flatMap { $0 < routes.count ? $0 : nil } ?? group.next().index]
         let result: Result<RedisReply, RedisError> = await withUnsafeContinuation { continuation in
-            if connection.loop.inLoop {
-                connection.value.send(arguments) { continuation.resume(returning: $0) }
+            if route.loop.inLoop {
+                route.value.send(arguments) { continuation.resume(returning: $0) }
             } else {
-                connection.loop.execute { connection.value.send(arguments) { continuation.resume(returning: $0) } }
+                route.loop.execute { route.value.send(arguments) { continuation.resume(returning: $0) } }
             }
         }
         return try result.get()

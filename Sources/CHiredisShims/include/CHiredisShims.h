@@ -9,7 +9,6 @@
 #define CHIREDIS_SHIMS_H
 
 #include <hiredis/hiredis.h>
-#include <hiredis/async.h>
 
 typedef struct gqlgate_redis_reply_limits {
     long long max_elements;
@@ -23,11 +22,5 @@ typedef struct gqlgate_redis_reply_limits {
 
 /// Makes `reader` check `limits` (which must outlive it).
 void gqlgate_redis_limit_reader(redisReader *reader, gqlgate_redis_reply_limits *limits);
-
-/// Makes the reader of `context` check `limits` (which must outlive the context).
-void gqlgate_redis_limit_replies(redisAsyncContext *context, gqlgate_redis_reply_limits *limits);
-
-/// Bytes the reader of `context` holds that no reply took yet.
-size_t gqlgate_redis_unread_bytes(const redisAsyncContext *context);
 
 #endif

@@ -99,6 +99,9 @@ final class GatewayRecorder: FactRecorder {
         case .upstreamSubscriptionEnded: metrics.upstreamSubscriptionEnded()
         case .webSocketOpened: metrics.websocketOpened()
         case .webSocketClosed: metrics.websocketClosed()
+        case .redisAvailabilityChanged(let up): metrics.redisAvailable(up)
+        case .redisReconnecting: metrics.redisReconnecting()
+        case .redisCommandFailed(let store): metrics.redisCommandFailed(store)
         }
     }
 }

@@ -1,0 +1,7 @@
+extension RedisClient.Settings {
+    /// The stream over a connected socket to `host`: TLS for `rediss` URLs.
+    func makeStream(_ descriptor: Int32, _ host: String) throws(RedisError) -> any RedisStream {
+        guard url.tls else { return RedisPlainStream(descriptor: descriptor) }
+        throw .unavailable("TLS is not built yet")
+    }
+}
