@@ -29,12 +29,12 @@ public struct CacheConfig: Sendable, Equatable {
     public var enabled = false
     /// `cache.backend`: `memory` or `redis`. Default `memory`.
     public var backend = Backend.memory
-    /// `cache.redis_url`: the Redis server, a redis:// URL, used when `backend` is `redis`.
-    /// Default `redis://127.0.0.1:6379`.
-    public var redisURL = "redis://127.0.0.1:6379"
-    /// `cache.redis_key_prefix`: the start of every Redis key gqlgate writes; gateways share answers
-    /// only under the same prefix. Default `gqlgate:`.
-    public var redisKeyPrefix = "gqlgate:"
+    /// `cache.redis_url`: the first release's key for `redis.url`, still read when
+    /// `redis.url` is not set. Default none.
+    public var redisURL: String?
+    /// `cache.redis_key_prefix`: the first release's key for `redis.key_prefix`, still read when
+    /// `redis.key_prefix` is not set. Default none.
+    public var redisKeyPrefix: String?
     /// `cache.max_bytes`: the most the cache holds. Default 64 MiB.
     public var maxBytes = 64 << 20
     /// `cache.default_ttl`: the time to live of types not listed in `types`. Default 30s.
@@ -67,8 +67,8 @@ extension CacheConfig {
         self.init()
         enabled = try map["enabled"]?.bool() ?? enabled
         backend = try map["backend"]?.oneOf(Backend.self) ?? backend
-        redisURL = try map["redis_url"]?.string() ?? redisURL
-        redisKeyPrefix = try map["redis_key_prefix"]?.string() ?? redisKeyPrefix
+        if let url = try map["redis_url"]?.string(), !url.isEmpty { redisURL = url }
+        if let prefix = try map["redis_key_prefix"]?.string(), !prefix.isEmpty { redisKeyPrefix = prefix }
         maxBytes = try map["max_bytes"]?.size(minimum: 1) ?? maxBytes
         defaultTTL = try map["default_ttl"]?.duration() ?? defaultTTL
         if let types = map["types"] {

@@ -100,8 +100,8 @@ extension GatewayConfig {
             .init("cache", [
                 .init("enabled", .plain(String(cache.enabled))),
                 .init("backend", .plain(cache.backend.rawValue)),
-                .init("redis_url", secret(cache.redisURL, .urlPassword)),
-                .init("redis_key_prefix", .string(cache.redisKeyPrefix)),
+                .init("redis_url", .optional(cache.redisURL.map { redactingURL($0) })),
+                .init("redis_key_prefix", .optional(cache.redisKeyPrefix)),
                 .init("max_bytes", .size(cache.maxBytes)),
                 .init("default_ttl", .duration(cache.defaultTTL)),
                 .init("types", .mapping(cache.types.map { .init($0.typeName, .duration($0.ttl)) })),
@@ -109,6 +109,17 @@ extension GatewayConfig {
                 .init("stale_while_revalidate", .duration(cache.staleWhileRevalidate)),
                 .init("stale_if_error", .duration(cache.staleIfError)),
                 .init("invalidate_on_mutation", .plain(String(cache.invalidateOnMutation))),
+            ]),
+            .init("redis", [
+                .init("url", .optional(redis.url.map { redactingURL($0) })),
+                .init("key_prefix", .string(redis.keyPrefix)),
+                .init("timeout", .duration(redis.timeout)),
+                .init("tls", [
+                    .init("ca_file", .optional(redis.tls.caFile)),
+                    .init("cert_file", .optional(redis.tls.certFile)),
+                    .init("key_file", .optional(redis.tls.keyFile)),
+                    .init("server_name", .optional(redis.tls.serverName)),
+                ]),
             ]),
             .init("dedupe", [.init("enabled", .plain(String(dedupe.enabled)))]),
             .init("apq", [

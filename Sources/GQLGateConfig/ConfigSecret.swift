@@ -5,12 +5,12 @@ package enum ConfigSecret: Sendable, Equatable {
     /// The whole value is secret: `auth.headers` values, `auth.oauth2.client_secret`,
     /// `auth.ws_init_payload` values, `tracing.headers` values.
     case value
-    /// The password in the user info of a URL: `cache.redis_url`, `upstream.url`,
+    /// The password in the user info of a URL: `redis.url`, `cache.redis_url`, `upstream.url`,
     /// `upstream.ws_url`, `auth.oauth2.token_url`.
     case urlPassword
 
     /// The keys holding URLs whose user info may carry a password.
-    private static let urlKeys: Set = ["cache.redis_url", "upstream.url", "upstream.ws_url", "auth.oauth2.token_url", "tracing.endpoint"]
+    private static let urlKeys: Set = ["redis.url", "cache.redis_url", "upstream.url", "upstream.ws_url", "auth.oauth2.token_url", "tracing.endpoint"]
 
     /// The text that stands for a secret.
     package static let redacted = "<redacted>"
@@ -21,7 +21,7 @@ package enum ConfigSecret: Sendable, Equatable {
     /// - Parameter keyPath: A dotted key path such as `auth.headers.X-Api-Key`.
     package static func at(_ keyPath: String) -> ConfigSecret? {
         if urlKeys.contains(keyPath) { return .urlPassword }
-        if keyPath == "auth.oauth2.client_secret" || ["auth", "auth.oauth2", "cache"].contains(keyPath) { return .value }
+        if keyPath == "auth.oauth2.client_secret" || ["auth", "auth.oauth2", "cache", "redis"].contains(keyPath) { return .value }
         let within = ["auth.headers", "auth.ws_init_payload", "tracing.headers"].contains { parent in
             keyPath == parent || keyPath.hasPrefix(parent + ".") || keyPath.hasPrefix(parent + "[")
         }

@@ -8,7 +8,8 @@ extension GatewayConfig {
     /// - `retry.base_delay` is at most `retry.max_delay`.
     /// - `auth.oauth2` has `token_url`, `client_id` and `client_secret`, and is not combined with
     ///   `auth.bearer_token_file` (both would set `Authorization`).
-    /// - `cache.backend: redis` has a redis:// `cache.redis_url`.
+    /// - `cache.backend: redis` has a usable `redis.url` (or `cache.redis_url`), and a client
+    ///   certificate comes with its key.
     /// - `persisted_documents.safelist` and `require_id` need `persisted_documents.manifests`.
     /// - `schema.source: file` needs `schema.file`.
     /// - `server.tls.cert_file` and `key_file` go together; `client_ca_file` needs them.
@@ -42,11 +43,23 @@ extension GatewayConfig {
             }
         }
         if cache.backend == .redis {
-            do {
-                _ = try ConfigURL.check(cache.redisURL, schemes: ["redis"])
-            } catch {
-                let placed = error.at("cache.redis_url", rejecting: cache.redisURL)
+            let (url, keyPath) = effectiveRedisURL
+            let schemes = ["redis", "rediss", "redis-sentinel", "rediss-sentinel", "redis-cluster", "rediss-cluster"]
+            guard let separator = url.range(of: "://"), schemes.contains(url[..<separator.lowerBound].lowercased()),
+                  Self.namesHosts(url[separator.upperBound...]) else {
+                let placed = ConfigError.invalid(url, expected: "a redis://, rediss://, redis-sentinel:// or redis-cluster:// URL",
+                                                 keyPath: keyPath)
                 throw ConfigError(keyPath: placed.keyPath, message: placed.message + " (cache.backend is redis)")
+            }
+            if let url = redis.url, let old = cache.redisURL, url != old {
+                throw ConfigError(keyPath: "cache.redis_url", message: "names another Redis than redis.url; keep redis.url")
+            }
+            if let old = cache.redisKeyPrefix, redis.keyPrefix != RedisConfig().keyPrefix, old != redis.keyPrefix {
+                throw ConfigError(keyPath: "cache.redis_key_prefix", message: "differs from redis.key_prefix; keep redis.key_prefix")
+            }
+            if (redis.tls.certFile == nil) != (redis.tls.keyFile == nil) {
+                throw ConfigError(keyPath: redis.tls.certFile == nil ? "redis.tls.cert_file" : "redis.tls.key_file",
+                                  message: "redis.tls.cert_file and redis.tls.key_file go together")
             }
         }
         for (key, isOn) in [("safelist", persistedDocuments.safelist), ("require_id", persistedDocuments.requireID)]
@@ -79,5 +92,14 @@ extension GatewayConfig {
         if cors.allowOrigins.contains("*"), cors.allowOrigins.count > 1 {
             throw ConfigError(keyPath: "cors.allow_origins", message: "\"*\" allows every origin: list it alone")
         }
+    }
+
+    /// Whether the part of a Redis URL after `://` names at least one host, each non-empty
+    /// (`[user:password@]h1[:port],h2[:port][/…]`).
+    private static func namesHosts(_ rest: Substring) -> Bool {
+        var hosts = rest
+        if let slash = hosts.firstIndex(of: "/") { hosts = hosts[..<slash] }
+        if let at = hosts.lastIndex(of: "@") { hosts = hosts[hosts.index(after: at)...] }
+        return !hosts.isEmpty && hosts.split(separator: ",", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && !$0.hasPrefix(":") }
     }
 }

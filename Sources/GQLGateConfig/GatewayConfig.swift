@@ -18,6 +18,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var retry = RetryConfig()
     /// `cache`: the query answer cache.
     public var cache = CacheConfig()
+    /// `redis`: the Redis the stores kept in Redis use.
+    public var redis = RedisConfig()
     /// `dedupe`: sharing identical in-flight queries.
     public var dedupe = DedupeConfig()
     /// `apq`: automatic persisted queries.
@@ -49,7 +51,7 @@ public struct GatewayConfig: Sendable, Equatable {
 
 extension GatewayConfig {
     static let keys = [
-        "server", "upstream", "auth", "headers", "clients", "retry", "cache", "dedupe", "apq", "persisted_documents", "limits",
+        "server", "upstream", "auth", "headers", "clients", "retry", "cache", "redis", "dedupe", "apq", "persisted_documents", "limits",
         "schema", "subscriptions", "logging", "metrics", "cors", "csrf", "tracing", "compression",
     ]
 
@@ -64,6 +66,7 @@ extension GatewayConfig {
         clients = try map["clients"].map(ClientsConfig.init(yaml:)) ?? clients
         retry = try map["retry"].map(RetryConfig.init(yaml:)) ?? retry
         cache = try map["cache"].map(CacheConfig.init(yaml:)) ?? cache
+        redis = try map["redis"].map(RedisConfig.init(yaml:)) ?? redis
         dedupe = try map["dedupe"].map(DedupeConfig.init(yaml:)) ?? dedupe
         apq = try map["apq"].map(APQConfig.init(yaml:)) ?? apq
         persistedDocuments = try map["persisted_documents"].map(PersistedDocumentsConfig.init(yaml:)) ?? persistedDocuments

@@ -20,13 +20,16 @@ package final class RedisResponseCache: ResponseCacheStore {
     private let staleWhileRevalidate: Duration
     private let staleIfError: Duration
     private let counters = Lock(ResponseCacheStatistics())
+    private let recorder: (any FactRecorder)?
 
     /// - Parameters:
     ///   - keys: the key names, under `cache.redis_key_prefix`.
     ///   - staleWhileRevalidate: `cache.stale_while_revalidate`.
     ///   - staleIfError: `cache.stale_if_error`.
+    ///   - recorder: told of each command that failed (`redisCommandFailed(.cache)`).
     package init(client: RedisClient, keys: RedisCacheKeys = RedisCacheKeys(), staleWhileRevalidate: Duration = .zero,
-                staleIfError: Duration = .zero) {
+                staleIfError: Duration = .zero, recorder: (any FactRecorder)? = nil) {
+        self.recorder = recorder
         redis = client
         self.keys = keys
         self.staleWhileRevalidate = staleWhileRevalidate
@@ -71,7 +74,8 @@ package final class RedisResponseCache: ResponseCacheStore {
         let lifetime = answer.ttl + max(staleWhileRevalidate, staleIfError)
         let tags = answer.tags.entities.union(answer.tags.types).sorted()
         var arguments: [[UInt8]] = ["EVAL", Self.storeScript, String(2 + tags.count), keys.answer(key), keys.refresh(key)].map { Array($0.utf8) }
-        arguments += tags.map { Array(keys.tag($0).utf8) }
+        let partition = keys.partition(ofHex: key.description)
+        arguments += tags.map { Array(keys.tag($0, partition: partition).utf8) }
         arguments.append(StoredAnswerEncoding.encode(answer))
         arguments += [String(Self.milliseconds(lifetime)), key.description, String(Self.milliseconds(answer.storedAt + lifetime)),
                       String(Self.milliseconds(answer.storedAt))].map { Array($0.utf8) }
@@ -88,11 +92,21 @@ package final class RedisResponseCache: ResponseCacheStore {
 
     @discardableResult
     package func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>]) async -> Int {
+        await withTaskGroup(of: Int.self) { group in
+            for partition in 0..<keys.partitions {
+                group.addTask { await self.purge(entities: entities, types: types, arguments: arguments, partition: partition) }
+            }
+            return await group.reduce(0, +)
+        }
+    }
+
+    /// Purges the answers of one key group (every command in its slot).
+    private func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>], partition: Int) async -> Int {
         do throws(RedisError) {
             var doomed: Set<String> = []
-            for entity in entities { doomed.formUnion(try await members(of: entity)) }
+            for entity in entities { doomed.formUnion(try await members(of: entity, partition: partition)) }
             var typed: Set<String> = []
-            for type in types { typed.formUnion(try await members(of: type)) }
+            for type in types { typed.formUnion(try await members(of: type, partition: partition)) }
             let candidates = Array(typed.subtracting(doomed))
             if !candidates.isEmpty {
                 let reply = try await redis.send([Array("MGET".utf8)] + candidates.map { Array(keys.answer(hex: $0).utf8) })
@@ -114,11 +128,11 @@ package final class RedisResponseCache: ResponseCacheStore {
         }
     }
 
-    /// The key hexes of the answers tagged `tag`. Members whose answers Redis
-    /// has expired may be among them until the next store under the tag
-    /// drops them: their records read as nil, and deleting them is a no-op.
-    private func members(of tag: String) async throws(RedisError) -> [String] {
-        let reply = try await redis.send("ZRANGE", keys.tag(tag), "0", "-1")
+    /// The key hexes of group `partition`'s answers tagged `tag`. Members whose
+    /// answers Redis has expired may be among them until the next store under
+    /// the tag drops them: their records read as nil, and deleting them is a no-op.
+    private func members(of tag: String, partition: Int) async throws(RedisError) -> [String] {
+        let reply = try await redis.send("ZRANGE", keys.tag(tag, partition: partition), "0", "-1")
         guard let elements = reply.elements else { throw .unexpectedReply("ZRANGE: \(reply)") }
         return elements.compactMap { $0.bytes.map { String(decoding: $0, as: UTF8.self) } }
     }
@@ -140,6 +154,7 @@ package final class RedisResponseCache: ResponseCacheStore {
     /// Counts a failed look-up, store or purge.
     private func failed() {
         counters.withLock { $0.storeErrors += 1 }
+        recorder?.record(.redisCommandFailed(.cache))
     }
 
     /// Whole milliseconds, rounded up, at least 1 (Redis refuses a `PX` of 0).

@@ -6,7 +6,7 @@ import Testing
         let cache = GatewayConfig().cache
         #expect(!cache.enabled)
         #expect(cache.backend == .memory)
-        #expect(cache.redisURL == "redis://127.0.0.1:6379")
+        #expect(cache.redisURL == nil)
         #expect(cache.maxBytes == 64 << 20)
         #expect(cache.defaultTTL == .seconds(30))
         #expect(cache.types.isEmpty)

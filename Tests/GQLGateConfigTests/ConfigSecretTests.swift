@@ -49,7 +49,7 @@ import Testing
     @Test func aRedisURLKeepsAllButItsPasswordInTheError() throws {
         let error = try failure("cache: {backend: redis, redis_url: \"redis://gate:\(Self.secret)@\"}")
         #expect(error.description
-            == #"cache.redis_url: "redis://gate:<redacted>@" is not valid: expected a redis:// URL with a host (cache.backend is redis)"#)
+            == #"cache.redis_url: "redis://gate:<redacted>@" is not valid: expected a redis://, rediss://, redis-sentinel:// or redis-cluster:// URL (cache.backend is redis)"#)
     }
 
     @Test func aHeaderValueIsRedactedLikeInThePrintedConfig() throws {
@@ -72,6 +72,7 @@ import Testing
               oauth2: {token_url: "https://id:${SECRET}@idp/token", client_id: gqlgate, client_secret: "${SECRET}"}
               ws_init_payload: {token: "${SECRET}", nested: {list: [1]}}
             cache: {redis_url: "${REDIS}"}
+            redis: {url: "${REDIS}"}
             tracing: {endpoint: "http://otel:${SECRET}@collector:4318/v1/traces", headers: {Authorization: "${SECRET}"}}
             """, environment: Self.environment)
         let redacted = RenderedNode.flatten(config.renderedSections(redactingSecrets: true))

@@ -51,7 +51,7 @@ import Testing
 
     @Test func redisBackendNeedsARedisURL() throws {
         #expect(try validationError("cache: {backend: redis, redis_url: \"http://cache:6379\"}")
-            == #"cache.redis_url: "http://cache:6379" is not valid: expected a redis:// URL with a host (cache.backend is redis)"#)
+            == #"cache.redis_url: "http://cache:6379" is not valid: expected a redis://, rediss://, redis-sentinel:// or redis-cluster:// URL (cache.backend is redis)"#)
         #expect(try validationError("cache: {backend: redis}") == nil)
         #expect(try validationError("cache: {backend: memory, redis_url: \"http://ignored\"}") == nil)
     }

@@ -30,6 +30,9 @@ import Testing
             "# TYPE gqlgate_spans_dropped_total counter",
             "# TYPE gqlgate_schema_loaded gauge",
             "# TYPE gqlgate_schema_refreshes_total counter",
+            "# TYPE gqlgate_redis_up gauge",
+            "# TYPE gqlgate_redis_reconnects_total counter",
+            "# TYPE gqlgate_redis_errors_total counter",
         ]
         #expect(expected.filter { !rendered.contains($0) } == [])
         #expect(rendered.filter { $0.hasPrefix("# TYPE") }.count == expected.count)

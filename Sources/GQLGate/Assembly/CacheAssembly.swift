@@ -30,7 +30,7 @@ struct CacheAssembly: Sendable {
         apq = config.apq.enabled ? APQExchange(registers: apqRegisters) : nil
         if config.cache.enabled {
             let settings = config.cache
-            let cache = try Self.store(settings, recorder: recorder, loops: loops, logger: logger)
+            let cache = try Self.store(config, recorder: recorder, loops: loops, logger: logger)
             let ttl = CacheTTLPolicy(
                 defaultTTL: settings.defaultTTL,
                 typeTTLs: Dictionary(settings.types.map { ($0.typeName, $0.ttl) }, uniquingKeysWith: { first, _ in first }))
@@ -52,24 +52,19 @@ struct CacheAssembly: Sendable {
     }
 
     /// The store `cache.backend` names.
-    private static func store(_ settings: CacheConfig, recorder: GatewayRecorder, loops: EventLoopGroup,
+    private static func store(_ config: GatewayConfig, recorder: GatewayRecorder, loops: EventLoopGroup,
                               logger: Logger) throws(ConfigError) -> any ResponseCacheStore {
+        let settings = config.cache
         switch settings.backend {
         case .memory:
             return MemoryResponseCache(
                 maxBytes: settings.maxBytes, staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError,
                 recorder: recorder)
         case .redis:
-            let url: RedisURL
-            do {
-                url = try RedisURL(parsing: settings.redisURL)
-            } catch {
-                throw ConfigError.invalid(
-                    settings.redisURL, expected: "a redis://[user[:password]@]host[:port][/db] URL (\(error))", keyPath: "cache.redis_url")
-            }
+            let redis = try RedisAssembly.client(config, recorder: recorder, loops: loops, logger: logger)
             return RedisResponseCache(
-                client: RedisClient(url: url, group: loops, logger: logger), keys: RedisCacheKeys(prefix: settings.redisKeyPrefix),
-                staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError)
+                client: redis.client, keys: redis.keys, staleWhileRevalidate: settings.staleWhileRevalidate,
+                staleIfError: settings.staleIfError, recorder: recorder)
         }
     }
 }
