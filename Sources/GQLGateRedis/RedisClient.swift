@@ -52,6 +52,8 @@ package final class RedisClient: Sendable {
     private let group: EventLoopGroup
     private let routes: [LoopBound<any RedisRoute>]
     private let availability: RedisAvailability
+    /// With Sentinel: the subscription to master switches.
+    private let sentinelWatch: LoopBound<RedisSentinelWatch>?
 
     /// Also ignores `SIGPIPE` for the process: TLS writes with `send(2)` without
     /// `MSG_NOSIGNAL`, and a Redis that closed the connection must not end the gateway.
@@ -63,21 +65,29 @@ package final class RedisClient: Sendable {
         let availability = RedisAvailability(logger: logger, recorder: recorder,
                                              server: url.servers.map(\.description).joined(separator: ",") + "/\(url.database)")
         self.availability = availability
-        routes = group.loops.map { loop in
-            let route: any RedisRoute
-            switch url.topology {
-            case .standalone:
-                let server = url.servers[0]
-                route = RedisConnection(loop: loop, settings: settings, events: availability) { _, found in found(.success(server)) }
-            case .sentinel(let master):
-                let sentinels = RedisSentinels(master: master, settings: settings)
-                route = RedisConnection(loop: loop, settings: settings, role: .init(requiresMaster: true), events: availability) { loop, found in
+        switch url.topology {
+        case .standalone:
+            let server = url.servers[0]
+            routes = group.loops.map { loop in
+                LoopBound(RedisConnection(loop: loop, settings: settings, events: availability) { _, found in found(.success(server)) }, loop: loop)
+            }
+            sentinelWatch = nil
+        case .sentinel(let master):
+            let sentinels = RedisSentinels(master: master, settings: settings)
+            let connections = group.loops.map { loop in
+                RedisConnection(loop: loop, settings: settings, role: .init(requiresMaster: true), events: availability) { loop, found in
                     sentinels.locateMaster(on: loop, completion: found)
                 }
-            case .cluster:
-                route = RedisClusterRouter(loop: loop, settings: settings, events: availability)
             }
-            return LoopBound(route, loop: loop)
+            routes = connections.map { LoopBound($0, loop: $0.loop) }
+            let masters = connections.map { LoopBound($0, loop: $0.loop) }
+            let loop = group.loops[0]
+            let watch = LoopBound(RedisSentinelWatch(loop: loop, sentinels: sentinels, masters: masters), loop: loop)
+            loop.execute { watch.value.start() }
+            sentinelWatch = watch
+        case .cluster:
+            routes = group.loops.map { LoopBound(RedisClusterRouter(loop: $0, settings: settings, events: availability), loop: $0) }
+            sentinelWatch = nil
         }
     }
 
@@ -92,6 +102,7 @@ package final class RedisClient: Sendable {
         for route in routes {
             route.loop.execute { route.value.close() }
         }
+        if let sentinelWatch { sentinelWatch.loop.execute { sentinelWatch.value.close() } }
     }
 
     /// Sends one command and returns its reply (an error reply included).

@@ -76,6 +76,8 @@ final class RedisConnection: FileDescriptorHandler {
     private(set) var lastFailure = "not connected yet"
     /// Told of every reply that answers no command (a subscriber's messages).
     var onPush: ((RedisReply) -> Void)?
+    /// Told each time a connection is ready (a subscriber subscribes again).
+    var onReady: (() -> Void)?
 
     init(loop: EventLoop, settings: RedisClient.Settings, role: Role = Role(), events: RedisAvailability, locate: @escaping Locate) {
         self.loop = loop
@@ -312,6 +314,25 @@ final class RedisConnection: FileDescriptorHandler {
             inFlight.append(pending)
         }
         flush()
+        onReady?()
+    }
+
+    /// Drops the connection now, if there is one (the server it reached is no
+    /// longer the right one); a new one is made at once.
+    /// Waiting after a failure, it tries again at once.
+    func reconnect(reason: String) {
+        switch state {
+        case .idle, .closed:
+            return
+        case .waiting:
+            if let retryTimer { loop.cancel(retryTimer) }
+            retryTimer = nil
+        default:
+            teardown(reason: reason)
+            lastFailure = reason
+        }
+        events.reconnecting()
+        connect()
     }
 
     /// Drops the current connection (if any): commands waiting fail, and a

@@ -9,7 +9,7 @@ struct RedisSentinels: Sendable {
     let master: String
     let settings: RedisClient.Settings
     /// Quiet: a sentinel that does not answer is not Redis being down.
-    private let events = RedisAvailability(logger: nil, recorder: nil, server: "sentinel")
+    let events = RedisAvailability(logger: nil, recorder: nil, server: "sentinel")
 
     init(master: String, settings: RedisClient.Settings) {
         self.master = master

@@ -1,4 +1,4 @@
-import GQLGateRedis
+@testable import GQLGateRedis
 import Testing
 
 @Suite struct RedisCacheKeysTests {
@@ -21,5 +21,27 @@ import Testing
         #expect(hex.count == 64)
         #expect(hex.allSatisfy { $0.isHexDigit && !$0.isUppercase })
         #expect(requestKey("{ a }", authorization: "Bearer x").description != hex)
+    }
+}
+
+@Suite struct RedisCacheKeysPartitionTests {
+    @Test func inAClusterAnAnswerAndItsTagSetsShareAHashTag() {
+        let keys = RedisCacheKeys(prefix: "shop:", partitions: RedisCacheKeys.clusterPartitions)
+        let key = requestKey("{ reviews { stars } }")
+        let partition = keys.partition(ofHex: key.description)
+        #expect((0..<RedisCacheKeys.clusterPartitions).contains(partition))
+        #expect(keys.answer(key) == "shop:{\(partition)}answer:\(key.description)")
+        #expect(keys.refresh(key) == "shop:{\(partition)}refresh:\(key.description)")
+        #expect(keys.tag("Review:7", partition: partition) == "shop:{\(partition)}tag:Review:7")
+        let slots = Set([keys.answer(key), keys.refresh(key), keys.tag("Review:7", partition: partition)].map {
+            RedisClusterSlots.slot(of: Array($0.utf8))
+        })
+        #expect(slots.count == 1)
+    }
+
+    @Test func answersSpreadOverEveryGroup() {
+        let keys = RedisCacheKeys(partitions: RedisCacheKeys.clusterPartitions)
+        let groups = Set((0..<2000).map { keys.partition(ofHex: requestKey("{ a(n: \($0)) }").description) })
+        #expect(groups.count == RedisCacheKeys.clusterPartitions)
     }
 }

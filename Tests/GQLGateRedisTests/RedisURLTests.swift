@@ -37,3 +37,34 @@ import Testing
         }
     }
 }
+
+@Suite struct RedisURLTopologyTests {
+    @Test func rediss() throws {
+        let url = try RedisURL(parsing: "rediss://:pw@cache.internal:6380/1")
+        #expect(url == RedisURL(host: "cache.internal", port: 6380, password: "pw", database: 1, tls: true))
+    }
+
+    @Test func sentinelsNameTheirMasterAndDefaultToPort26379() throws {
+        let url = try RedisURL(parsing: "redis-sentinel://gate:pw@s1,s2:26380,[::1]/mymaster/2")
+        #expect(url.topology == .sentinel(master: "mymaster"))
+        #expect(url.servers == [.init(host: "s1", port: 26379), .init(host: "s2", port: 26380), .init(host: "::1", port: 26379)])
+        #expect(url.user == "gate")
+        #expect(url.password == "pw")
+        #expect(url.database == 2)
+        #expect(url.tls == false)
+        #expect(try RedisURL(parsing: "rediss-sentinel://s1/m").tls)
+    }
+
+    @Test func clusterSeeds() throws {
+        let url = try RedisURL(parsing: "redis-cluster://10.0.0.1:7000,10.0.0.2")
+        #expect(url.topology == .cluster)
+        #expect(url.servers == [.init(host: "10.0.0.1", port: 7000), .init(host: "10.0.0.2", port: 6379)])
+        #expect(try RedisURL(parsing: "rediss-cluster://seed/").tls)
+    }
+
+    @Test(arguments: ["redis-sentinel://s1:26379", "redis-sentinel://s1/", "redis-cluster://seed/3", "redis://a,b", "redis://a/1/2",
+                      "redis-cluster://a,,b", "memcached://cache"])
+    func badTopologiesAreRefused(_ text: String) {
+        #expect(throws: RedisError.self) { try RedisURL(parsing: text) }
+    }
+}
