@@ -23,11 +23,15 @@
 #   V  G with a schema held (schema.source: file, validate: true): every request validated
 #      (once per document: a look-up after the first) before it goes upstream
 #   HV H with the same schema
+#   HR H with the cache in Redis (cache.backend: redis, a redis-server started here): every
+#      hit a GET to Redis over loopback
+#   HT HR with Redis over TLS (rediss://, a certificate made by openssl here, verified)
 #
 # The report compares S with G and HS with H: what the safelist costs a listed query; and T
 # with G: what traffic protection costs a proxied query that passes it; TR and TL with G: what
 # tracing costs a proxied query (export included: it runs in the same process); V with G and
-# HV with H: what validation against a schema costs a repeated query.
+# HV with H: what validation against a schema costs a repeated query; HT with HR: what TLS to
+# Redis costs a hit (the redis-server itself is not counted).
 #
 # P, B and G run one at a time under `valgrind --tool=callgrind`, with wrk POSTing the bench
 # query on CONNECTIONS connections: a warm-up, then the counters are zeroed while wrk runs,
@@ -45,7 +49,7 @@
 # Environment:
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G is skipped if missing
 #   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
-#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV
+#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, HR, HT
 #                 (default P,B,G,S)
 #   DURATION      seconds of measured load per server (default 15)
 #   WARMUP        seconds of unmeasured load before it (default 3)
@@ -81,8 +85,8 @@ die() { log "error: $*"; exit 1; }
 wants() { [[ ,$TARGETS, == *,"$1",* ]]; }
 
 for t in ${TARGETS//,/ }; do
-    [[ $t =~ ^(P|B|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL|V|HV)$ ]] ||
-        die "TARGETS: unknown server $t (known: P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV)"
+    [[ $t =~ ^(P|B|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL|V|HV|HR|HT)$ ]] ||
+        die "TARGETS: unknown server $t (known: P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, HR, HT)"
 done
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || die "DURATION must be a positive number of seconds"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a number of seconds"
@@ -100,7 +104,8 @@ STATUS=1
 
 install_cleanup
 
-read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT T_PORT H0_PORT Z0_PORT Zb_PORT Zg_PORT TR_PORT TL_PORT C_PORT V_PORT HV_PORT < <(free_ports 17)
+read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT T_PORT H0_PORT Z0_PORT Zb_PORT Zg_PORT TR_PORT TL_PORT C_PORT V_PORT HV_PORT \
+    HR_PORT HT_PORT R_PORT RT_PORT < <(free_ports 21)
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_STATUS=http://127.0.0.1:$U_PORT/nginx-status
 
@@ -285,6 +290,28 @@ SDL
     if wants HV; then gateway HV "$HV_PORT" "${GC_CONFIG%\}}, $schema}" gateway_requests; fi
 fi
 
+if { wants HR || wants HT; } && [[ -x $GQLGATE_BIN ]]; then
+    command -v redis-server >/dev/null || die "HR and HT need redis-server (make deps installs it)"
+    redis_args=(--bind 127.0.0.1 --save "" --appendonly no --dir "$TMP")
+    if wants HR; then
+        redis-server "${redis_args[@]}" --port "$R_PORT" >"$TMP/redis.log" 2>&1 &
+        SERVER_PIDS+=("$!")
+        wait_port "redis-server" "$!" "$R_PORT"
+        gateway HR "$HR_PORT" "${GC_CONFIG%\}}, redis: {url: 'redis://127.0.0.1:$R_PORT'}}" gateway_requests
+    fi
+    if wants HT; then
+        command -v openssl >/dev/null || die "HT needs openssl for its certificate"
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
+            -addext subjectAltName=IP:127.0.0.1 -keyout "$TMP/redis.key" -out "$TMP/redis.crt" >"$TMP/openssl-redis.log" 2>&1 ||
+            die "openssl could not make the HT certificate: $(cat "$TMP/openssl-redis.log")"
+        redis-server "${redis_args[@]}" --port 0 --tls-port "$RT_PORT" --tls-cert-file "$TMP/redis.crt" \
+            --tls-key-file "$TMP/redis.key" --tls-ca-cert-file "$TMP/redis.crt" --tls-auth-clients no >"$TMP/redis-tls.log" 2>&1 &
+        SERVER_PIDS+=("$!")
+        wait_port "redis-server (TLS)" "$!" "$RT_PORT"
+        gateway HT "$HT_PORT" "${GC_CONFIG%\}}, redis: {url: 'rediss://127.0.0.1:$RT_PORT', tls: {ca_file: $TMP/redis.crt}}}" gateway_requests
+    fi
+fi
+
 mkdir -p "$RESULTS_DIR"
 REPORT=$RESULTS_DIR/instructions.md
 {
@@ -317,6 +344,8 @@ REPORT=$RESULTS_DIR/instructions.md
             if (("T" in per) && ("G" in per)) printf "T / G (rate limit, concurrency limit, circuit breaker, proxied): %+.2f%%\n", (per["T"] / per["G"] - 1) * 100
             if (("V" in per) && ("G" in per)) printf "V / G (schema held, validated, proxied): %+.2f%%\n", (per["V"] / per["G"] - 1) * 100
             if (("HV" in per) && ("H" in per)) printf "HV / H (schema held, validated, cache hit): %+.2f%%\n", (per["HV"] / per["H"] - 1) * 100
+            if (("HR" in per) && ("H" in per)) printf "HR / H (cache hit through Redis, against in memory): %+.2f%%\n", (per["HR"] / per["H"] - 1) * 100
+            if (("HT" in per) && ("HR" in per)) printf "HT / HR (cache hit through Redis over TLS, against plain): %+.2f%%\n", (per["HT"] / per["HR"] - 1) * 100
             if (("TR" in per) && ("G" in per)) printf "TR / G (tracing, sample_ratio 1.0, proxied): %+.2f%%\n", (per["TR"] / per["G"] - 1) * 100
             if (("TL" in per) && ("G" in per)) printf "TL / G (tracing, sample_ratio 0.01, proxied): %+.2f%%\n", (per["TL"] / per["G"] - 1) * 100
         }'

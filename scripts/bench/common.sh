@@ -86,6 +86,16 @@ wait_http() { # name pid url: poll until the server answers HTTP at all
     done
 }
 
+wait_port() { # name pid port: poll until something accepts TCP connections on 127.0.0.1:port
+    local name=$1 pid=$2 port=$3 deadline
+    deadline=$((SECONDS + READY_TIMEOUT))
+    until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+        kill -0 "$pid" 2>/dev/null || die "$name exited during start-up"
+        ((SECONDS < deadline)) || die "$name did not accept connections on port $port within ${READY_TIMEOUT}s"
+        sleep 0.05
+    done
+}
+
 # On exit: stops RUN_PIDS and SERVER_PIDS, shows the last lines of the temp dir's logs
 # when the script failed, removes TMP unless KEEP_TMP=1, and exits with the script's status.
 cleanup() {
