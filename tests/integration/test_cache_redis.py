@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import shutil
 import time
-import typing
-from pathlib import Path
 
 import pytest
 
-from conftest import _RUNNING
-from harness import ProcessGroup, free_port, port_open, post_graphql, wait_for_port, wait_until
+from harness import post_graphql, wait_until
+from redis_servers import RedisStandalone, redis  # noqa: F401
 
 REVIEWS = "query Reviews($episode: Episode!) { reviews(episode: $episode) { id stars commentary } }"
 CREATE_REVIEW = """
@@ -21,41 +19,7 @@ BOOKS = "query Books { books { id title } }"
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not installed (make deps)")
 
 
-class Redis:
-    """A redis-server without persistence on a fixed free port, stopped and started again at will."""
-
-    def __init__(self, group: ProcessGroup) -> None:
-        self.group = group
-        self.port = free_port()
-        self.proc = None
-        self.start()
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        self.proc = self.group.start(
-            "redis-server",
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        )
-        wait_for_port("127.0.0.1", self.port, timeout=10, alive=self.proc)
-
-    def stop(self) -> None:
-        self.proc.stop()
-        wait_until(lambda: not port_open("127.0.0.1", self.port), timeout=5, what="redis-server to stop")
-
-
-@pytest.fixture
-def redis(proc_dir: Path) -> typing.Iterator[Redis]:
-    group = ProcessGroup(proc_dir, _RUNNING)
-    try:
-        yield Redis(group)
-    finally:
-        group.stop_all()
-
-
-def config(redis: Redis) -> str:
+def config(redis: RedisStandalone) -> str:
     return f"""
 cache:
   enabled: true

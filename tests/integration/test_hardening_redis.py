@@ -12,7 +12,8 @@ import typing
 import pytest
 
 from harness import peak_rss_kib, post_graphql
-from test_cache_redis import config, redis  # noqa: F401
+from redis_servers import redis  # noqa: F401
+from test_cache_redis import config
 
 QUERY = "{ hello }"
 
