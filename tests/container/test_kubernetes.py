@@ -27,8 +27,12 @@ from harness import curl, free_port, wait_until
 from manifests import for_podman, gqlgate_config, only, render, sidecar
 
 NAMES = ["base", "overlays/egress", "overlays/shared-cache"]
-# What the Secrets hold on a cluster, for check-config: any value of the right form.
-SECRET_STAND_INS = {"REDIS_URL": "redis://:secret@redis.example:6379/0"}
+# What the Secrets hold on a cluster, for check-config: any value of the right form (the Redis URL
+# in the Sentinel form overlays/shared-cache documents).
+SECRET_STAND_INS = {
+    "REDIS_URL": "redis-sentinel://:secret@redis-sentinel-0.redis-headless:26379,"
+    "redis-sentinel-1.redis-headless:26379,redis-sentinel-2.redis-headless:26379/mymaster"
+}
 # What the manifests budget for the app's own drain after its preStop.
 APP_DRAIN_SECONDS = 10
 
