@@ -89,6 +89,8 @@ package final class RedisClient: Sendable {
             routes = group.loops.map { LoopBound(RedisClusterRouter(loop: $0, settings: settings, events: availability), loop: $0) }
             sentinelWatch = nil
         }
+        // Connected ahead of the first request, so that it can be served from Redis and `gqlgate_redis_up` tells at once.
+        for route in routes { route.loop.execute { route.value.start() } }
     }
 
     /// A client with the default timeouts.

@@ -38,6 +38,10 @@ final class RedisClusterRouter: RedisRoute {
         route(arguments, to: nil, asking: false, hops: 0, completion: completion)
     }
 
+    func start() {
+        refresh()
+    }
+
     func close() {
         closed = true
         for connection in connections.values { connection.close() }

@@ -109,6 +109,14 @@ final class RedisConnection: FileDescriptorHandler {
             return
         case .idle:
             connect()
+            // Connecting may fail at once (no socket, an address that cannot be used).
+            switch state {
+            case .waiting, .closed:
+                completion(.failure(.unavailable(lastFailure)))
+                return
+            default:
+                break
+            }
         default:
             break
         }
@@ -126,6 +134,11 @@ final class RedisConnection: FileDescriptorHandler {
         } else {
             queued.append((arguments, pending))
         }
+    }
+
+    /// Connects, if nothing did yet. Loop only.
+    func start() {
+        if case .idle = state { connect() }
     }
 
     /// Closes the connection for good: commands waiting fail, nothing is left
