@@ -297,7 +297,7 @@ if { wants HR || wants HT; } && [[ -x $GQLGATE_BIN ]]; then
         redis-server "${redis_args[@]}" --port "$R_PORT" >"$TMP/redis.log" 2>&1 &
         SERVER_PIDS+=("$!")
         wait_port "redis-server" "$!" "$R_PORT"
-        gateway HR "$HR_PORT" "${GC_CONFIG%\}}, redis: {url: 'redis://127.0.0.1:$R_PORT'}}" gateway_requests
+        gateway HR "$HR_PORT" "${GC_CONFIG%\}\}}, backend: redis}, redis: {url: 'redis://127.0.0.1:$R_PORT'}}" gateway_requests
     fi
     if wants HT; then
         command -v openssl >/dev/null || die "HT needs openssl for its certificate"
@@ -308,7 +308,8 @@ if { wants HR || wants HT; } && [[ -x $GQLGATE_BIN ]]; then
             --tls-key-file "$TMP/redis.key" --tls-ca-cert-file "$TMP/redis.crt" --tls-auth-clients no >"$TMP/redis-tls.log" 2>&1 &
         SERVER_PIDS+=("$!")
         wait_port "redis-server (TLS)" "$!" "$RT_PORT"
-        gateway HT "$HT_PORT" "${GC_CONFIG%\}}, redis: {url: 'rediss://127.0.0.1:$RT_PORT', tls: {ca_file: $TMP/redis.crt}}}" gateway_requests
+        gateway HT "$HT_PORT" "${GC_CONFIG%\}\}}, backend: redis}, redis: {url: 'rediss://127.0.0.1:$RT_PORT', tls: {ca_file: $TMP/redis.crt}}}" \
+            gateway_requests
     fi
 fi
 
