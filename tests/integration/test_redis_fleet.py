@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import shutil
 import threading
+import time
 import typing
 from pathlib import Path
 
@@ -130,6 +131,8 @@ class Load:
         self.gateways = gateways
         self.names = names
         self.answers: list[tuple[str, typing.Union[Response, Exception]]] = []
+        self.times: list[float] = []  # when each answer came, monotonic
+        self.event_started = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="load", daemon=True)
 
@@ -144,6 +147,7 @@ class Load:
                 )
             except Exception as e:  # noqa: BLE001 - kept, and failed on below
                 answer = e
+            self.times.append(time.monotonic())
             self.answers.append((name, answer))
 
     def __enter__(self) -> "Load":
@@ -161,6 +165,7 @@ class Load:
     def run_through(self, event: typing.Callable[[], None], before: int = 60, after: int = 120) -> None:
         """``before`` answers, then ``event`` while the loop goes on, then ``after`` more (300 at least)."""
         self.wait_for(before)
+        self.event_started = time.monotonic()
         event()
         self.wait_for(max(300, len(self.answers) + after))
 
@@ -178,6 +183,16 @@ class Load:
     def assert_all_answered(self) -> None:
         failed = self.failures()
         assert not failed, f"{len(failed)} of {len(self.answers)} answers failed:\n" + "\n".join(failed[:5])
+
+    def bypass_summary(self) -> str:
+        """How the event showed: the answers bypassed after it started, and over how long (printed
+        with -s; docs/redis.md quotes it)."""
+        late = [(t, a) for t, (_, a) in zip(self.times, self.answers) if t >= self.event_started and isinstance(a, Response)]
+        bypassed = [t for t, a in late if a.header("X-Cache") == "BYPASS"]
+        if not bypassed:
+            return f"{len(late)} answers after the event, none bypassed"
+        return (f"{len(late)} answers after the event, {len(bypassed)} bypassed, from {1000 * (bypassed[0] - self.event_started):.0f} ms "
+                f"to {1000 * (bypassed[-1] - self.event_started):.0f} ms after it started")
 
     def cache_states(self) -> set[str]:
         return {a.header("X-Cache") or "" for _, a in self.answers if isinstance(a, Response)}
@@ -212,6 +227,7 @@ def test_redis_killed_under_load_fails_no_request_and_caching_resumes(gqlgate, r
     reconnects, errors = metric(gw, RECONNECTS) or 0, metric(gw, CACHE_ERRORS) or 0
     with Load([gw], NAMES) as load:
         load.wait_for(60)
+        load.event_started = time.monotonic()
         redis.kill()
         wait_until(lambda: metric(gw, UP) == 0, timeout=5, what="gqlgate_redis_up 0 once Redis is killed")
         load.wait_for(len(load.answers) + 60)
@@ -219,6 +235,7 @@ def test_redis_killed_under_load_fails_no_request_and_caching_resumes(gqlgate, r
         wait_until(lambda: metric(gw, UP) == 1, timeout=10, what="gqlgate_redis_up 1 once Redis is back")
         load.wait_for(max(300, len(load.answers) + 60))
     load.assert_all_answered()
+    print(load.bypass_summary())
     assert {"HIT", "BYPASS"} <= load.cache_states(), load.cache_states()
     assert metric(gw, RECONNECTS) > reconnects
     assert metric(gw, CACHE_ERRORS) > errors
@@ -293,6 +310,7 @@ def test_cluster_reshard_under_load_fails_no_request_and_hits_resume(gqlgate, re
     with Load([a, b], NAMES) as load:
         load.run_through(lambda: cluster.reshard(slots, source, target))
     load.assert_all_answered()
+    print(load.bypass_summary())
     assert set(moving) <= set(cluster.keys(target, PREFIX + "*")), "the answers moved with their slots"
     hits_resume([a, b], NAMES, strawberry_upstream)
 
@@ -336,6 +354,7 @@ def test_sentinel_failover_under_load_fails_no_request(gqlgate, redis_sentinel, 
     with Load([gw], NAMES) as load:
         load.run_through(redis_sentinel.failover)
     load.assert_all_answered()
+    print(load.bypass_summary())
     assert_follows_the_new_master(redis_sentinel, gw, strawberry_upstream)
 
 
@@ -344,6 +363,7 @@ def test_sentinel_master_killed_under_load_fails_no_request(gqlgate, redis_senti
     with Load([gw], NAMES) as load:
         load.run_through(redis_sentinel.kill_master)
     load.assert_all_answered()
+    print(load.bypass_summary())
     assert_follows_the_new_master(redis_sentinel, gw, strawberry_upstream)
 
 
