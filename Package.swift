@@ -41,6 +41,8 @@ let package = Package(
         .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"], linkerSettings: [.linkedLibrary("gnutls")]),
         .target(name: "CLinuxShims"),
         .target(name: "CHiredisShims", dependencies: ["CHiredis"]),
+        // GnuTLS for the Redis client's TLS sessions on sockets of its own.
+        .target(name: "CGnuTLSShims", linkerSettings: [.linkedLibrary("gnutls")]),
 
         // MARK: - Wrappers (the only Swift code that imports C)
         .target(name: "GQLGateCore", swiftSettings: swiftSettings),
@@ -100,7 +102,8 @@ let package = Package(
         .target(
             name: "GQLGateRedis",
             dependencies: [
-                "GQLGateCore", "GQLGateEventLoop", "GQLGatePipeline", "GQLGateExchanges", "CHiredis", "CHiredisShims", "CZlib",
+                "GQLGateCore", "GQLGateEventLoop", "GQLGatePipeline", "GQLGateExchanges", "CHiredis", "CHiredisShims", "CGnuTLSShims",
+                "CZlib",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

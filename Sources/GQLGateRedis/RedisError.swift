@@ -8,6 +8,9 @@ package enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     case timedOut
     /// A reply of a shape the caller does not expect.
     case unexpectedReply(String)
+    /// The TLS settings cannot be used (a file that cannot be read or
+    /// parsed), or a TLS session cannot be set up.
+    case tls(String)
 
     package var description: String {
         switch self {
@@ -15,6 +18,7 @@ package enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unavailable(let reason): "Redis unavailable: \(reason)"
         case .timedOut: "Redis did not reply in time"
         case .unexpectedReply(let reply): "unexpected Redis reply: \(reply)"
+        case .tls(let message): "Redis TLS: \(message)"
         }
     }
 }

@@ -19,13 +19,17 @@ final class RedisTestServer: Sendable {
     let port: Int
     private let pid: Lock<pid_t?>
     private let extraArguments: [String]
+    private let tls: Bool
 
-    /// Starts a server and waits until it accepts connections.
-    init(port: Int? = nil, arguments: [String] = []) throws {
+    /// Starts a server and waits until it accepts connections. `tls`: the
+    /// port takes TLS connections only (`arguments` then name the
+    /// `--tls-cert-file` and the rest).
+    init(port: Int? = nil, arguments: [String] = [], tls: Bool = false) throws {
         self.port = try port ?? freePort()
         extraArguments = arguments
-        pid = Lock(try spawn("/usr/bin/redis-server",
-                              ["--port", String(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"] + arguments))
+        self.tls = tls
+        let ports = tls ? ["--port", "0", "--tls-port", String(self.port)] : ["--port", String(self.port)]
+        pid = Lock(try spawn("/usr/bin/redis-server", ports + ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"] + arguments))
         try waitUntilAccepting(port: self.port)
     }
 
@@ -42,7 +46,7 @@ final class RedisTestServer: Sendable {
 
     /// A new server on the same port (after `stop()`).
     func restarted() throws -> RedisTestServer {
-        try RedisTestServer(port: port, arguments: extraArguments)
+        try RedisTestServer(port: port, arguments: extraArguments, tls: tls)
     }
 
     deinit { stop() }
@@ -58,7 +62,7 @@ private let spawnCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_fi
 /// children would inherit that), and no other descriptor of this process:
 /// suites run side by side, and a server holding a copy of another suite's
 /// socket could keep its peer from reading end-of-stream.
-private func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
+func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
