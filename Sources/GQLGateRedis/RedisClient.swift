@@ -22,6 +22,8 @@ package final class RedisClient: Sendable {
     /// Where Redis is, TLS, timeouts and backoff.
     package struct Settings: Sendable {
         package var url: RedisURL
+        /// What `rediss` connections trust and present; nil: the system's trust store, no client certificate.
+        package var tls: RedisTLSCredentials?
         /// How long a command may wait for its reply; a ready connection that
         /// misses it is dropped and made again.
         package var commandTimeout: Duration

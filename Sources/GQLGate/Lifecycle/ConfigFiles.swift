@@ -32,6 +32,7 @@ package enum ConfigFiles {
                 problems.append(ConfigError(keyPath: "schema.file", message: error.reason))
             }
         }
+        if let problem = RedisAssembly.problem(config) { problems.append(problem) }
         do {
             _ = try PersistedDocumentsAssembly.library(config.persistedDocuments, cache: DocumentCache(), logger: Logger(label: "gqlgate"))
         } catch {
