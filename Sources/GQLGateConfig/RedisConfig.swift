@@ -58,6 +58,11 @@ extension RedisConfig {
 }
 
 extension GatewayConfig {
+    /// Whether some store keeps its state in Redis (`cache.backend: redis`).
+    public var usesRedis: Bool {
+        cache.enabled && cache.backend == .redis
+    }
+
     /// The Redis URL the stores use and the key it was set under: `redis.url`,
     /// else `cache.redis_url` (the first release's key), else a local Redis.
     public var effectiveRedisURL: (url: String, keyPath: String) {

@@ -1,10 +1,8 @@
 import GQLGateConfig
-import GQLGateEventLoop
 import GQLGateExchanges
 import GQLGateMetrics
 import GQLGatePipeline
 import GQLGateRedis
-import Logging
 
 /// The exchanges that save upstream work, built from the `apq`, `cache` and
 /// `dedupe` settings, for their slots (`PipelineSlot.apq`, `.cache`,
@@ -26,11 +24,12 @@ struct CacheAssembly: Sendable {
 
     /// - Parameter apqRegisters: whether APQ may register new text (not while the operation safelist is on).
     /// - Parameter recorder: told the bytes the memory cache holds.
-    init(config: GatewayConfig, apqRegisters: Bool, recorder: GatewayRecorder, loops: EventLoopGroup, logger: Logger) throws(ConfigError) {
+    /// - Parameter redis: the Redis client, when a store uses it.
+    init(config: GatewayConfig, apqRegisters: Bool, redis: RedisAssembly?, recorder: GatewayRecorder) {
         apq = config.apq.enabled ? APQExchange(registers: apqRegisters) : nil
         if config.cache.enabled {
             let settings = config.cache
-            let cache = try Self.store(config, recorder: recorder, loops: loops, logger: logger)
+            let cache = Self.store(config, redis: redis, recorder: recorder)
             let ttl = CacheTTLPolicy(
                 defaultTTL: settings.defaultTTL,
                 typeTTLs: Dictionary(settings.types.map { ($0.typeName, $0.ttl) }, uniquingKeysWith: { first, _ in first }))
@@ -52,19 +51,15 @@ struct CacheAssembly: Sendable {
     }
 
     /// The store `cache.backend` names.
-    private static func store(_ config: GatewayConfig, recorder: GatewayRecorder, loops: EventLoopGroup,
-                              logger: Logger) throws(ConfigError) -> any ResponseCacheStore {
+    private static func store(_ config: GatewayConfig, redis: RedisAssembly?, recorder: GatewayRecorder) -> any ResponseCacheStore {
         let settings = config.cache
-        switch settings.backend {
-        case .memory:
-            return MemoryResponseCache(
-                maxBytes: settings.maxBytes, staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError,
-                recorder: recorder)
-        case .redis:
-            let redis = try RedisAssembly.client(config, recorder: recorder, loops: loops, logger: logger)
+        if settings.backend == .redis, let redis {
             return RedisResponseCache(
-                client: redis.client, keys: redis.keys, staleWhileRevalidate: settings.staleWhileRevalidate,
+                client: redis.client, keys: redis.cacheKeys, staleWhileRevalidate: settings.staleWhileRevalidate,
                 staleIfError: settings.staleIfError, recorder: recorder)
         }
+        return MemoryResponseCache(
+            maxBytes: settings.maxBytes, staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError,
+            recorder: recorder)
     }
 }

@@ -24,8 +24,8 @@ extension Gateway {
                 ?? GatewaySchema()
         }
         let persisted = try PersistedDocumentsAssembly(config: config, cache: documents, schema: schema, logger: context.logger)
-        let caching = try CacheAssembly(config: config, apqRegisters: persisted.apqRegisters, recorder: recorder,
-                                        loops: context.loops, logger: context.logger)
+        let redis = try RedisAssembly.make(config, recorder: recorder, loops: context.loops, logger: context.logger)
+        let caching = CacheAssembly(config: config, apqRegisters: persisted.apqRegisters, redis: redis, recorder: recorder)
         let traffic = TrafficAssembly(config: config, client: client, recorder: recorder, previous: context.previous)
         var builder = PipelineBuilder()
         if let rateLimit = traffic.rateLimit { builder.fill(.rateLimit, with: rateLimit) }

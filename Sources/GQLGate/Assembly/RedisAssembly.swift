@@ -3,31 +3,47 @@ import GQLGateEventLoop
 import GQLGateRedis
 import Logging
 
-/// The Redis client the `redis` settings describe, and the key names of
-/// the stores kept in it (spread over hash-tagged groups in a cluster).
-enum RedisAssembly {
-    /// A client of `redis.url` (or `cache.redis_url`) with `redis.timeout`
-    /// and `redis.tls`; throws a `ConfigError` at the key that is wrong.
-    static func client(_ config: GatewayConfig, recorder: GatewayRecorder, loops: EventLoopGroup,
-                       logger: Logger) throws(ConfigError) -> (client: RedisClient, keys: RedisCacheKeys) {
-        let (text, keyPath) = config.effectiveRedisURL
-        let url: RedisURL
-        do {
-            url = try RedisURL(parsing: text)
-        } catch {
-            throw ConfigError.invalid(text, expected: "a Redis URL (\(error))", keyPath: keyPath)
-        }
+/// The Redis every store of a configuration keeps its state in (`redis`
+/// settings): one client, made with the pipeline when some store uses
+/// Redis, shared by all of them.
+struct RedisAssembly: Sendable {
+    /// The client of `redis.url` (or `cache.redis_url`) with `redis.timeout` and `redis.tls`.
+    let client: RedisClient
+    /// `redis.key_prefix` (or `cache.redis_key_prefix`).
+    let keyPrefix: String
+    /// How the URL reaches Redis (a cluster spreads keys over hash-tagged groups).
+    let topology: RedisURL.Topology
+
+    /// The client, when some store of `config` uses Redis; throws a
+    /// `ConfigError` at the key that is wrong.
+    static func make(_ config: GatewayConfig, recorder: GatewayRecorder, loops: EventLoopGroup,
+                     logger: Logger) throws(ConfigError) -> RedisAssembly? {
+        guard config.usesRedis else { return nil }
+        let url = try url(config)
         var settings = RedisClient.Settings(url: url, commandTimeout: config.redis.timeout)
         settings.tls = try tlsCredentials(config, url: url)
         settings.connectTimeout = max(settings.connectTimeout, config.redis.timeout)
-        let client = RedisClient(settings: settings, group: loops, logger: logger, recorder: recorder)
-        let partitions = url.topology == .cluster ? RedisCacheKeys.clusterPartitions : 1
-        return (client, RedisCacheKeys(prefix: config.effectiveRedisKeyPrefix, partitions: partitions))
+        return RedisAssembly(client: RedisClient(settings: settings, group: loops, logger: logger, recorder: recorder),
+                             keyPrefix: config.effectiveRedisKeyPrefix, topology: url.topology)
+    }
+
+    /// The response cache's key names.
+    var cacheKeys: RedisCacheKeys {
+        RedisCacheKeys(prefix: keyPrefix, partitions: topology == .cluster ? RedisCacheKeys.clusterPartitions : 1)
+    }
+
+    private static func url(_ config: GatewayConfig) throws(ConfigError) -> RedisURL {
+        let (text, keyPath) = config.effectiveRedisURL
+        do {
+            return try RedisURL(parsing: text)
+        } catch {
+            throw ConfigError.invalid(text, expected: "a Redis URL (\(error))", keyPath: keyPath)
+        }
     }
 
     /// The certificates of `redis.tls`, loaded once for every connection, when
     /// `url` uses TLS; throws at the `redis.tls` key whose file cannot be used.
-    static func tlsCredentials(_ config: GatewayConfig, url: RedisURL) throws(ConfigError) -> RedisTLSCredentials? {
+    private static func tlsCredentials(_ config: GatewayConfig, url: RedisURL) throws(ConfigError) -> RedisTLSCredentials? {
         guard url.tls else { return nil }
         let tls = config.redis.tls
         do {
@@ -41,11 +57,10 @@ enum RedisAssembly {
         }
     }
 
-    /// Why the Redis the cache would use cannot be reached as configured
+    /// Why the Redis the stores would use cannot be reached as configured
     /// (`redis.tls` files), for `check-config`; nil when it can or no store uses Redis.
     static func problem(_ config: GatewayConfig) -> ConfigError? {
-        guard config.cache.enabled, config.cache.backend == .redis,
-              let url = try? RedisURL(parsing: config.effectiveRedisURL.url) else { return nil }
+        guard config.usesRedis, let url = try? RedisURL(parsing: config.effectiveRedisURL.url) else { return nil }
         do {
             _ = try tlsCredentials(config, url: url)
             return nil
