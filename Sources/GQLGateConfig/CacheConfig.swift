@@ -4,8 +4,11 @@ public struct CacheConfig: Sendable, Equatable {
     public enum Backend: String, Sendable, Equatable, CaseIterable {
         /// In this process's memory.
         case memory
-        /// In Redis at `redis_url`, shared by every replica.
+        /// In the Redis of `redis.url`, shared by every replica.
         case redis
+        /// In this process's memory in front of the Redis of `redis.url`: hits
+        /// from memory, misses read Redis, purges reach every replica's memory.
+        case tiered
     }
 
     /// One entry of `cache.types`: the time to live of answers holding objects of one type.
@@ -27,7 +30,7 @@ public struct CacheConfig: Sendable, Equatable {
 
     /// `cache.enabled`: cache query answers. Default false.
     public var enabled = false
-    /// `cache.backend`: `memory` or `redis`. Default `memory`.
+    /// `cache.backend`: `memory`, `redis` or `tiered`. Default `memory`.
     public var backend = Backend.memory
     /// `cache.redis_url`: the first release's key for `redis.url`, still read when
     /// `redis.url` is not set. Default none.

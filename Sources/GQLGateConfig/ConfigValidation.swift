@@ -42,14 +42,14 @@ extension GatewayConfig {
                 )
             }
         }
-        if cache.backend == .redis {
+        if cache.backend != .memory {
             let (url, keyPath) = effectiveRedisURL
             let schemes = ["redis", "rediss", "redis-sentinel", "rediss-sentinel", "redis-cluster", "rediss-cluster"]
             guard let separator = url.range(of: "://"), schemes.contains(url[..<separator.lowerBound].lowercased()),
                   Self.namesHosts(url[separator.upperBound...]) else {
                 let placed = ConfigError.invalid(url, expected: "a redis://, rediss://, redis-sentinel:// or redis-cluster:// URL",
                                                  keyPath: keyPath)
-                throw ConfigError(keyPath: placed.keyPath, message: placed.message + " (cache.backend is redis)")
+                throw ConfigError(keyPath: placed.keyPath, message: placed.message + " (cache.backend is \(cache.backend.rawValue))")
             }
             if let url = redis.url, let old = cache.redisURL, url != old {
                 throw ConfigError(keyPath: "cache.redis_url", message: "names another Redis than redis.url; keep redis.url")

@@ -58,9 +58,9 @@ extension RedisConfig {
 }
 
 extension GatewayConfig {
-    /// Whether some store keeps its state in Redis (`cache.backend: redis`).
+    /// Whether some store keeps its state in Redis (`cache.backend: redis` or `tiered`).
     public var usesRedis: Bool {
-        cache.enabled && cache.backend == .redis
+        cache.enabled && cache.backend != .memory
     }
 
     /// The Redis URL the stores use and the key it was set under: `redis.url`,

@@ -47,8 +47,10 @@ package struct CacheExchange: InlineExchange {
     }
 
     private let cache: any ResponseCacheStore
-    /// The same store when it is the in-memory one, whose fresh answers `decide` gives.
-    private let memory: MemoryResponseCache?
+    /// The same store when its fresh answers are in memory, which `decide` gives.
+    private let memory: (any InlineResponseCache)?
+    /// Whether answers may come from a store other replicas write (not only from this process's memory).
+    private let shared: Bool
     private let settings: Settings
     private let clock: CacheClock
 
@@ -56,7 +58,8 @@ package struct CacheExchange: InlineExchange {
     ///   default the store's own (`ResponseCacheStore.clock`).
     package init(cache: any ResponseCacheStore, settings: Settings = Settings(), clock: CacheClock? = nil) {
         self.cache = cache
-        memory = cache as? MemoryResponseCache
+        memory = cache as? any InlineResponseCache
+        shared = !(cache is MemoryResponseCache)
         self.settings = settings
         self.clock = clock ?? cache.clock
     }
@@ -70,8 +73,8 @@ package struct CacheExchange: InlineExchange {
         }
     }
 
-    /// The fresh answer to a query, when the store is `MemoryResponseCache`
-    /// and holds one, as `handle` would give it (`X-Cache: HIT`, `Age`, the
+    /// The fresh answer to a query, when the store keeps answers in memory
+    /// (`InlineResponseCache`) and holds one, as `handle` would give it (`X-Cache: HIT`, `Age`, the
     /// hit counted); anything else (a client's `Cache-Control: no-cache`
     /// included) `handle` decides, on a loop.
     package func decide(_ operation: inout Operation) -> InlineDecision {
@@ -136,7 +139,7 @@ package struct CacheExchange: InlineExchange {
     private func served(_ answer: CachedAnswer, age: Duration) -> GraphQLResponse {
         var headers = answer.headers
         // Never stored since this version; an answer a shared store kept from an earlier one may carry it.
-        if memory == nil { headers.remove(name: "Set-Cookie") }
+        if shared { headers.remove(name: "Set-Cookie") }
         headers.reserveCapacity(headers.count + 3)  // Age here; X-Cache and X-Request-Id later
         headers.add(name: "Age", value: String(max(0, age.components.seconds)))  // stored without one
         var response = GraphQLResponse(status: answer.status, headers: headers, body: answer.body, source: .cache)
@@ -191,6 +194,7 @@ package struct CacheExchange: InlineExchange {
         let (response, inspection) = try await send(operation, next: next)
         if let inspection, inspection.hasData {
             _ = await cache.purge(entities: inspection.entities, types: inspection.rootFieldTypes, arguments: rootArguments(of: operation))
+            operation.record(.cachePurged)
         }
         return response
     }

@@ -44,6 +44,8 @@ public final class GatewayMetrics: Sendable {
     private let spansDropped: CoreMetrics.Counter
     private let schemaLoaded: Meter
     private let schemaRefreshes: [CoreMetrics.Counter]
+    private let cacheInvalidations: [CoreMetrics.Counter]
+    private let cacheMemoryTierDrops: CoreMetrics.Counter
     private let redisUp: Meter
     private let redisReconnects: CoreMetrics.Counter
     private let redisErrors: [CoreMetrics.Counter]
@@ -108,6 +110,10 @@ public final class GatewayMetrics: Sendable {
         schemaRefreshes = SchemaRefreshOutcome.allCases.map {
             Counter(label: "gqlgate_schema_refreshes_total", dimensions: [("outcome", $0.rawValue)], factory: factory)
         }
+        cacheInvalidations = CacheInvalidationSource.allCases.map {
+            Counter(label: "gqlgate_cache_invalidations_total", dimensions: [("source", $0.rawValue)], factory: factory)
+        }
+        cacheMemoryTierDrops = Counter(label: "gqlgate_cache_memory_tier_drops_total", factory: factory)
         redisUp = Meter(label: "gqlgate_redis_up", factory: factory)
         redisReconnects = Counter(label: "gqlgate_redis_reconnects_total", factory: factory)
         redisErrors = SharedStore.allCases.map {
@@ -220,6 +226,14 @@ public final class GatewayMetrics: Sendable {
 
     /// The schema's source was read, with `outcome`.
     package func schemaRefreshed(_ outcome: SchemaRefreshOutcome) { schemaRefreshes[outcome.index].increment() }
+
+    /// Cached answers were purged for `source` (`gqlgate_cache_invalidations_total{source}`).
+    package func cacheInvalidated(_ source: CacheInvalidationSource) {
+        cacheInvalidations[CacheInvalidationSource.allCases.firstIndex(of: source)!].increment()
+    }
+
+    /// A tiered cache's memory tier was dropped whole (`gqlgate_cache_memory_tier_drops_total`).
+    package func cacheMemoryTierDropped() { cacheMemoryTierDrops.increment() }
 
     /// Whether Redis is reachable (`gqlgate_redis_up`, 0 or 1; 0 while no store uses Redis).
     package func redisAvailable(_ up: Bool) { redisUp.set(up ? 1 : 0) }

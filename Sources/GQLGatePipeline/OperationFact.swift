@@ -20,6 +20,8 @@ package enum OperationFact: Sendable {
     case validationWouldRefuse(GatewayError, documentSHA256: String)
     /// The response cache served it so (`X-Cache`: HIT, MISS, BYPASS).
     case cacheServed(CacheOutcome)
+    /// Its answer (a mutation's) purged the cached answers it may have changed.
+    case cachePurged
     /// Traffic protection refused it.
     case shed(ShedReason)
     /// It waited for `kind` from `start` to `end` (monotonic nanoseconds, `GatewayClock`).
@@ -93,6 +95,12 @@ package enum GatewayFact: Sendable {
     /// The schema's source was read (`schema.source`): a new schema, the
     /// same one, or none; `holdsSchema` tells whether one is held after it.
     case schemaRefreshed(SchemaRefresh, holdsSchema: Bool)
+    /// Cached answers were purged, for `source` (an operation's own purge,
+    /// a mutation's, is an `OperationFact.cachePurged`).
+    case cacheInvalidated(CacheInvalidationSource)
+    /// The memory tier was dropped whole: its subscription to the other
+    /// replicas' purges was lost, and messages may have been missed.
+    case cacheMemoryTierDropped
     /// The Redis client's connections reached Redis (`up`), or lost it.
     case redisAvailabilityChanged(up: Bool)
     /// A Redis connection is being made again after one failed or was lost.
@@ -100,6 +108,16 @@ package enum GatewayFact: Sendable {
     /// A command of a store kept in Redis failed (no connection, no reply in
     /// time, or a reply of the wrong shape); the store fell back.
     case redisCommandFailed(SharedStore)
+}
+
+/// Why cached answers were purged (`gqlgate_cache_invalidations_total{source}`).
+package enum CacheInvalidationSource: String, CaseIterable, Sendable {
+    /// A mutation's answer, through this replica.
+    case mutation
+    /// Another replica's purge, received through Redis (`cache.backend: tiered`).
+    case peer
+    /// An operator's `POST /cache/purge`.
+    case admin
 }
 
 /// A store gqlgate keeps in Redis (`gqlgate_redis_errors_total{store}`).

@@ -107,7 +107,7 @@ package final class OperationRecord: Sendable {
             } else {
                 facts.reconnectsLeftOut += 1
             }
-        case .persistedDocument, .unlistedOperation, .validationWouldRefuse, .upstreamAttemptEnded, .retrying:
+        case .persistedDocument, .unlistedOperation, .validationWouldRefuse, .upstreamAttemptEnded, .retrying, .cachePurged:
             break
         }
     }

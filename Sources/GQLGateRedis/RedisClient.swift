@@ -1,3 +1,4 @@
+import GQLGateCore
 package import GQLGateEventLoop
 package import GQLGatePipeline
 package import Logging
@@ -56,6 +57,9 @@ package final class RedisClient: Sendable {
     private let availability: RedisAvailability
     /// With Sentinel: the subscription to master switches.
     private let sentinelWatch: LoopBound<RedisSentinelWatch>?
+    private let settings: Settings
+    /// Where a subscriber connects: the server, the master the sentinels name, or a cluster's seeds in turn.
+    private let subscriberLocate: @Sendable (EventLoop, @escaping (Result<RedisServerAddress, RedisError>) -> Void) -> Void
 
     /// Also ignores `SIGPIPE` for the process: TLS writes with `send(2)` without
     /// `MSG_NOSIGNAL`, and a Redis that closed the connection must not end the gateway.
@@ -67,15 +71,18 @@ package final class RedisClient: Sendable {
         let availability = RedisAvailability(logger: logger, recorder: recorder,
                                              server: url.servers.map(\.description).joined(separator: ",") + "/\(url.database)")
         self.availability = availability
+        self.settings = settings
         switch url.topology {
         case .standalone:
             let server = url.servers[0]
+            subscriberLocate = { _, found in found(.success(server)) }
             routes = group.loops.map { loop in
                 LoopBound(RedisConnection(loop: loop, settings: settings, events: availability) { _, found in found(.success(server)) }, loop: loop)
             }
             sentinelWatch = nil
         case .sentinel(let master):
             let sentinels = RedisSentinels(master: master, settings: settings)
+            subscriberLocate = { loop, found in sentinels.locateMaster(on: loop, completion: found) }
             let connections = group.loops.map { loop in
                 RedisConnection(loop: loop, settings: settings, role: .init(requiresMaster: true), events: availability) { loop, found in
                     sentinels.locateMaster(on: loop, completion: found)
@@ -88,6 +95,16 @@ package final class RedisClient: Sendable {
             loop.execute { watch.value.start() }
             sentinelWatch = watch
         case .cluster:
+            // Pub/sub reaches every node of a cluster: any seed will do.
+            let seeds = url.servers
+            let next = Lock(0)
+            subscriberLocate = { _, found in
+                let index = next.withLock { value in
+                    defer { value += 1 }
+                    return value
+                }
+                found(.success(seeds[index % seeds.count]))
+            }
             routes = group.loops.map { LoopBound(RedisClusterRouter(loop: $0, settings: settings, events: availability), loop: $0) }
             sentinelWatch = nil
         }
@@ -122,6 +139,35 @@ package final class RedisClient: Sendable {
             }
         }
         return try result.get()
+    }
+
+    /// Subscribes to `channel` on a connection of its own (on the first loop),
+    /// made again like any other after a failure. `onMessage` gets each
+    /// message's payload; `onResubscribed` is called when the subscription is
+    /// made again after it was lost (messages may have been missed meanwhile).
+    /// Both run on that loop. The subscription lasts until the value returned goes.
+    package func subscribe(_ channel: String, onMessage: @escaping @Sendable ([UInt8]) -> Void,
+                           onResubscribed: @escaping @Sendable () -> Void) -> RedisSubscription {
+        let loop = group.loops[0]
+        let bound = LoopBound(RedisConnection(loop: loop, settings: settings, events: availability, locate: subscriberLocate), loop: loop)
+        let subscription = RedisSubscription(bound)
+        loop.execute {
+            let connection = bound.value
+            var subscribedBefore = false
+            connection.onPush = { message in
+                guard let fields = message.elements, fields.count == 3, let payload = fields[2].bytes else { return }
+                onMessage(payload)
+            }
+            connection.onReady = { [unowned connection] in
+                connection.send(["SUBSCRIBE", channel].map { Array($0.utf8) }) { result in
+                    guard case .success(.array) = result else { return }
+                    if subscribedBefore { onResubscribed() }
+                    subscribedBefore = true
+                }
+            }
+            connection.start()
+        }
+        return subscription
     }
 
     /// `send` with text arguments.

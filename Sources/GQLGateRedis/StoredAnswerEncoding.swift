@@ -23,23 +23,19 @@ package enum StoredAnswerEncoding {
     package static func encode(_ answer: CachedAnswer) -> [UInt8] {
         var out = magic
         out.reserveCapacity(answer.cost + checkedFrom)
-        append(UInt32(0), to: &out)  // the checksum, written last
-        append(UInt16(clamping: answer.status), to: &out)
-        append(answer.storedAt.nanoseconds, to: &out)
-        append(answer.ttl.nanoseconds, to: &out)
-        append(UInt32(answer.headers.count), to: &out)
+        RecordCoding.append(UInt32(0), to: &out)  // the checksum, written last
+        RecordCoding.append(UInt16(clamping: answer.status), to: &out)
+        RecordCoding.append(answer.storedAt.nanoseconds, to: &out)
+        RecordCoding.append(answer.ttl.nanoseconds, to: &out)
+        RecordCoding.append(UInt32(answer.headers.count), to: &out)
         for field in answer.headers {
-            append(field.name, to: &out)
-            append(field.value, to: &out)
+            RecordCoding.append(field.name, to: &out)
+            RecordCoding.append(field.value, to: &out)
         }
-        append(answer.tags.entities.sorted(), to: &out)
-        append(answer.tags.types.sorted(), to: &out)
-        append(UInt32(answer.tags.arguments.count), to: &out)
-        for (name, values) in answer.tags.arguments.sorted(by: { $0.key < $1.key }) {
-            append(name, to: &out)
-            append(values.sorted(), to: &out)
-        }
-        append(UInt32(answer.body.count), to: &out)
+        RecordCoding.append(answer.tags.entities.sorted(), to: &out)
+        RecordCoding.append(answer.tags.types.sorted(), to: &out)
+        RecordCoding.append(answer.tags.arguments, to: &out)
+        RecordCoding.append(UInt32(answer.body.count), to: &out)
         answer.body.withUnsafeBytes { out.append(contentsOf: $0) }
         let sum = checksum(of: out)
         withUnsafeBytes(of: sum.bigEndian) { out.replaceSubrange(magic.count..<checkedFrom, with: $0) }
@@ -62,7 +58,7 @@ package enum StoredAnswerEncoding {
 
     /// The answer in `record`; nil when it is not a whole record of this version or its checksum fails.
     package static func decode(_ record: [UInt8]) -> CachedAnswer? {
-        var reader = Reader(bytes: record)
+        var reader = RecordCoding.Reader(bytes: record)
         guard reader.take(magic.count) == magic[...], let sum = reader.integer(UInt32.self), sum == checksum(of: record),
               let status = reader.integer(UInt16.self),
               let storedAt = reader.integer(UInt64.self), let ttl = reader.integer(UInt64.self),
@@ -73,64 +69,11 @@ package enum StoredAnswerEncoding {
             guard let name = reader.text(), let value = reader.text() else { return nil }
             headers.add(name: name, value: value)
         }
-        guard let entities = reader.texts(), let types = reader.texts(), let argumentCount = reader.integer(UInt32.self) else { return nil }
-        var arguments: [String: Set<String>] = [:]
-        for _ in 0..<argumentCount {
-            guard let name = reader.text(), let values = reader.texts() else { return nil }
-            arguments[name] = Set(values)
-        }
+        guard let entities = reader.texts(), let types = reader.texts(), let arguments = reader.arguments() else { return nil }
         guard let bodyCount = reader.integer(UInt32.self), let body = reader.take(Int(bodyCount)), reader.isAtEnd else { return nil }
         return CachedAnswer(
             status: Int(status), headers: headers, body: Bytes(Array(body)),
             storedAt: .nanoseconds(Int64(bitPattern: storedAt)), ttl: .nanoseconds(Int64(bitPattern: ttl)),
             tags: CacheTags(entities: Set(entities), types: Set(types), arguments: arguments))
-    }
-
-    private static func append<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
-        withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) }
-    }
-
-    private static func append(_ text: String, to out: inout [UInt8]) {
-        append(UInt32(text.utf8.count), to: &out)
-        out.append(contentsOf: text.utf8)
-    }
-
-    private static func append(_ texts: [String], to out: inout [UInt8]) {
-        append(UInt32(texts.count), to: &out)
-        for text in texts { append(text, to: &out) }
-    }
-
-    /// Reads a record front to back; every read is nil past the end.
-    private struct Reader {
-        let bytes: [UInt8]
-        var offset = 0
-
-        var isAtEnd: Bool { offset == bytes.count }
-
-        mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
-            guard count >= 0, bytes.count - offset >= count else { return nil }
-            defer { offset += count }
-            return bytes[offset..<offset + count]
-        }
-
-        mutating func integer<T: FixedWidthInteger>(_ type: T.Type) -> T? {
-            guard let slice = take(MemoryLayout<T>.size) else { return nil }
-            return slice.reduce(T.zero) { $0 << 8 | T($1) }
-        }
-
-        mutating func text() -> String? {
-            guard let count = integer(UInt32.self), let slice = take(Int(count)) else { return nil }
-            return String(validating: slice, as: UTF8.self)
-        }
-
-        mutating func texts() -> [String]? {
-            guard let count = integer(UInt32.self), Int(count) <= bytes.count - offset else { return nil }
-            var texts: [String] = []
-            for _ in 0..<count {
-                guard let text = text() else { return nil }
-                texts.append(text)
-            }
-            return texts
-        }
     }
 }

@@ -49,6 +49,6 @@ import Testing
     }
 
     @Test func rejectsUnknownBackends() {
-        #expect(loadError("cache: {backend: memcached}") == #"cache.backend: "memcached" is not valid: expected one of memory, redis"#)
+        #expect(loadError("cache: {backend: memcached}") == #"cache.backend: "memcached" is not valid: expected one of memory, redis, tiered"#)
     }
 }

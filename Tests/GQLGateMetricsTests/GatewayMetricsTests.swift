@@ -30,6 +30,8 @@ import Testing
             "# TYPE gqlgate_spans_dropped_total counter",
             "# TYPE gqlgate_schema_loaded gauge",
             "# TYPE gqlgate_schema_refreshes_total counter",
+            "# TYPE gqlgate_cache_invalidations_total counter",
+            "# TYPE gqlgate_cache_memory_tier_drops_total counter",
             "# TYPE gqlgate_redis_up gauge",
             "# TYPE gqlgate_redis_reconnects_total counter",
             "# TYPE gqlgate_redis_errors_total counter",

@@ -53,13 +53,15 @@ struct CacheAssembly: Sendable {
     /// The store `cache.backend` names.
     private static func store(_ config: GatewayConfig, redis: RedisAssembly?, recorder: GatewayRecorder) -> any ResponseCacheStore {
         let settings = config.cache
-        if settings.backend == .redis, let redis {
-            return RedisResponseCache(
-                client: redis.client, keys: redis.cacheKeys, staleWhileRevalidate: settings.staleWhileRevalidate,
-                staleIfError: settings.staleIfError, recorder: recorder)
-        }
-        return MemoryResponseCache(
+        let memory = MemoryResponseCache(
             maxBytes: settings.maxBytes, staleWhileRevalidate: settings.staleWhileRevalidate, staleIfError: settings.staleIfError,
             recorder: recorder)
+        guard settings.backend != .memory, let redis else { return memory }
+        let shared = RedisResponseCache(
+            client: redis.client, keys: redis.cacheKeys, staleWhileRevalidate: settings.staleWhileRevalidate,
+            staleIfError: settings.staleIfError, recorder: recorder)
+        guard settings.backend == .tiered else { return shared }
+        return TieredResponseCache(memory: memory, redis: shared, client: redis.client, channel: redis.keyPrefix + "invalidations",
+                                   recorder: recorder)
     }
 }

@@ -41,6 +41,8 @@ final class GatewayRecorder: FactRecorder {
             metrics.cacheHit()
         case .cacheServed:
             metrics.cacheMiss()
+        case .cachePurged:
+            metrics.cacheInvalidated(.mutation)
         case .upstreamAttemptStarted:
             metrics.upstreamAttemptStarted()
         case .upstreamAttemptEnded(let attempt, let outcome):
@@ -99,6 +101,8 @@ final class GatewayRecorder: FactRecorder {
         case .upstreamSubscriptionEnded: metrics.upstreamSubscriptionEnded()
         case .webSocketOpened: metrics.websocketOpened()
         case .webSocketClosed: metrics.websocketClosed()
+        case .cacheInvalidated(let source): metrics.cacheInvalidated(source)
+        case .cacheMemoryTierDropped: metrics.cacheMemoryTierDropped()
         case .redisAvailabilityChanged(let up): metrics.redisAvailable(up)
         case .redisReconnecting: metrics.redisReconnecting()
         case .redisCommandFailed(let store): metrics.redisCommandFailed(store)

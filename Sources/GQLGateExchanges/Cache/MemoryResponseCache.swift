@@ -5,7 +5,7 @@ package import GQLGatePipeline
 /// `maxBytes` (least recently used dropped first), with a tag index for
 /// invalidation and the counters for metrics. Shared by every loop behind one
 /// `Lock`, held for dictionary work only.
-package final class MemoryResponseCache: ResponseCacheStore {
+package final class MemoryResponseCache: ResponseCacheStore, InlineResponseCache {
     /// What a look-up found (never `.unavailable`).
     package typealias Lookup = ResponseCacheLookup
 
@@ -21,6 +21,7 @@ package final class MemoryResponseCache: ResponseCacheStore {
     }
 
     private let state: Lock<State>
+    private let maxBytes: Int
     private let staleWhileRevalidate: Duration
     private let staleIfError: Duration
     /// Told the bytes held with each outcome counted (`GatewayFact.cacheBytesHeld`).
@@ -34,6 +35,7 @@ package final class MemoryResponseCache: ResponseCacheStore {
     package init(maxBytes: Int, staleWhileRevalidate: Duration = .zero, staleIfError: Duration = .zero,
                 recorder: (any FactRecorder)? = nil) {
         state = Lock(State(entries: CostBoundedLRU(capacity: maxBytes)))
+        self.maxBytes = maxBytes
         self.staleWhileRevalidate = staleWhileRevalidate
         self.staleIfError = staleIfError
         self.recorder = recorder
@@ -112,6 +114,18 @@ package final class MemoryResponseCache: ResponseCacheStore {
             for key in doomed { Self.remove(key, from: &state) }
             state.statistics.invalidations += doomed.count
             return doomed.count
+        }
+    }
+
+    /// Removes every answer (a tier that may have missed invalidations). Returns how many.
+    @discardableResult
+    package func removeAll() -> Int {
+        state.withLock { state in
+            let count = state.entries.count
+            state.entries = CostBoundedLRU(capacity: maxBytes)
+            state.index = [:]
+            state.statistics.invalidations += count
+            return count
         }
     }
 

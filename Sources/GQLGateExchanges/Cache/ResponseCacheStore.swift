@@ -45,3 +45,12 @@ package enum ResponseCacheLookup: Sendable {
     /// unexpected): fetch, do not store (`X-Cache: BYPASS`).
     case unavailable
 }
+
+/// A store whose fresh answers are in this process's memory, so that
+/// `CacheExchange` can serve them on the server thread without a task:
+/// `MemoryResponseCache`, and the memory tier of a tiered store.
+package protocol InlineResponseCache: Sendable {
+    /// The answer for `key` when it is fresh at time `now`, counted as a hit;
+    /// nil for anything else (left for the store's `lookup`).
+    func freshHit(for key: RequestKey, now: Duration) -> (answer: CachedAnswer, age: Duration)?
+}

@@ -1,0 +1,104 @@
+import GQLGateCore
+package import GQLGateExchanges
+package import GQLGatePipeline
+
+/// `cache.backend: tiered`: this process's memory in front of Redis. Fresh
+/// answers in memory are served as with the memory cache (on the server
+/// thread); a miss there reads Redis, and a fresh answer found there is kept
+/// in memory until it expires; a miss in both goes upstream. Stores write
+/// both tiers.
+///
+/// Coherent across the fleet: a purge (a mutation's entities, an operator's
+/// purge) is applied to both tiers and published on Redis pub/sub
+/// (`<prefix>invalidations`), and every other replica purges its memory tier
+/// when the message arrives. A replica whose subscription was lost (it may
+/// have missed messages) drops its whole memory tier when it subscribes
+/// again. While Redis is unavailable the memory tier goes on alone.
+package final class TieredResponseCache: ResponseCacheStore, InlineResponseCache {
+    private let memory: MemoryResponseCache
+    private let redis: RedisResponseCache
+    private let client: RedisClient
+    private let channel: String
+    /// Tells this replica's messages from the others'.
+    private let sender: String
+    private let recorder: (any FactRecorder)?
+    private let subscription: Lock<RedisSubscription?> = Lock(nil)
+
+    /// - Parameters:
+    ///   - channel: the pub/sub channel every replica sharing the keys uses (`<prefix>invalidations`).
+    ///   - recorder: told of invalidations received and of memory tiers dropped.
+    package init(memory: MemoryResponseCache, redis: RedisResponseCache, client: RedisClient, channel: String,
+                recorder: (any FactRecorder)? = nil) {
+        self.memory = memory
+        self.redis = redis
+        self.client = client
+        self.channel = channel
+        self.recorder = recorder
+        sender = String(UInt64.random(in: .min ... .max), radix: 16) + String(UInt64.random(in: .min ... .max), radix: 16)
+        let subscription = client.subscribe(channel, onMessage: { [weak self] payload in self?.received(payload) },
+                                            onResubscribed: { [weak self] in self?.resubscribed() })
+        self.subscription.withLock { $0 = subscription }
+    }
+
+    package func freshHit(for key: RequestKey, now: Duration) -> (answer: CachedAnswer, age: Duration)? {
+        memory.freshHit(for: key, now: now)
+    }
+
+    package func lookup(_ key: RequestKey, now: Duration) async -> ResponseCacheLookup {
+        if case .fresh(let answer, let age) = memory.lookup(key, now: now) { return .fresh(answer, age: age) }
+        let found = await redis.lookup(key, now: now)
+        if case .fresh(let answer, _) = found { memory.store(answer, for: key) }
+        return found
+    }
+
+    @discardableResult
+    package func store(_ answer: CachedAnswer, for key: RequestKey) async -> Bool {
+        memory.store(answer, for: key)
+        _ = await redis.store(answer, for: key)
+        return true
+    }
+
+    package func refreshFailed(_ key: RequestKey) async {
+        memory.refreshFailed(key)
+        await redis.refreshFailed(key)
+    }
+
+    @discardableResult
+    package func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>]) async -> Int {
+        let local = memory.purge(entities: entities, types: types, arguments: arguments)
+        let shared = await redis.purge(entities: entities, types: types, arguments: arguments)
+        let message = CacheInvalidationMessage(sender: sender, entities: entities, types: types, arguments: arguments)
+        if (try? await client.send([Array("PUBLISH".utf8), Array(channel.utf8), message.encoded])) == nil {
+            recorder?.record(.redisCommandFailed(.cache))
+        }
+        return max(local, shared)
+    }
+
+    package func record(_ outcome: CacheOutcome) {
+        memory.record(outcome)
+    }
+
+    /// The memory tier's counters, with Redis' failures and invalidations added.
+    package var statistics: ResponseCacheStatistics {
+        var statistics = memory.statistics
+        let shared = redis.statistics
+        statistics.storeErrors += shared.storeErrors
+        statistics.invalidations += shared.invalidations
+        return statistics
+    }
+
+    package var clock: CacheClock { .wall }
+
+    /// Another replica purged: so does this one's memory tier.
+    private func received(_ payload: [UInt8]) {
+        guard let message = CacheInvalidationMessage(decoding: payload), message.sender != sender else { return }
+        memory.purge(entities: message.entities, types: message.types, arguments: message.arguments)
+        recorder?.record(.cacheInvalidated(.peer))
+    }
+
+    /// The subscription was lost and is back: messages may have been missed.
+    private func resubscribed() {
+        memory.removeAll()
+        recorder?.record(.cacheMemoryTierDropped)
+    }
+}
