@@ -180,7 +180,9 @@ package struct CacheExchange: InlineExchange {
         headers.remove(name: "X-Request-Id")
         headers.remove(name: "Age")
         headers.remove(name: "X-Cache")
-        let tags = CacheTags(entities: inspection.entities, types: inspection.types,
+        var purgeTags: Set<String> = [CacheTags.everyAnswer]
+        if let name = operation.selected?.name { purgeTags.insert(CacheTags.operation(name)) }
+        let tags = CacheTags(entities: inspection.entities.union(purgeTags), types: inspection.types,
                              arguments: settings.invalidateOnMutation ? rootArguments(of: operation) : [:])
         let stored = await cache.store(
             CachedAnswer(status: response.status, headers: headers, body: response.body, storedAt: clock.now(), ttl: ttl, tags: tags),
@@ -193,7 +195,8 @@ package struct CacheExchange: InlineExchange {
     private func mutation(_ operation: Operation, next: ExchangeNext) async throws -> GraphQLResponse {
         let (response, inspection) = try await send(operation, next: next)
         if let inspection, inspection.hasData {
-            _ = await cache.purge(entities: inspection.entities, types: inspection.rootFieldTypes, arguments: rootArguments(of: operation))
+            _ = await cache.purge(CachePurge(entities: inspection.entities, types: inspection.rootFieldTypes, arguments: rootArguments(of: operation)),
+                                  now: clock.now())
             operation.record(.cachePurged)
         }
         return response

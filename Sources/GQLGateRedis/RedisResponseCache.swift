@@ -91,41 +91,67 @@ package final class RedisResponseCache: ResponseCacheStore {
     }
 
     @discardableResult
-    package func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>]) async -> Int {
+    package func purge(_ purge: CachePurge, now: Duration) async -> Int {
         await withTaskGroup(of: Int.self) { group in
             for partition in 0..<keys.partitions {
-                group.addTask { await self.purge(entities: entities, types: types, arguments: arguments, partition: partition) }
+                group.addTask { await self.purge(purge, now: now, partition: partition) }
             }
             return await group.reduce(0, +)
         }
     }
 
     /// Purges the answers of one key group (every command in its slot).
-    private func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>], partition: Int) async -> Int {
+    private func purge(_ purge: CachePurge, now: Duration, partition: Int) async -> Int {
         do throws(RedisError) {
             var doomed: Set<String> = []
-            for entity in entities { doomed.formUnion(try await members(of: entity, partition: partition)) }
+            for entity in purge.entities { doomed.formUnion(try await members(of: entity, partition: partition)) }
             var typed: Set<String> = []
-            for type in types { typed.formUnion(try await members(of: type, partition: partition)) }
+            for type in purge.types { typed.formUnion(try await members(of: type, partition: partition)) }
             let candidates = Array(typed.subtracting(doomed))
             if !candidates.isEmpty {
-                let reply = try await redis.send([Array("MGET".utf8)] + candidates.map { Array(keys.answer(hex: $0).utf8) })
-                guard let records = reply.elements, records.count == candidates.count else { throw .unexpectedReply("MGET: \(reply)") }
-                for (hex, record) in zip(candidates, records) {
-                    guard let bytes = record.bytes else { continue }
+                for (hex, record) in try await records(candidates) {
                     // An unreadable record goes too: nothing shows it does not hold the type.
-                    if StoredAnswerEncoding.decode(bytes)?.tags.disagrees(with: arguments) != true { doomed.insert(hex) }
+                    if StoredAnswerEncoding.decode(record)?.tags.disagrees(with: purge.arguments) != true { doomed.insert(hex) }
                 }
             }
             guard !doomed.isEmpty else { return 0 }
-            let reply = try await redis.send([Array("DEL".utf8)] + doomed.map { Array(keys.answer(hex: $0).utf8) })
-            guard let removed = reply.integer else { throw .unexpectedReply("DEL: \(reply)") }
-            counters.withLock { $0.invalidations += Int(removed) }
-            return Int(removed)
+            let purged = purge.soft ? try await soften(Array(doomed), now: now) : try await delete(Array(doomed))
+            counters.withLock { $0.invalidations += purged }
+            return purged
         } catch {
             failed()
             return 0
         }
+    }
+
+    /// The records of the answers whose key hexes are `hexes` (one group), those still there.
+    private func records(_ hexes: [String]) async throws(RedisError) -> [(String, [UInt8])] {
+        let reply = try await redis.send([Array("MGET".utf8)] + hexes.map { Array(keys.answer(hex: $0).utf8) })
+        guard let records = reply.elements, records.count == hexes.count else { throw .unexpectedReply("MGET: \(reply)") }
+        return zip(hexes, records).compactMap { hex, record in record.bytes.map { (hex, $0) } }
+    }
+
+    private func delete(_ hexes: [String]) async throws(RedisError) -> Int {
+        let reply = try await redis.send([Array("DEL".utf8)] + hexes.map { Array(keys.answer(hex: $0).utf8) })
+        guard let removed = reply.integer else { throw .unexpectedReply("DEL: \(reply)") }
+        return Int(removed)
+    }
+
+    /// Makes the answers stale as of `now`: each record is written again with
+    /// its TTL cut to its age, to live out the stale windows (or deleted without any).
+    private func soften(_ hexes: [String], now: Duration) async throws(RedisError) -> Int {
+        let window = max(staleWhileRevalidate, staleIfError)
+        guard window > .zero else { return try await delete(hexes) }
+        var softened = 0
+        for (hex, record) in try await records(hexes) {
+            guard var answer = StoredAnswerEncoding.decode(record) else { continue }
+            answer.ttl = min(answer.ttl, max(.zero, now - answer.storedAt))
+            let reply = try await redis.send([Array("SET".utf8), Array(keys.answer(hex: hex).utf8), StoredAnswerEncoding.encode(answer),
+                                              Array("PX".utf8), Array(String(Self.milliseconds(window)).utf8)])
+            guard reply.isOK else { throw .unexpectedReply("SET: \(reply)") }
+            softened += 1
+        }
+        return softened
     }
 
     /// The key hexes of group `partition`'s answers tagged `tag`. Members whose

@@ -64,10 +64,10 @@ package final class TieredResponseCache: ResponseCacheStore, InlineResponseCache
     }
 
     @discardableResult
-    package func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>]) async -> Int {
-        let local = memory.purge(entities: entities, types: types, arguments: arguments)
-        let shared = await redis.purge(entities: entities, types: types, arguments: arguments)
-        let message = CacheInvalidationMessage(sender: sender, entities: entities, types: types, arguments: arguments)
+    package func purge(_ purge: CachePurge, now: Duration) async -> Int {
+        let local = memory.purge(purge, now: now)
+        let shared = await redis.purge(purge, now: now)
+        let message = CacheInvalidationMessage(sender: sender, purge: purge)
         if (try? await client.send([Array("PUBLISH".utf8), Array(channel.utf8), message.encoded])) == nil {
             recorder?.record(.redisCommandFailed(.cache))
         }
@@ -92,7 +92,7 @@ package final class TieredResponseCache: ResponseCacheStore, InlineResponseCache
     /// Another replica purged: so does this one's memory tier.
     private func received(_ payload: [UInt8]) {
         guard let message = CacheInvalidationMessage(decoding: payload), message.sender != sender else { return }
-        memory.purge(entities: message.entities, types: message.types, arguments: message.arguments)
+        memory.purge(message.purge, now: clock.now())
         recorder?.record(.cacheInvalidated(.peer))
     }
 

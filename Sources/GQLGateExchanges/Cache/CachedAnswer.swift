@@ -54,6 +54,13 @@ package struct CacheTags: Sendable, Equatable {
         self.arguments = arguments
     }
 
+    /// The tag every stored answer carries: a purge of it purges everything.
+    package static let everyAnswer = "#all"
+
+    /// The tag of the answers to operations named `name`. Entity tags are
+    /// `Type:id` and type names cannot hold `#`, so neither can collide with it.
+    package static func operation(_ name: String) -> String { "#operation:" + name }
+
     /// Whether some argument both operations name has no value in common:
     /// `reviews(episode: EMPIRE)` and `createReview(episode: JEDI)` disagree.
     package func disagrees(with arguments: [String: Set<String>]) -> Bool {

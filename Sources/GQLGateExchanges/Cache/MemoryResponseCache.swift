@@ -103,15 +103,30 @@ package final class MemoryResponseCache: ResponseCacheStore, InlineResponseCache
     /// `arguments` (see `CacheTags.disagrees(with:)`). Returns how many.
     @discardableResult
     package func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>]) -> Int {
+        purge(CachePurge(entities: entities, types: types, arguments: arguments), now: .zero)
+    }
+
+    /// Purges what `purge` selects; a soft purge makes the answers stale as of `now`.
+    @discardableResult
+    package func purge(_ purge: CachePurge, now: Duration) -> Int {
         state.withLock { state in
             var doomed: Set<RequestKey> = []
-            for entity in entities { doomed.formUnion(state.index[entity] ?? []) }
-            for type in types {
+            for entity in purge.entities { doomed.formUnion(state.index[entity] ?? []) }
+            for type in purge.types {
                 for key in state.index[type] ?? [] where !doomed.contains(key) {
-                    if let entry = state.entries.peek(key), !entry.answer.tags.disagrees(with: arguments) { doomed.insert(key) }
+                    if let entry = state.entries.peek(key), !entry.answer.tags.disagrees(with: purge.arguments) { doomed.insert(key) }
                 }
             }
-            for key in doomed { Self.remove(key, from: &state) }
+            for key in doomed {
+                if purge.soft {
+                    _ = state.entries.update(key) { entry in
+                        entry.answer.ttl = min(entry.answer.ttl, max(.zero, now - entry.answer.storedAt))
+                        entry.refreshing = false
+                    }
+                } else {
+                    Self.remove(key, from: &state)
+                }
+            }
             state.statistics.invalidations += doomed.count
             return doomed.count
         }

@@ -13,10 +13,9 @@ package protocol ResponseCacheStore: Sendable {
     func store(_ answer: CachedAnswer, for key: RequestKey) async -> Bool
     /// Lets another caller refresh `key` after a refresh failed.
     func refreshFailed(_ key: RequestKey) async
-    /// Removes every answer holding one of `entities`, and every answer
-    /// holding one of `types` whose root arguments do not disagree with
-    /// `arguments` (see `CacheTags.disagrees(with:)`). Returns how many.
-    func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>]) async -> Int
+    /// Purges what `purge` selects (see `CachePurge`), at time `now` (the
+    /// store's clock: a soft purge makes answers stale as of now). Returns how many.
+    func purge(_ purge: CachePurge, now: Duration) async -> Int
     /// Counts how a query answer was served.
     func record(_ outcome: CacheOutcome)
     /// The counters now.
@@ -29,6 +28,37 @@ package protocol ResponseCacheStore: Sendable {
 
 extension ResponseCacheStore {
     package var clock: CacheClock { .monotonic }
+
+    /// Removes every answer holding one of `entities`, and every answer
+    /// holding one of `types` whose root arguments do not disagree with
+    /// `arguments`. Returns how many.
+    @discardableResult
+    package func purge(entities: Set<String>, types: Set<String>, arguments: [String: Set<String>]) async -> Int {
+        await purge(CachePurge(entities: entities, types: types, arguments: arguments), now: clock.now())
+    }
+}
+
+/// Which stored answers a purge removes (or, `soft`, marks stale): every
+/// answer holding one of `entities`, and every answer holding one of `types`
+/// whose root arguments do not disagree with `arguments` (see
+/// `CacheTags.disagrees(with:)`). Answers also carry the tags
+/// `CacheTags.operation(_:)` and `CacheTags.everyAnswer`, so that a purge by
+/// operation name or of everything is a purge of entities.
+package struct CachePurge: Sendable, Equatable {
+    package var entities: Set<String>
+    package var types: Set<String>
+    package var arguments: [String: Set<String>]
+    /// Mark the answers stale instead of removing them: they are served within
+    /// `cache.stale_while_revalidate` while one refresh runs (without a stale
+    /// window, that is the same as removing them).
+    package var soft: Bool
+
+    package init(entities: Set<String> = [], types: Set<String> = [], arguments: [String: Set<String>] = [:], soft: Bool = false) {
+        self.entities = entities
+        self.types = types
+        self.arguments = arguments
+        self.soft = soft
+    }
 }
 
 /// What a look-up found.
