@@ -10,16 +10,6 @@ import Testing
                            staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
     }
 
-    private func describe(_ lookup: ResponseCacheLookup) -> String {
-        switch lookup {
-        case .fresh(let answer, let age): "fresh \(answer.body.string) \(age.components.seconds)s"
-        case .stale(let answer, let age, let refresh): "stale \(answer.body.string) \(age.components.seconds)s refresh=\(refresh)"
-        case .expired(let answer, let age): "expired \(answer.body.string) \(age.components.seconds)s"
-        case .miss: "miss"
-        case .unavailable: "unavailable"
-        }
-    }
-
     @Test func anAnswerStoredByOneReplicaIsFoundByAnother() async throws {
         let server = try RedisTestServer()
         defer { server.stop() }

@@ -152,3 +152,14 @@ func cachedAnswer(_ body: String, storedAt: Duration = .seconds(1_000), ttl: Dur
     CachedAnswer(status: 200, headers: ["Content-Type": "application/json", "Cache-Control": "max-age=60"], body: Bytes(body),
                  storedAt: storedAt, ttl: ttl, tags: tags)
 }
+
+/// A look-up as a short text: what it found, the body, the age in seconds.
+func describe(_ lookup: ResponseCacheLookup) -> String {
+    switch lookup {
+    case .fresh(let answer, let age): "fresh \(answer.body.string) \(age.components.seconds)s"
+    case .stale(let answer, let age, let refresh): "stale \(answer.body.string) \(age.components.seconds)s refresh=\(refresh)"
+    case .expired(let answer, let age): "expired \(answer.body.string) \(age.components.seconds)s"
+    case .miss: "miss"
+    case .unavailable: "unavailable"
+    }
+}
