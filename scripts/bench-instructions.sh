@@ -27,6 +27,8 @@
 #      hit a GET to Redis over loopback
 #   HT HR with Redis over TLS (rediss://, a certificate made by openssl here, verified)
 #   HI H with cache.backend: tiered (memory in front of the HR row's Redis): every hit from memory
+#   GI G with cache.backend: tiered and default_ttl 0s: every request a miss in memory and in
+#      Redis, then proxied (nothing is stored: a tiered miss without its store)
 #
 # The report compares S with G and HS with H: what the safelist costs a listed query; and T
 # with G: what traffic protection costs a proxied query that passes it; TR and TL with G: what
@@ -51,7 +53,7 @@
 # Environment:
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G is skipped if missing
 #   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
-#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, HR, HT, HI
+#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, HR, HT, HI, GI
 #                 (default P,B,G,S)
 #   DURATION      seconds of measured load per server (default 15)
 #   WARMUP        seconds of unmeasured load before it (default 3)
@@ -87,8 +89,8 @@ die() { log "error: $*"; exit 1; }
 wants() { [[ ,$TARGETS, == *,"$1",* ]]; }
 
 for t in ${TARGETS//,/ }; do
-    [[ $t =~ ^(P|B|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL|V|HV|HR|HT|HI)$ ]] ||
-        die "TARGETS: unknown server $t (known: P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, HR, HT, HI)"
+    [[ $t =~ ^(P|B|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL|V|HV|HR|HT|HI|GI)$ ]] ||
+        die "TARGETS: unknown server $t (known: P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, HR, HT, HI, GI)"
 done
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || die "DURATION must be a positive number of seconds"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a number of seconds"
@@ -107,7 +109,7 @@ STATUS=1
 install_cleanup
 
 read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT T_PORT H0_PORT Z0_PORT Zb_PORT Zg_PORT TR_PORT TL_PORT C_PORT V_PORT HV_PORT \
-    HR_PORT HT_PORT R_PORT RT_PORT HI_PORT < <(free_ports 22)
+    HR_PORT HT_PORT R_PORT RT_PORT HI_PORT GI_PORT < <(free_ports 23)
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_STATUS=http://127.0.0.1:$U_PORT/nginx-status
 
@@ -292,13 +294,17 @@ SDL
     if wants HV; then gateway HV "$HV_PORT" "${GC_CONFIG%\}}, $schema}" gateway_requests; fi
 fi
 
-if { wants HR || wants HT || wants HI; } && [[ -x $GQLGATE_BIN ]]; then
+if { wants HR || wants HT || wants HI || wants GI; } && [[ -x $GQLGATE_BIN ]]; then
     command -v redis-server >/dev/null || die "HR and HT need redis-server (make deps installs it)"
     redis_args=(--bind 127.0.0.1 --save "" --appendonly no --dir "$TMP")
-    if wants HR || wants HI; then
+    if wants HR || wants HI || wants GI; then
         redis-server "${redis_args[@]}" --port "$R_PORT" >"$TMP/redis.log" 2>&1 &
         SERVER_PIDS+=("$!")
         wait_port "redis-server" "$!" "$R_PORT"
+    fi
+    if wants GI; then
+        gateway GI "$GI_PORT" "${G_PROXIED_CONFIG%\}}, cache: {enabled: true, backend: tiered, default_ttl: 0s}, redis: {url: 'redis://127.0.0.1:$R_PORT'}}" \
+            upstream_requests
     fi
     if wants HI; then
         gateway HI "$HI_PORT" "${GC_CONFIG%\}\}}, backend: tiered}, redis: {url: 'redis://127.0.0.1:$R_PORT'}}" gateway_requests
@@ -353,6 +359,7 @@ REPORT=$RESULTS_DIR/instructions.md
             if (("V" in per) && ("G" in per)) printf "V / G (schema held, validated, proxied): %+.2f%%\n", (per["V"] / per["G"] - 1) * 100
             if (("HV" in per) && ("H" in per)) printf "HV / H (schema held, validated, cache hit): %+.2f%%\n", (per["HV"] / per["H"] - 1) * 100
             if (("HR" in per) && ("H" in per)) printf "HR / H (cache hit through Redis, against in memory): %+.2f%%\n", (per["HR"] / per["H"] - 1) * 100
+            if (("GI" in per) && ("G" in per)) printf "GI / G (a tiered miss, in memory and in Redis, then proxied; not stored): %+.2f%%\n", (per["GI"] / per["G"] - 1) * 100
             if (("HI" in per) && ("H" in per)) printf "HI / H (tiered cache hit from memory, against the memory cache): %+.2f%%\n", (per["HI"] / per["H"] - 1) * 100
             if (("HT" in per) && ("HR" in per)) printf "HT / HR (cache hit through Redis over TLS, against plain): %+.2f%%\n", (per["HT"] / per["HR"] - 1) * 100
             if (("TR" in per) && ("G" in per)) printf "TR / G (tracing, sample_ratio 1.0, proxied): %+.2f%%\n", (per["TR"] / per["G"] - 1) * 100
