@@ -96,6 +96,6 @@ package struct RequestKey: Hashable, Sendable, CustomStringConvertible {
     package var description: String {
         var hasher = SHA256()
         parts.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        return hasher.finalize().map { byte in String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16) }.joined()
+        return hasher.finalize().hexString
     }
 }
