@@ -124,6 +124,7 @@ extension GatewayConfig {
             .init("dedupe", [.init("enabled", .plain(String(dedupe.enabled)))]),
             .init("apq", [
                 .init("enabled", .plain(String(apq.enabled))),
+                .init("store", .plain(apq.store.rawValue)),
                 .init("upstream", .plain(String(apq.upstream))),
             ]),
             .init("persisted_documents", [

@@ -1,5 +1,5 @@
-/// `redis`: the Redis every store kept in Redis uses (today the response
-/// cache with `cache.backend: redis`).
+/// `redis`: the Redis every store kept in Redis uses (the response cache
+/// with `cache.backend: redis`, APQ registrations with `apq.store: redis`).
 public struct RedisConfig: Sendable, Equatable {
     /// `redis.tls`: certificates for `rediss` URLs.
     public struct TLS: Sendable, Equatable {
@@ -58,9 +58,9 @@ extension RedisConfig {
 }
 
 extension GatewayConfig {
-    /// Whether some store keeps its state in Redis (`cache.backend: redis` or `tiered`).
+    /// Whether some store keeps its state in Redis (`cache.backend: redis` or `tiered`, `apq.store: redis`).
     public var usesRedis: Bool {
-        cache.enabled && cache.backend != .memory
+        cache.enabled && cache.backend != .memory || (apq.enabled && apq.store == .redis)
     }
 
     /// The Redis URL the stores use and the key it was set under: `redis.url`,

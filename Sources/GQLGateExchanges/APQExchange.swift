@@ -13,39 +13,81 @@ package import GQLGatePipeline
 /// With `registers` false (the operation safelist on), a query sent with
 /// its hash is checked and forwarded but never registered.
 ///
+/// With a `shared` tier (`apq.store: redis`) memory stays in front of it: a
+/// hash memory holds is decided at once, as without one. A hash it does not
+/// hold, and each registration, are decided on a loop (`handle`): the hash
+/// is looked up in the tier (found: kept in memory and used; its SHA-256
+/// checked like a client's), and a registration is told to the tier while
+/// the request goes on, the answer waiting for both so that the next request
+/// to any replica finds the hash. A tier that cannot answer leaves each
+/// replica with its own memory, as without one.
+///
 /// `persistedQuery` is removed from the extensions sent upstream. Requests
 /// without it are forwarded untouched. Place first, before `DocumentExchange`
 /// (which needs the query).
 package struct APQExchange: InlineExchange {
     private let store: PersistedQueryStore
+    private let shared: (any SharedPersistedQueries)?
     private let registers: Bool
 
-    package init(store: PersistedQueryStore = PersistedQueryStore(), registers: Bool = true) {
+    /// - Parameter shared: the queries every replica shares, behind `store`; nil: `store` alone.
+    package init(store: PersistedQueryStore = PersistedQueryStore(), shared: (any SharedPersistedQueries)? = nil,
+                 registers: Bool = true) {
         self.store = store
+        self.shared = shared
         self.registers = registers
     }
 
+    /// Decides at once from memory; `.onLoop`, the operation untouched, when
+    /// the shared tier must be asked or told.
     package func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
-        if operation.request.extensions?["persistedQuery"] != nil { operation.request = try resolved(operation.request) }
+        guard let persisted = operation.request.extensions?["persistedQuery"] else { return .passOn }
+        let hash = try Self.hash(in: persisted)
+        if let query = operation.request.query {
+            guard DocumentCache.digest(of: query).hexString == hash else { throw .persistedQueryHashMismatch }
+            if registers {
+                if shared != nil { return .onLoop }
+                store.register(query, hash: hash)
+            }
+        } else {
+            guard let query = store.query(for: hash) else {
+                if shared != nil { return .onLoop }
+                throw .persistedQueryNotFound
+            }
+            operation.request.query = query
+        }
+        operation.request.extensions = Self.removingPersistedQuery(from: operation.request.extensions)
         return .passOn
     }
 
-    /// `request` as `decide` passes it on: with the registered query filled
-    /// in (or the sent one registered) and `persistedQuery` removed; the
-    /// request itself when it has no `persistedQuery`.
-    private func resolved(_ request: GraphQLRequest) throws(GatewayError) -> GraphQLRequest {
-        guard let persisted = request.extensions?["persistedQuery"] else { return request }
+    /// `decide`, with the shared tier asked for a hash memory does not hold
+    /// and told of a registration (at the same time as the rest of the
+    /// pipeline runs; the answer waits for it).
+    package func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
+        var operation = operation
+        guard let persisted = operation.request.extensions?["persistedQuery"] else { return try await next(operation) }
         let hash = try Self.hash(in: persisted)
-        var request = request
-        if let query = request.query {
-            guard DocumentCache.digest(of: query).hexString == hash else { throw .persistedQueryHashMismatch }
-            if registers { store.register(query, hash: hash) }
-        } else {
-            guard let query = store.query(for: hash) else { throw .persistedQueryNotFound }
-            request.query = query
+        if let query = operation.request.query {
+            guard DocumentCache.digest(of: query).hexString == hash else { throw GatewayError.persistedQueryHashMismatch }
+            operation.request.extensions = Self.removingPersistedQuery(from: operation.request.extensions)
+            guard registers else { return try await next(operation) }
+            store.register(query, hash: hash)
+            guard let shared else { return try await next(operation) }
+            async let told = shared.register(hash: hash, document: query)
+            let answer = try await next(operation)
+            _ = await told
+            return answer
         }
-        request.extensions = Self.removingPersistedQuery(from: request.extensions)
-        return request
+        if let query = store.query(for: hash) {
+            operation.request.query = query
+        } else if let shared, let query = await shared.document(forHash: hash), DocumentCache.digest(of: query).hexString == hash {
+            store.register(query, hash: hash)
+            operation.request.query = query
+        } else {
+            throw GatewayError.persistedQueryNotFound
+        }
+        operation.request.extensions = Self.removingPersistedQuery(from: operation.request.extensions)
+        return try await next(operation)
     }
 
     /// The lower-case hash of a version 1 `persistedQuery` object.

@@ -124,6 +124,8 @@ package enum CacheInvalidationSource: String, CaseIterable, Sendable {
 package enum SharedStore: String, CaseIterable, Sendable {
     /// The response cache (`cache.backend: redis`).
     case cache
+    /// APQ registrations (`apq.store: redis`).
+    case apq
 }
 
 /// What reading the schema's source did.

@@ -34,7 +34,7 @@ import Testing
           stale_if_error: 10s
           invalidate_on_mutation: false
         dedupe: {enabled: false}
-        apq: {enabled: false, upstream: true}
+        apq: {enabled: false, store: redis, upstream: true}
         limits: {max_depth: 3, max_aliases: 1, max_document_bytes: 1000}
         subscriptions: {dedupe: false, keepalive: 0s, reconnect: false, max_per_connection: 1, init_timeout: 1s}
         logging: {level: trace, format: text}

@@ -8,7 +8,8 @@ import GQLGateRedis
 /// `dedupe` settings, for their slots (`PipelineSlot.apq`, `.cache`,
 /// `.dedupe`). The cache keeps its answers in memory or, with
 /// `cache.backend: redis`, in Redis (on the gateway loops, with wall-clock
-/// times shared by every replica).
+/// times shared by every replica); APQ registrations, with `apq.store:
+/// redis`, in memory and Redis.
 struct CacheAssembly: Sendable {
     /// The APQ exchange, when `apq.enabled`.
     let apq: APQExchange?
@@ -26,7 +27,8 @@ struct CacheAssembly: Sendable {
     /// - Parameter recorder: told the bytes the memory cache holds.
     /// - Parameter redis: the Redis client, when a store uses it.
     init(config: GatewayConfig, apqRegisters: Bool, redis: RedisAssembly?, recorder: GatewayRecorder) {
-        apq = config.apq.enabled ? APQExchange(registers: apqRegisters) : nil
+        apq = config.apq.enabled
+            ? APQExchange(shared: Self.sharedQueries(config, redis: redis, recorder: recorder), registers: apqRegisters) : nil
         if config.cache.enabled {
             let settings = config.cache
             let cache = Self.store(config, redis: redis, recorder: recorder)
@@ -48,6 +50,13 @@ struct CacheAssembly: Sendable {
         }
         dedupe = config.dedupe.enabled
             ? DedupeExchange(keyHeaders: config.keyHeaders, calls: SharedCalls(executor: LoopHooks.currentExecutor)) : nil
+    }
+
+    /// The APQ registrations every replica shares, with `apq.store: redis`.
+    private static func sharedQueries(_ config: GatewayConfig, redis: RedisAssembly?,
+                                      recorder: GatewayRecorder) -> (any SharedPersistedQueries)? {
+        guard config.apq.store == .redis, let redis else { return nil }
+        return RedisPersistedQueryStore(client: redis.client, keyPrefix: redis.keyPrefix, recorder: recorder)
     }
 
     /// The store `cache.backend` names.
