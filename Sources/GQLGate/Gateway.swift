@@ -38,6 +38,8 @@ public final class Gateway: Sendable {
     let tlsFiles: TLSFiles?
     /// The task that looks for changed `server.tls` files once a second.
     let tlsWatch = Lock<Task<Void, Never>?>(nil)
+    /// The admin API and its listener, when `admin.listen` is set (see `AdminEndpoint`).
+    let admin: (endpoint: AdminEndpoint, server: HTTPServer)?
 
     /// How long a loop may run work without waiting for events before it is
     /// logged: a healthy loop's work takes microseconds, and every document's
@@ -96,12 +98,26 @@ public final class Gateway: Sendable {
                 writeTimeoutSeconds: Int(config.server.writeTimeout.components.seconds), connectionLimit: config.server.maxConnections,
                 connectionMemoryBytes: config.server.maxHeaderBytes, tls: tlsFiles?.store),
             delegate: endpoint)
+        if let listen = config.admin.listen {
+            let endpoint = AdminEndpoint(generations: generations, loops: loops, logger: logger)
+            admin = (endpoint, HTTPServer(configuration: Self.adminServerConfiguration(listen), delegate: endpoint))
+        } else {
+            admin = nil
+        }
+    }
+
+    /// The admin listener: one thread, small bodies, few connections, plain HTTP.
+    static func adminServerConfiguration(_ listen: ListenAddress) -> HTTPServerConfiguration {
+        HTTPServerConfiguration(
+            host: listen.host, port: listen.port, threads: 1, maxBodyBytes: AdminEndpoint.maxBodyBytes, idleTimeoutSeconds: 60,
+            headerTimeoutSeconds: 10, bodyTimeoutSeconds: 10, writeTimeoutSeconds: 30, connectionLimit: 64, connectionMemoryBytes: 16 << 10)
     }
 
     /// The configuration it runs with (the last one applied by `reload`).
     public var config: GatewayConfig { generations.current.config }
 
-    /// Binds the listen address and starts serving; with the cache tagging
+    /// Binds the listen address (and the admin listener's, when
+    /// `admin.listen` is set) and starts serving; with the cache tagging
     /// entities, starts learning the upstream schema; with TLS, starts
     /// watching the certificate files.
     public func start() throws(GatewayStartError) {
@@ -110,6 +126,13 @@ public final class Gateway: Sendable {
         } catch {
             throw GatewayStartError(message: error.message)
         }
+        if let admin {
+            do {
+                try admin.server.start()
+            } catch {
+                throw GatewayStartError(message: "admin.listen: \(error.message)")
+            }
+        }
         generations.current.schemaLearning?.start(logger: logger)
         generations.current.schemaLoading?.start()
         watchTLSFiles()
@@ -117,4 +140,7 @@ public final class Gateway: Sendable {
 
     /// The port the server listens on.
     public var port: UInt16 { server.port }
+
+    /// The port the admin listener listens on; nil without `admin.listen`.
+    public var adminPort: UInt16? { admin?.server.port }
 }

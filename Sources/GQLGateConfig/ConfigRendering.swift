@@ -180,6 +180,10 @@ extension GatewayConfig {
                 .init("min_bytes", .size(compression.minBytes)),
                 .init("algorithms", .plain("[" + compression.algorithms.map(\.rawValue).joined(separator: ", ") + "]")),
             ]),
+            .init("admin", [
+                .init("listen", .string(admin.listen?.description ?? "")),
+                .init("token_file", .string(admin.tokenFile ?? "")),
+            ]),
         ]
     }
 }

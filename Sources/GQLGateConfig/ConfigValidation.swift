@@ -14,6 +14,8 @@ extension GatewayConfig {
     /// - `schema.source: file` needs `schema.file`.
     /// - `server.tls.cert_file` and `key_file` go together; `client_ca_file` needs them.
     /// - `cors.allow_origins: ["*"]` stands alone and not with `cors.allow_credentials`.
+    /// - `admin.listen` beyond loopback needs `admin.token_file`, and is never `server.listen`'s
+    ///   port on the same host.
     /// - Throws: The first ``ConfigError`` found.
     public func validate() throws(ConfigError) {
         if !server.listen.isLoopback, clients.apiKeysFile == nil, !server.tls.requiresClientCertificates, !clients.allowAnonymous {
@@ -93,6 +95,36 @@ extension GatewayConfig {
         if cors.allowOrigins.contains("*"), cors.allowOrigins.count > 1 {
             throw ConfigError(keyPath: "cors.allow_origins", message: "\"*\" allows every origin: list it alone")
         }
+        try validateAdmin()
+    }
+
+    /// The `admin` rules: a token beyond loopback, and a port of its own.
+    private func validateAdmin() throws(ConfigError) {
+        guard let listen = admin.listen else { return }
+        if !listen.isLoopback, admin.tokenFile == nil {
+            throw ConfigError(
+                keyPath: "admin.listen",
+                message: "\(listen) is beyond loopback and admin.token_file is not set: "
+                    + "set admin.token_file (the admin API purges the cache), or listen on loopback"
+            )
+        }
+        if listen.port != 0, listen.port == server.listen.port, Self.mayBeOneHost(listen, server.listen) {
+            throw ConfigError(
+                keyPath: "admin.listen",
+                message: "\(listen) is server.listen's port (\(server.listen)) on the same host: "
+                    + "the admin API never shares the client port; choose another port"
+            )
+        }
+    }
+
+    /// Whether listening on both addresses would take the same socket: the
+    /// same host, a wildcard (`0.0.0.0`, `::`) on either side, or `localhost`
+    /// beside a loopback address.
+    private static func mayBeOneHost(_ a: ListenAddress, _ b: ListenAddress) -> Bool {
+        let hosts = (a.host.lowercased(), b.host.lowercased())
+        let wildcards = ["0.0.0.0", "::", "0:0:0:0:0:0:0:0"]
+        if hosts.0 == hosts.1 || wildcards.contains(hosts.0) || wildcards.contains(hosts.1) { return true }
+        return (hosts.0 == "localhost" || hosts.1 == "localhost") && a.isLoopback && b.isLoopback
     }
 
     /// Whether the part of a Redis URL after `://` names at least one host, each non-empty

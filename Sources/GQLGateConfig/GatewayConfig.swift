@@ -44,6 +44,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var tracing = TracingConfig()
     /// `compression`: compressed answers for clients that accept them.
     public var compression = CompressionConfig()
+    /// `admin`: the admin API on a listener of its own.
+    public var admin = AdminConfig()
 
     /// The configuration with every default.
     public init() {}
@@ -53,6 +55,7 @@ extension GatewayConfig {
     static let keys = [
         "server", "upstream", "auth", "headers", "clients", "retry", "cache", "redis", "dedupe", "apq", "persisted_documents", "limits",
         "schema", "subscriptions", "logging", "metrics", "cors", "csrf", "tracing", "compression",
+        "admin",
     ]
 
     /// Reads the document root; absent and null sections keep their defaults.
@@ -79,5 +82,6 @@ extension GatewayConfig {
         csrf = try map["csrf"].map(CSRFConfig.init(yaml:)) ?? csrf
         tracing = try map["tracing"].map(TracingConfig.init(yaml:)) ?? tracing
         compression = try map["compression"].map(CompressionConfig.init(yaml:)) ?? compression
+        admin = try map["admin"].map(AdminConfig.init(yaml:)) ?? admin
     }
 }

@@ -124,7 +124,7 @@ package enum GraphQLHTTPDecoder {
     }
 
     /// Accepts `application/json`, optionally with `charset=utf-8`.
-    static func checkContentType(_ contentType: String?) throws(GatewayError) {
+    package static func checkContentType(_ contentType: String?) throws(GatewayError) {
         guard let contentType else {
             throw .unsupportedMediaType("Content-Type is missing; send application/json.")
         }

@@ -40,6 +40,12 @@ struct GatewayProcess {
         logger.info("listening", metadata: [
             "address": "\(config.server.tls.isEnabled ? "https" : "http")://\(config.server.listen.host):\(gateway.port)\(config.server.path)", "version": "\(GQLGateVersion.current)",
         ])
+        if let adminPort = gateway.adminPort, let admin = config.admin.listen {
+            logger.info("admin listening", metadata: [
+                "address": "http://\(ListenAddress(host: admin.host, port: adminPort))",
+                "token": .string(config.admin.tokenFile == nil ? "none (loopback)" : "admin.token_file"),
+            ])
+        }
         logger.info("upstream", metadata: ["url": "\(URLRedaction.redactingUserInfo(config.upstream.url ?? ""))"])
         writer.flush()
         announce()

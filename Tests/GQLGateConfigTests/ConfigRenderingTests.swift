@@ -39,6 +39,7 @@ import Testing
         subscriptions: {dedupe: false, keepalive: 0s, reconnect: false, max_per_connection: 1, init_timeout: 1s}
         logging: {level: trace, format: text}
         metrics: {enabled: false}
+        admin: {listen: "127.0.0.1:8088", token_file: /run/admin-token}
         """
 
     private let environment = ["KEY": "abc", "SECRET": "s3cret"]

@@ -63,6 +63,22 @@ import Testing
         #expect(ConfigReload(running: clientCertificates, proposed: caMoved).needsRestart.isEmpty)
     }
 
+    @Test func theAdminListenerWaitsForARestartButANewTokenFileApplies() throws {
+        var running = GatewayConfig()
+        running.admin.listen = try ListenAddress(parsing: "127.0.0.1:8088")
+        running.admin.tokenFile = "/run/admin-token"
+        var moved = running
+        moved.admin.listen = try ListenAddress(parsing: "127.0.0.1:9099")
+        moved.admin.tokenFile = "/run/other-admin-token"
+        let reload = ConfigReload(running: running, proposed: moved)
+        #expect(reload.needsRestart == ["admin.listen"])
+        #expect(reload.effective.admin.listen == running.admin.listen)
+        #expect(reload.effective.admin.tokenFile == "/run/other-admin-token")
+        var off = running
+        off.admin.listen = nil
+        #expect(ConfigReload(running: running, proposed: off).needsRestart == ["admin.listen"])
+    }
+
     @Test func anUnchangedFileChangesNothing() {
         let reload = ConfigReload(running: GatewayConfig(), proposed: GatewayConfig())
         #expect(reload.effective == GatewayConfig())

@@ -75,7 +75,18 @@ extension Gateway {
         return GatewayGeneration(
             config: config, chain: chain, slots: builder.filledSlots, recorder: recorder, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
             subscriptions: subscriptions, schema: schema, schemaLoading: schemaLoading, schemaLearning: schemaLearning, traffic: traffic,
-            tracer: tracer)
+            tracer: tracer, adminToken: try adminToken(config.admin))
+    }
+
+    /// The admin API's token, read now, when the admin listener is on with
+    /// `admin.token_file` (at start and on every reload).
+    static func adminToken(_ admin: AdminConfig) throws(ConfigError) -> AdminToken? {
+        guard admin.isEnabled, let path = admin.tokenFile else { return nil }
+        do {
+            return try AdminToken(file: path)
+        } catch {
+            throw ConfigError(keyPath: "admin.token_file", message: error.description)
+        }
     }
 
     /// The pipeline introspection queries take: their own document stage,

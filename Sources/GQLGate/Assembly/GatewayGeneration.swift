@@ -24,6 +24,8 @@ final class GatewayGeneration: Sendable {
     let clientAuth: ClientAuthenticator?
     /// The response cache, when `cache.enabled`.
     let cache: (any ResponseCacheStore)?
+    /// The token admin requests need, when the admin listener is on with `admin.token_file`.
+    let adminToken: AdminToken?
     /// The upstream WebSockets subscriptions run on; shared with the previous pipeline when they carry over a reload.
     let subscriptions: UpstreamSubscriptions
     /// The schema operations are validated against, when `schema.source` is set;
@@ -48,7 +50,7 @@ final class GatewayGeneration: Sendable {
 
     init(config: GatewayConfig, chain: ExchangeChain, slots: [PipelineSlot], recorder: GatewayRecorder, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
          subscriptions: UpstreamSubscriptions, schema: GatewaySchema? = nil, schemaLoading: SchemaLoading? = nil, schemaLearning: SchemaLearning?,
-         traffic: TrafficAssembly = TrafficAssembly(), tracer: Tracer? = nil) {
+         traffic: TrafficAssembly = TrafficAssembly(), tracer: Tracer? = nil, adminToken: AdminToken? = nil) {
         self.config = config
         self.chain = chain
         self.slots = slots
@@ -61,6 +63,7 @@ final class GatewayGeneration: Sendable {
         self.schemaLearning = schemaLearning
         self.traffic = traffic
         self.tracer = tracer
+        self.adminToken = adminToken
         passedOnHeaders = config.headers.passedOnNames
         cors = CORSPolicy(config.cors)
         csrf = CSRFRule(config.csrf)

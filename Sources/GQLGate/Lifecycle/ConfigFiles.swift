@@ -5,7 +5,8 @@ import GQLGatePipeline
 import Logging
 
 /// The files a configuration names (`server.tls`, `auth.bearer_token_file`,
-/// `clients.api_keys_file`, `persisted_documents.manifests`, `schema.file`), read and parsed
+/// `clients.api_keys_file`, `persisted_documents.manifests`, `schema.file`,
+/// `admin.token_file` with `admin.listen`), read and parsed
 /// by the same code `run` reads them with at start, so that
 /// `gqlgate check-config` says of each file what `run` would.
 package enum ConfigFiles {
@@ -31,6 +32,11 @@ package enum ConfigFiles {
             } catch {
                 problems.append(ConfigError(keyPath: "schema.file", message: error.reason))
             }
+        }
+        do {
+            _ = try Gateway.adminToken(config.admin)
+        } catch {
+            problems.append(error)
         }
         if let problem = RedisAssembly.problem(config) { problems.append(problem) }
         do {

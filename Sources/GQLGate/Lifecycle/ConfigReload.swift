@@ -1,10 +1,11 @@
 import GQLGateConfig
 
 /// What a reload applies: the proposed configuration, except the settings
-/// that take effect only at start (the listen address, server threads and
+/// that take effect only at start (the listen addresses, server threads and
 /// loops, the connection limit, the body and header limits, the connection
-/// timeouts, TLS or client certificates turned on or off), which keep their
-/// running values until a restart. New `server.tls` file paths apply.
+/// timeouts, TLS or client certificates turned on or off, the admin
+/// listener), which keep their running values until a restart. New
+/// `server.tls` file paths apply, and so does a new `admin.token_file`.
 public struct ConfigReload: Sendable, Equatable {
     /// The configuration to run with from now on.
     public let effective: GatewayConfig
@@ -33,6 +34,7 @@ public struct ConfigReload: Sendable, Equatable {
         keep("server.header_timeout", \.server.headerTimeout)
         keep("server.body_timeout", \.server.bodyTimeout)
         keep("server.write_timeout", \.server.writeTimeout)
+        keep("admin.listen", \.admin.listen)
         let tls = (running.server.tls, proposed.server.tls)
         if tls.0.isEnabled != tls.1.isEnabled || tls.0.requiresClientCertificates != tls.1.requiresClientCertificates {
             needsRestart.append("server.tls")

@@ -19,13 +19,13 @@ extension Gateway {
 
     /// Drains and stops, in this order:
     /// 1. `/readyz` answers 503, so load balancers stop sending traffic;
-    /// 2. the listening socket closes (libmicrohttpd quiesce): new connections are refused;
-    /// 3. requests in flight finish, incremental answers (`@defer`, `@stream`) included, for up to `drainTimeout`;
+    /// 2. the listening sockets close (libmicrohttpd quiesce), the admin listener's too: new connections are refused;
+    /// 3. requests in flight finish, incremental answers (`@defer`, `@stream`) and admin purges included, for up to `drainTimeout`;
     /// 4. those still unanswered get 503 `SHUTTING_DOWN` and their work is cancelled
     ///    (as does any request arriving on an open connection from then on);
     ///    client WebSockets get `complete` for every operation and close 1001
     ///    (each client has 2 s to answer the close), then the upstream WebSockets close;
-    /// 5. once no connection is suspended, the server stops; the spans still queued are exported
+    /// 5. once no connection is suspended, the servers stop; the spans still queued are exported
     ///    (for up to 2 s), then the loops stop.
     ///
     /// Steps 4 and 5 share `stopBudget`, so the caller gets control back
@@ -43,17 +43,21 @@ extension Gateway {
         generations.current.schemaLoading?.stop()
         tlsWatch.withLock { $0?.cancel() }
         server.quiesce()
+        admin?.server.quiesce()
         let drainDeadline = Self.deadline(in: drainTimeout)
         _ = inFlight.waitUntilEmpty(before: drainDeadline)
+        _ = admin?.endpoint.inFlight.waitUntilEmpty(before: drainDeadline)
         _ = endpoint.streams.waitUntilAnswersEnded(before: drainDeadline)
         let deadline = Self.deadline(in: Self.stopBudget)
-        let cutShort = endpoint.closeInFlight()
+        let cutShort = endpoint.closeInFlight() + (admin?.endpoint.closeInFlight() ?? 0)
         drainSubscriptions(before: deadline)
         _ = endpoint.streams.waitUntilEmpty(before: Self.deadline(in: .seconds(2), before: deadline))
-        guard server.waitUntilNoneSuspended(before: Self.deadline(in: .seconds(2), before: deadline)) else {
+        guard server.waitUntilNoneSuspended(before: Self.deadline(in: .seconds(2), before: deadline)),
+              admin?.server.waitUntilNoneSuspended(before: Self.deadline(in: .seconds(2), before: deadline)) ?? true else {
             return DrainOutcome(cutShort: cutShort, stopped: false)
         }
         server.stop()
+        admin?.server.stop()
         spanExport.flush(before: Self.deadline(in: .seconds(2), before: deadline))
         watchdog.stop()
         let busyLoops = loops.shutdownAndWait(until: deadline)

@@ -12,6 +12,9 @@ package final class LoadedSchema: Sendable {
     package let schema: GraphQLSchema
     /// Tells one load from another (validation verdicts are kept per generation).
     package let generation: Int
+    /// The SDL it was built from, as read (the file's text, or what the
+    /// introspection answer printed as): what the admin API's `GET /schema` answers.
+    package let sdl: String
     /// Hex SHA-256 of the SDL it was built from: a reload of the same text changes nothing.
     package let sdlSHA256: String
     /// The types, fields and ids the response cache tags answers with.
@@ -34,6 +37,7 @@ package final class LoadedSchema: Sendable {
         guard built.queryType != nil else { throw SchemaLoadError("the schema has no query type") }
         schema = built
         generation = Self.generations.add(1, ordering: .relaxed).newValue
+        self.sdl = sdl
         var bytes = sdl
         sdlSHA256 = bytes.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }.hexString
         entitySchema = EntitySchema(schema: built)
