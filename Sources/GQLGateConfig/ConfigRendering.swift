@@ -85,6 +85,7 @@ extension GatewayConfig {
                     .init("requests_per_second", .plain(clients.rateLimit.requestsPerSecond.configText)),
                     .init("burst", .plain(String(clients.rateLimit.burst))),
                     .init("by", .plain(clients.rateLimit.by.description)),
+                    .init("store", .plain(clients.rateLimit.store.rawValue)),
                 ]),
             ]),
             .init("retry", [

@@ -8,8 +8,8 @@ extension GatewayConfig {
     /// - `retry.base_delay` is at most `retry.max_delay`.
     /// - `auth.oauth2` has `token_url`, `client_id` and `client_secret`, and is not combined with
     ///   `auth.bearer_token_file` (both would set `Authorization`).
-    /// - `cache.backend: redis` and `apq.store: redis` have a usable `redis.url` (or
-    ///   `cache.redis_url`), and a client certificate comes with its key.
+    /// - `cache.backend: redis` or `tiered`, `apq.store: redis` and a rate limit with `store: redis`
+    ///   have a usable `redis.url` (or `cache.redis_url`), and a client certificate comes with its key.
     /// - `persisted_documents.safelist` and `require_id` need `persisted_documents.manifests`.
     /// - `schema.source: file` needs `schema.file`.
     /// - `server.tls.cert_file` and `key_file` go together; `client_ca_file` needs them.
@@ -44,14 +44,16 @@ extension GatewayConfig {
                 )
             }
         }
-        if cache.backend != .memory || apq.store == .redis {
+        let sharesRateLimit = clients.rateLimit.isEnabled && clients.rateLimit.store == .redis
+        if cache.backend != .memory || apq.store == .redis || sharesRateLimit {
             let (url, keyPath) = effectiveRedisURL
             let schemes = ["redis", "rediss", "redis-sentinel", "rediss-sentinel", "redis-cluster", "rediss-cluster"]
             guard let separator = url.range(of: "://"), schemes.contains(url[..<separator.lowerBound].lowercased()),
                   Self.namesHosts(url[separator.upperBound...]) else {
                 let placed = ConfigError.invalid(url, expected: "a redis://, rediss://, redis-sentinel:// or redis-cluster:// URL",
                                                  keyPath: keyPath)
-                let user = cache.backend != .memory ? "cache.backend is \(cache.backend.rawValue)" : "apq.store is redis"
+                let user = cache.backend != .memory ? "cache.backend is \(cache.backend.rawValue)"
+                    : apq.store == .redis ? "apq.store is redis" : "clients.rate_limit.store is redis"
                 throw ConfigError(keyPath: placed.keyPath, message: placed.message + " (\(user))")
             }
             if let url = redis.url, let old = cache.redisURL, url != old {

@@ -1,6 +1,15 @@
 /// `clients.rate_limit`: a token bucket per client key (per client address
-/// without keys), one for everyone, or one per value of a header.
+/// without keys), one for everyone, or one per value of a header; kept by
+/// each replica, or shared by the fleet through Redis.
 public struct RateLimitConfig: Sendable, Equatable {
+    /// Where the buckets are kept.
+    public enum Store: String, Sendable, Equatable, CaseIterable {
+        /// In this process: each replica admits the whole rate.
+        case memory
+        /// One budget for every replica, settled through the Redis of the `redis` section.
+        case redis
+    }
+
     /// What one bucket is shared by.
     public enum Partition: Sendable, Equatable, CustomStringConvertible {
         /// Each client key; each client address when no keys are configured.
@@ -26,6 +35,8 @@ public struct RateLimitConfig: Sendable, Equatable {
     public var burst = 0
     /// `clients.rate_limit.by`: `key`, `global` or `header:NAME`. Default `key`.
     public var by = Partition.key
+    /// `clients.rate_limit.store`: `memory` (per replica) or `redis` (one budget for the fleet). Default `memory`.
+    public var store = Store.memory
 
     /// The defaults.
     public init() {}
@@ -40,13 +51,14 @@ public struct RateLimitConfig: Sendable, Equatable {
 }
 
 extension RateLimitConfig {
-    static let keys = ["requests_per_second", "burst", "by"]
+    static let keys = ["requests_per_second", "burst", "by", "store"]
 
     init(yaml: YAMLValue) throws(ConfigError) {
         let map = try yaml.mapping(allowed: Self.keys)
         self.init()
         requestsPerSecond = try map["requests_per_second"]?.double(0...1_000_000_000) ?? requestsPerSecond
         burst = try map["burst"]?.int(0...1_000_000_000) ?? burst
+        store = try map["store"]?.oneOf(Store.self) ?? store
         if let by = map["by"] {
             let expected = "key, global or header:NAME"
             let text = try by.text(expected: expected)

@@ -1,5 +1,6 @@
 /// `redis`: the Redis every store kept in Redis uses (the response cache
-/// with `cache.backend: redis`, APQ registrations with `apq.store: redis`).
+/// with `cache.backend: redis` or `tiered`, APQ registrations with `apq.store: redis`, the rate
+/// limit with `clients.rate_limit.store: redis`).
 public struct RedisConfig: Sendable, Equatable {
     /// `redis.tls`: certificates for `rediss` URLs.
     public struct TLS: Sendable, Equatable {
@@ -58,9 +59,11 @@ extension RedisConfig {
 }
 
 extension GatewayConfig {
-    /// Whether some store keeps its state in Redis (`cache.backend: redis` or `tiered`, `apq.store: redis`).
+    /// Whether some store keeps its state in Redis (`cache.backend: redis` or `tiered`,
+    /// `apq.store: redis`, `clients.rate_limit.store: redis`).
     public var usesRedis: Bool {
         cache.enabled && cache.backend != .memory || (apq.enabled && apq.store == .redis)
+            || (clients.rateLimit.isEnabled && clients.rateLimit.store == .redis)
     }
 
     /// The Redis URL the stores use and the key it was set under: `redis.url`,

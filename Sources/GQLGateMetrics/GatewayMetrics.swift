@@ -49,6 +49,7 @@ public final class GatewayMetrics: Sendable {
     private let redisUp: Meter
     private let redisReconnects: CoreMetrics.Counter
     private let redisErrors: [CoreMetrics.Counter]
+    private let rateLimitSettlements: [CoreMetrics.Counter]
 
     /// Histogram buckets for request and upstream durations: 1 ms to 10 s
     /// (the default `upstream.timeout`).
@@ -118,6 +119,9 @@ public final class GatewayMetrics: Sendable {
         redisReconnects = Counter(label: "gqlgate_redis_reconnects_total", factory: factory)
         redisErrors = SharedStore.allCases.map {
             Counter(label: "gqlgate_redis_errors_total", dimensions: [("store", $0.rawValue)], factory: factory)
+        }
+        rateLimitSettlements = ["ok", "failed"].map {
+            Counter(label: "gqlgate_rate_limit_settlements_total", dimensions: [("outcome", $0)], factory: factory)
         }
         for meter in [cacheSize, subscriptions, upstreamSubscriptions, websocketConnections, upstreamInFlight, circuitState, schemaLoaded, redisUp] {
             meter.set(0)
@@ -206,6 +210,10 @@ public final class GatewayMetrics: Sendable {
 
     /// An operation was refused over `clients.rate_limit`.
     package func rateLimited() { rateLimitedRequests.increment() }
+
+    /// The shared rate limit settled one key with Redis, or failed to
+    /// (`gqlgate_rate_limit_settlements_total{outcome="ok"|"failed"}`).
+    package func rateLimitSettled(succeeded: Bool) { rateLimitSettlements[succeeded ? 0 : 1].increment() }
 
     /// An operation was refused to protect the upstream.
     package func loadShed(_ reason: LoadShedReason) { loadShed[reason.index].increment() }

@@ -108,6 +108,9 @@ package enum GatewayFact: Sendable {
     /// A command of a store kept in Redis failed (no connection, no reply in
     /// time, or a reply of the wrong shape); the store fell back.
     case redisCommandFailed(SharedStore)
+    /// The shared rate limit (`clients.rate_limit.store: redis`) settled one
+    /// key with the fleet, or could not (its limit is per replica until it can).
+    case rateLimitSettled(succeeded: Bool)
 }
 
 /// Why cached answers were purged (`gqlgate_cache_invalidations_total{source}`).
@@ -126,6 +129,8 @@ package enum SharedStore: String, CaseIterable, Sendable {
     case cache
     /// APQ registrations (`apq.store: redis`).
     case apq
+    /// The rate limit's shared buckets (`clients.rate_limit.store: redis`).
+    case rateLimit = "rate_limit"
 }
 
 /// What reading the schema's source did.

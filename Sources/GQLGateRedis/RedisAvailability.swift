@@ -18,12 +18,16 @@ final class RedisAvailability: Sendable {
     private let logger: Logger?
     private let recorder: (any FactRecorder)?
     private let server: String
+    private let fallback: String
 
-    /// - Parameter logger: nil for connections that are not the store's own (a question to a sentinel).
-    init(logger: Logger?, recorder: (any FactRecorder)?, server: String) {
+    /// - Parameters:
+    ///   - logger: nil for connections that are not the store's own (a question to a sentinel).
+    ///   - fallback: what the stores do meanwhile, for the outage's warning.
+    init(logger: Logger?, recorder: (any FactRecorder)?, server: String, fallback: String = "cached answers are bypassed") {
         self.logger = logger
         self.recorder = recorder
         self.server = server
+        self.fallback = fallback
         recorder?.record(.redisAvailabilityChanged(up: false))
     }
 
@@ -35,7 +39,7 @@ final class RedisAvailability: Sendable {
         }
         if wasUp { recorder?.record(.redisAvailabilityChanged(up: false)) }
         if warn {
-            logger?.warning("redis unavailable; cached answers are bypassed until it is back",
+            logger?.warning("redis unavailable; \(fallback) until it is back",
                             metadata: ["redis": "\(server)", "reason": "\(reason)"])
         }
     }

@@ -40,6 +40,8 @@ package final class RedisClient: Sendable {
         /// The most bytes one reply may hold (its strings together, and what is buffered
         /// of it while it arrives); past it the reply fails and the connection is dropped.
         package var maxReplyBytes = 256 << 20
+        /// What the stores do while Redis is unavailable, for the outage's log line.
+        package var fallback = "cached answers are bypassed"
 
         package init(url: RedisURL, commandTimeout: Duration = .milliseconds(250),
                     connectTimeout: Duration = .seconds(1), reconnectDelay: Duration = .milliseconds(100),
@@ -69,7 +71,8 @@ package final class RedisClient: Sendable {
         self.group = group
         let url = settings.url
         let availability = RedisAvailability(logger: logger, recorder: recorder,
-                                             server: url.servers.map(\.description).joined(separator: ",") + "/\(url.database)")
+                                             server: url.servers.map(\.description).joined(separator: ",") + "/\(url.database)",
+                                             fallback: settings.fallback)
         self.availability = availability
         self.settings = settings
         switch url.topology {

@@ -33,6 +33,17 @@ import Testing
         #expect(try load("clients: {rate_limit: {requests_per_second: 0.1}}").clients.rateLimit.effectiveBurst == 1)
     }
 
+    @Test func theBucketsAreEachReplicasUnlessStoredInRedis() throws {
+        #expect(GatewayConfig().clients.rateLimit.store == .memory)
+        #expect(!GatewayConfig().usesRedis)
+        let shared = try load("clients: {rate_limit: {requests_per_second: 5, store: redis}}")
+        #expect(shared.clients.rateLimit.store == .redis)
+        #expect(shared.usesRedis)
+        // Off, the limit uses nothing.
+        #expect(try !load("clients: {rate_limit: {store: redis}}").usesRedis)
+        #expect(loadError("clients: {rate_limit: {store: etcd}}")?.contains("one of memory, redis") == true)
+    }
+
     @Test func refusesAnUnknownPartition() {
         #expect(loadError("clients: {rate_limit: {by: \"header:\"}}")?.contains("clients.rate_limit.by") == true)
         #expect(loadError("clients: {rate_limit: {by: address}}")?.contains("key, global or header:NAME") == true)

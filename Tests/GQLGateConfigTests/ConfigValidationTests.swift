@@ -55,4 +55,11 @@ import Testing
         #expect(try validationError("cache: {backend: redis}") == nil)
         #expect(try validationError("cache: {backend: memory, redis_url: \"http://ignored\"}") == nil)
     }
+
+    @Test func aRateLimitSharedThroughRedisNeedsARedisURL() throws {
+        #expect(try validationError("clients: {rate_limit: {requests_per_second: 5, store: redis}}\nredis: {url: \"http://cache:6379\"}")
+            == #"redis.url: "http://cache:6379" is not valid: expected a redis://, rediss://, redis-sentinel:// or redis-cluster:// URL (clients.rate_limit.store is redis)"#)
+        #expect(try validationError("clients: {rate_limit: {requests_per_second: 5, store: redis}}") == nil)
+        #expect(try validationError("clients: {rate_limit: {store: redis}}\nredis: {url: \"http://ignored\"}") == nil)
+    }
 }

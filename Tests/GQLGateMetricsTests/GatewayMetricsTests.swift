@@ -35,6 +35,7 @@ import Testing
             "# TYPE gqlgate_redis_up gauge",
             "# TYPE gqlgate_redis_reconnects_total counter",
             "# TYPE gqlgate_redis_errors_total counter",
+            "# TYPE gqlgate_rate_limit_settlements_total counter",
         ]
         #expect(expected.filter { !rendered.contains($0) } == [])
         #expect(rendered.filter { $0.hasPrefix("# TYPE") }.count == expected.count)
@@ -43,6 +44,8 @@ import Testing
         #expect(rendered.contains(#"gqlgate_persisted_documents_total{outcome="unlisted_text"} 0"#))
         #expect(rendered.contains(#"gqlgate_load_shed_total{reason="circuit_open"} 0"#))
         #expect(rendered.contains("gqlgate_circuit_state 0.0"))
+        #expect(rendered.contains(#"gqlgate_redis_errors_total{store="rate_limit"} 0"#))
+        #expect(rendered.contains(#"gqlgate_rate_limit_settlements_total{outcome="failed"} 0"#))
     }
 
     @Test func requestsAreCountedByOperationKindAndStatusClass() {

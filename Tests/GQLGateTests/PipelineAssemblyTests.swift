@@ -62,6 +62,33 @@ import Testing
         #expect(gateway.generations.current.slots == Self.rows[row].slots, "\(Self.rows[row].name)")
     }
 
+    @Test func aRateLimitSharedThroughRedisIsTheFleetsStageAndAReloadKeepsItsBuckets() throws {
+        var config = Self.base()
+        config.clients.rateLimit.requestsPerSecond = 10
+        config.clients.rateLimit.store = .redis
+        config.redis.url = "redis://127.0.0.1:9"  // nothing there: the limit is per replica, requests go on
+        let gateway = try Gateway(config: config)
+        try gateway.start()
+        defer { _ = gateway.shutdown(drainTimeout: .seconds(1)) }
+        let first = gateway.generations.current.traffic
+        let limiter = try #require(first.fleetLimiter)
+        #expect(gateway.generations.current.slots.first == .rateLimit)
+
+        var unrelated = config
+        unrelated.limits.maxDepth = 20
+        try gateway.reload(unrelated)
+        #expect(gateway.generations.current.traffic.fleetLimiter === limiter)
+        var otherRedis = unrelated
+        otherRedis.redis.url = "redis://127.0.0.1:10"
+        try gateway.reload(otherRedis)
+        #expect(gateway.generations.current.traffic.fleetLimiter !== limiter)
+        var memory = otherRedis
+        memory.clients.rateLimit.store = .memory
+        try gateway.reload(memory)
+        #expect(gateway.generations.current.traffic.rateLimit != nil)
+        #expect(gateway.generations.current.traffic.fleetLimiter == nil)
+    }
+
     @Test func everySlotIsFilledBySomeRow() {
         #expect(Set(Self.rows.flatMap(\.slots)) == Set(PipelineSlot.allCases))
     }

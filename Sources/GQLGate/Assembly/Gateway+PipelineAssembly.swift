@@ -26,7 +26,8 @@ extension Gateway {
         let persisted = try PersistedDocumentsAssembly(config: config, cache: documents, schema: schema, logger: context.logger)
         let redis = try RedisAssembly.make(config, recorder: recorder, loops: context.loops, logger: context.logger)
         let caching = CacheAssembly(config: config, apqRegisters: persisted.apqRegisters, redis: redis, recorder: recorder)
-        let traffic = TrafficAssembly(config: config, client: client, recorder: recorder, previous: context.previous)
+        let traffic = TrafficAssembly(config: config, client: client, redis: redis, loop: context.loops.next(), recorder: recorder,
+                                      logger: context.logger, previous: context.previous)
         var builder = PipelineBuilder()
         if let rateLimit = traffic.rateLimit { builder.fill(.rateLimit, with: rateLimit) }
         if let byID = persisted.byID { builder.fill(.persistedDocuments, with: byID) }

@@ -23,8 +23,18 @@ struct RedisAssembly: Sendable {
         var settings = RedisClient.Settings(url: url, commandTimeout: config.redis.timeout)
         settings.tls = try tlsCredentials(config, url: url)
         settings.connectTimeout = max(settings.connectTimeout, config.redis.timeout)
+        let limit = config.clients.rateLimit
+        let fallbacks = [config.cache.enabled && config.cache.backend == .redis ? "cached answers are bypassed" : nil,
+                         limit.isEnabled && limit.store == .redis ? "rate limits are per replica" : nil]
+        let fallback = fallbacks.compactMap { $0 }.joined(separator: " and ")
+        if !fallback.isEmpty { settings.fallback = fallback }
         return RedisAssembly(client: RedisClient(settings: settings, group: loops, logger: logger, recorder: recorder),
                              keyPrefix: config.effectiveRedisKeyPrefix, topology: url.topology)
+    }
+
+    /// The rate limit's shared buckets (`clients.rate_limit.store: redis`), in this client.
+    func rateLimitStore(recorder: GatewayRecorder, logger: Logger) -> RedisRateLimitStore {
+        RedisRateLimitStore(client: client, keyPrefix: keyPrefix, recorder: recorder, logger: logger)
     }
 
     /// The response cache's key names.

@@ -3,6 +3,7 @@ import GQLGateExchanges
 import GQLGateHTTPClient
 import GQLGateMetrics
 import GQLGatePipeline
+import Logging
 
 /// The traffic protection stages the configuration turns on: the client
 /// rate limit, the circuit breaker and the upstream concurrency limit. Each
@@ -12,7 +13,10 @@ import GQLGatePipeline
 /// flight carry over (two limits side by side would let twice as many
 /// requests through).
 struct TrafficAssembly: Sendable {
-    let rateLimit: RateLimitExchange?
+    /// `RateLimitExchange` (`store: memory`) or `FleetRateLimitExchange` (`store: redis`).
+    let rateLimit: (any InlineExchange)?
+    /// The fleet's buckets, with `store: redis`.
+    let fleetLimiter: FleetRateLimiter?
     let circuitBreaker: CircuitBreakerExchange?
     /// The breaker `circuitBreaker` asks (for `/readyz` and subscription reconnects).
     let breaker: CircuitBreaker?
@@ -28,30 +32,46 @@ struct TrafficAssembly: Sendable {
 
     /// None.
     init() {
-        (rateLimit, circuitBreaker, breaker, concurrency, identifiesClients) = (nil, nil, nil, nil, false)
+        (rateLimit, fleetLimiter, circuitBreaker, breaker, concurrency, identifiesClients) = (nil, nil, nil, nil, nil, false)
     }
 
     /// - Parameters:
     ///   - client: what the circuit breaker's probe is sent with.
+    ///   - redis: the pipeline's Redis, when some store uses it (`store: redis` settles there).
+    ///   - loop: where the shared rate limit's settlements run.
     ///   - previous: the pipeline being replaced, whose stages are kept where their settings stay.
-    ///   - recorder: told the circuit breaker's states.
-    init(config: GatewayConfig, client: HTTPClient, recorder: GatewayRecorder, previous: GatewayGeneration?) {
+    ///   - recorder: told the circuit breaker's states and the rate limit's settlements.
+    init(config: GatewayConfig, client: HTTPClient, redis: RedisAssembly?, loop: (any TaskExecutor)?, recorder: GatewayRecorder,
+         logger: Logger, previous: GatewayGeneration?) {
         let old = previous?.config
         let limit = config.clients.rateLimit
         identifiesClients = limit.isEnabled && limit.by == .key || config.upstream.circuitBreaker.enabled
+        let fleetStore = limit.isEnabled && limit.store == .redis ? redis?.rateLimitStore(recorder: recorder, logger: logger) : nil
         if !limit.isEnabled {
-            rateLimit = nil
-        } else if let kept = previous?.traffic.rateLimit, old?.clients.rateLimit == limit {
-            rateLimit = kept
+            (rateLimit, fleetLimiter) = (nil, nil)
+        } else if let kept = previous?.traffic, let exchange = kept.rateLimit, let old, old.clients.rateLimit == limit,
+                  limit.store == .memory || old.sharesRedis(with: config) {
+            // The buckets carry over; a shared limit settles through the new pipeline's client (to the same Redis).
+            (rateLimit, fleetLimiter) = (exchange, kept.fleetLimiter)
+            if let fleetStore { kept.fleetLimiter?.use(fleetStore) }
         } else {
             let partition: RateLimitExchange.Partition = switch limit.by {
             case .key: .client
             case .global: .global
             case .header(let name): .header(name)
             }
-            rateLimit = RateLimitExchange(
-                limiter: RateLimiter(requestsPerSecond: limit.requestsPerSecond, burst: limit.effectiveBurst),
-                partition: partition)
+            if let fleetStore {
+                let limiter = FleetRateLimiter(
+                    settings: .init(requestsPerSecond: limit.requestsPerSecond, burst: limit.effectiveBurst, partition: limit.by.description),
+                    store: fleetStore, recorder: recorder)
+                limiter.start(executor: loop, sleep: LoopHooks.sleep)
+                (rateLimit, fleetLimiter) = (FleetRateLimitExchange(limiter: limiter, partition: partition), limiter)
+            } else {
+                rateLimit = RateLimitExchange(
+                    limiter: RateLimiter(requestsPerSecond: limit.requestsPerSecond, burst: limit.effectiveBurst),
+                    partition: partition)
+                fleetLimiter = nil
+            }
         }
 
         let breakerConfig = config.upstream.circuitBreaker
@@ -88,5 +108,13 @@ struct TrafficAssembly: Sendable {
             concurrency = UpstreamConcurrencyExchange(
                 limit: ConcurrencyLimit(limit: upstream.maxConcurrency, queueTimeout: upstream.queueTimeout, sleep: LoopHooks.sleep))
         }
+    }
+}
+
+extension GatewayConfig {
+    /// Whether `other` reaches the same Redis, under the same key prefix, the same way.
+    fileprivate func sharesRedis(with other: GatewayConfig) -> Bool {
+        effectiveRedisURL.url == other.effectiveRedisURL.url && effectiveRedisKeyPrefix == other.effectiveRedisKeyPrefix
+            && redis == other.redis
     }
 }

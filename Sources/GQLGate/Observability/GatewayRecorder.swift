@@ -106,6 +106,7 @@ final class GatewayRecorder: FactRecorder {
         case .redisAvailabilityChanged(let up): metrics.redisAvailable(up)
         case .redisReconnecting: metrics.redisReconnecting()
         case .redisCommandFailed(let store): metrics.redisCommandFailed(store)
+        case .rateLimitSettled(let succeeded): metrics.rateLimitSettled(succeeded: succeeded)
         }
     }
 }

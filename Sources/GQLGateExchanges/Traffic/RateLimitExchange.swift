@@ -30,21 +30,48 @@ package struct RateLimitExchange: InlineExchange {
     }
 
     package func decide(_ operation: inout Operation) throws -> InlineDecision {
-        let decision = limiter.take(key(of: operation))
+        let decision = limiter.take(Self.key(of: operation, partition))
         guard !decision.allowed else { return .passOn }
-        operation.record(.shed(.rateLimited))
-        throw GatewayError.rateLimited(headers: [
-            "Retry-After": GatewayError.retryAfterSeconds(decision.retryAfter),
-            "RateLimit-Policy": policy,
-            "RateLimit": "\"default\";r=\(decision.remaining);t=\(GatewayError.retryAfterSeconds(decision.reset))",
-        ])
+        throw Self.refusal(decision, policy: policy, operation: &operation)
     }
 
-    private func key(of operation: borrowing Operation) -> String {
+    /// The key of the bucket `operation` takes from.
+    static func key(of operation: borrowing Operation, _ partition: Partition) -> String {
         switch partition {
         case .client: operation.clientID ?? ""
         case .global: ""
         case .header(let name): operation.headers[name] ?? ""
         }
+    }
+
+    /// 429 `RATE_LIMITED` for a refused `decision`, stated as shed on `operation`.
+    static func refusal(_ decision: RateLimiter.Decision, policy: String, operation: inout Operation) -> GatewayError {
+        operation.record(.shed(.rateLimited))
+        return GatewayError.rateLimited(headers: [
+            "Retry-After": GatewayError.retryAfterSeconds(decision.retryAfter),
+            "RateLimit-Policy": policy,
+            "RateLimit": "\"default\";r=\(decision.remaining);t=\(GatewayError.retryAfterSeconds(decision.reset))",
+        ])
+    }
+}
+
+/// `clients.rate_limit` with `store: redis`: the same stage over the
+/// fleet's buckets (`FleetRateLimiter`), deciding from this replica's share
+/// without waiting for Redis. Its answers are `RateLimitExchange`'s.
+package struct FleetRateLimitExchange: InlineExchange {
+    package let limiter: FleetRateLimiter
+    private let partition: RateLimitExchange.Partition
+    private let policy: String
+
+    package init(limiter: FleetRateLimiter, partition: RateLimitExchange.Partition) {
+        self.limiter = limiter
+        self.partition = partition
+        policy = "\"default\";q=\(limiter.burst);w=\(limiter.windowSeconds)"
+    }
+
+    package func decide(_ operation: inout Operation) throws -> InlineDecision {
+        let decision = limiter.take(RateLimitExchange.key(of: operation, partition))
+        guard !decision.allowed else { return .passOn }
+        throw RateLimitExchange.refusal(decision, policy: policy, operation: &operation)
     }
 }
