@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from harness import post_graphql, wait_until
+from harness import curl, free_port, post_graphql, wait_until
 from redis_servers import info, redis, redis_cluster, redis_cli  # noqa: F401 (fixtures)
 from test_redis_fleet import CREATE_REVIEW, HELLO, REVIEWS, Load, hello, metric, started
 
@@ -16,8 +16,9 @@ PREFIX = "tiered-test:"
 DROPS = "gqlgate_cache_memory_tier_drops_total"
 
 
-def config(url: str) -> str:
-    return f"""
+def config(url: str, admin_port: int = 0) -> str:
+    admin = f"admin: {{listen: 127.0.0.1:{admin_port}}}\n" if admin_port else ""
+    return admin + f"""
 redis:
   url: "{url}"
   key_prefix: "{PREFIX}"
@@ -69,9 +70,21 @@ def test_a_mutation_through_one_replica_reaches_every_replicas_memory_within_a_s
     assert metric(gateways[0], 'gqlgate_cache_invalidations_total{source="mutation"}') >= 1
 
 
-def test_a_mutation_through_one_replica_reaches_every_replica_in_a_cluster(gqlgate, redis_cluster, strawberry_upstream):  # noqa: F811
-    gateways = started(gqlgate, config(redis_cluster.url), 3)
+def test_a_mutation_and_a_purge_through_one_replica_reach_every_replica_in_a_cluster(gqlgate, redis_cluster, strawberry_upstream):  # noqa: F811
+    admin_ports = [free_port() for _ in range(3)]
+    gateways = [started(gqlgate, config(redis_cluster.url, port))[0] for port in admin_ports]
     assert_coherent(gateways, strawberry_upstream, "EMPIRE")
+    names = [f"cluster-{n}" for n in range(len(gateways))]
+    for name in names:
+        assert hello(gateways[0], name).header("X-Cache") == "MISS"
+        for gw in gateways:
+            assert hello(gw, name).header("X-Cache") == "HIT"
+    purged = curl(f"http://127.0.0.1:{admin_ports[2]}/cache/purge", json_body={"all": True})
+    assert purged.status == 200 and purged.json()["purged"] >= len(names), str(purged)
+    # Each replica asks its own name only, so no replica stores again what another checks.
+    for gw, name in zip(gateways, names):
+        wait_until(lambda: hello(gw, name).header("X-Cache") == "MISS", timeout=1, interval=0.02,
+                   what=f"{name!r} purged from {gw.url} within 1 s")  # fmt: skip
 
 
 def test_memory_hits_do_not_ask_redis(gqlgate, redis, strawberry_upstream):  # noqa: F811

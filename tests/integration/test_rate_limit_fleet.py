@@ -19,7 +19,7 @@ import typing
 import pytest
 
 from harness import curl, wait_until
-from redis_servers import redis  # noqa: F401 (fixture)
+from redis_servers import redis, redis_cli, redis_cluster  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not installed (make deps)")
 
@@ -119,7 +119,8 @@ def logged(gw, message: str) -> int:
 def test_three_replicas_share_one_budget_and_redis_stopped_under_load_fails_no_request(gqlgate, redis, strawberry_upstream):  # noqa: F811
     shared = [gqlgate(config=config("redis", redis.url)) for _ in range(3)]
     separate = [gqlgate(config=config("memory")) for _ in range(3)]
-    time.sleep(0.3)  # every shared replica announced itself to the others
+    wait_until(lambda: redis_cli(redis.port, "ZCARD", "rl-fleet-test:rl:replicas") == "3", timeout=5,
+               what="every shared replica to announce itself to the others")  # fmt: skip
 
     # One replica alone: the figure the fleet is held to, measured here under the same load.
     single = Load(separate[:1]).run()
@@ -161,3 +162,16 @@ def test_three_replicas_share_one_budget_and_redis_stopped_under_load_fails_no_r
         assert metric(gw, 'gqlgate_rate_limit_settlements_total{outcome="failed"}') > 0
         assert metric(gw, 'gqlgate_redis_errors_total{store="rate_limit"}') > 0
         assert metric(gw, "gqlgate_redis_up") == 0
+
+
+def test_three_replicas_share_one_budget_in_a_cluster(gqlgate, redis_cluster, strawberry_upstream):  # noqa: F811
+    shared = [gqlgate(config=config("redis", redis_cluster.url)) for _ in range(3)]
+    wait_until(lambda: redis_cli(redis_cluster.ports[0], "ZCARD", "rl-fleet-test:rl:replicas", cluster=True) == "3", timeout=5,
+               what="every shared replica to announce itself to the others")  # fmt: skip
+    fleet = Load(shared).run()
+    assert not fleet.unexpected(), fleet.unexpected()
+    expected = RATE * SECONDS + BURST
+    print(f"\nthree replicas (store: redis, a cluster): {fleet.summary()}; rate x time + burst = {expected:.0f}")
+    assert abs(fleet.admitted() / expected - 1) <= 0.1, fleet.summary()
+    for gw in shared:
+        assert metric(gw, 'gqlgate_rate_limit_settlements_total{outcome="failed"}') == 0
