@@ -170,11 +170,8 @@ final class RedisConnection: FileDescriptorHandler {
             case .wouldBlock(let wantsWrite):
                 watch(EventLoop.readable | (wantsWrite ? EventLoop.writable : 0))
                 return
-            case .closed:
-                drop(reason: "closed by the server")
-                return
-            case .failed(let reason):
-                drop(reason: reason)
+            case .closed, .failed:
+                ended(step)
                 return
             }
         }
@@ -449,13 +446,19 @@ final class RedisConnection: FileDescriptorHandler {
             case .wouldBlock(let wantsWrite):
                 if wantsWrite { watch(EventLoop.readable | EventLoop.writable) }
                 return
-            case .closed:
-                drop(reason: "closed by the server")
-                return
-            case .failed(let reason):
-                drop(reason: reason)
+            case .closed, .failed:
+                ended(step)
                 return
             }
+        }
+    }
+
+    /// Drops the connection after a read or write that found the stream closed or broken.
+    private func ended(_ step: RedisStreamStep) {
+        if case .failed(let reason) = step {
+            drop(reason: reason)
+        } else {
+            drop(reason: "closed by the server")
         }
     }
 
