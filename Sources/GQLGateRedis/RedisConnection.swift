@@ -423,11 +423,17 @@ final class RedisConnection: FileDescriptorHandler {
     }
 
     /// Reads what the socket holds and completes a command per reply.
+    /// At most this many reads per readiness event, so that a server sending
+    /// without end (a hostile or broken one) never holds the loop: its timers
+    /// (the command timeout above all) run between events.
+    private static let readsPerEvent = 16
+
     private func readReplies() {
         guard let stream, let reader else { return }
         let generation = generation
         if readBuffer.isEmpty { readBuffer = [UInt8](repeating: 0, count: 16 << 10) }
-        while generation == self.generation {
+        for _ in 0..<Self.readsPerEvent {
+            guard generation == self.generation else { return }
             let step = readBuffer.withUnsafeMutableBytes { stream.read(into: $0) }
             switch step {
             case .done(let count):
@@ -450,6 +456,13 @@ final class RedisConnection: FileDescriptorHandler {
                 ended(step)
                 return
             }
+        }
+        // Bytes TLS decrypted already raise no event of the socket: read them on the next turn of the loop.
+        guard generation == self.generation, stream.hasBufferedBytes else { return }
+        let me = LoopBound(self, loop: loop)
+        loop.execute {
+            let connection = me.value
+            if connection.generation == generation { connection.readReplies() }
         }
     }
 
