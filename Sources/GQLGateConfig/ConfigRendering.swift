@@ -86,6 +86,7 @@ extension GatewayConfig {
                     .init("burst", .plain(String(clients.rateLimit.burst))),
                     .init("by", .plain(clients.rateLimit.by.description)),
                     .init("store", .plain(clients.rateLimit.store.rawValue)),
+                    .init("by_cost", .plain(String(clients.rateLimit.byCost))),
                 ]),
             ]),
             .init("retry", [
@@ -146,6 +147,13 @@ extension GatewayConfig {
                 .init("refresh", .duration(schema.refresh)),
                 .init("validate", .plain(String(schema.validate))),
             ]),
+            .init("demand_control", [
+                .init("mode", .plain(demandControl.mode.rawValue)),
+                .init("max_cost", .plain(demandControl.maxCost.configText)),
+                .init("list_size", .plain(String(demandControl.listSize))),
+                .init("weights", .mapping(demandControl.weights.map { .init($0.coordinate, .plain($0.cost.configText)) })),
+                .init("expose", .plain(String(demandControl.expose))),
+            ]),
             .init("subscriptions", [
                 .init("dedupe", .plain(String(subscriptions.dedupe))),
                 .init("keepalive", .duration(subscriptions.keepalive)),
@@ -157,7 +165,11 @@ extension GatewayConfig {
                 .init("level", .plain(logging.level.rawValue)),
                 .init("format", .plain(logging.format.rawValue)),
             ]),
-            .init("metrics", [.init("enabled", .plain(String(metrics.enabled)))]),
+            .init("metrics", [
+                .init("enabled", .plain(String(metrics.enabled))),
+                .init("field_usage", .plain(String(metrics.fieldUsage))),
+                .init("client_name_header", .string(metrics.clientNameHeader)),
+            ]),
             .init("cors", [
                 .init("allow_origins", .strings(cors.allowOrigins)),
                 .init("allow_credentials", .plain(String(cors.allowCredentials))),

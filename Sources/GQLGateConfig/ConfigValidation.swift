@@ -12,6 +12,8 @@ extension GatewayConfig {
     ///   have a usable `redis.url` (or `cache.redis_url`), and a client certificate comes with its key.
     /// - `persisted_documents.safelist` and `require_id` need `persisted_documents.manifests`.
     /// - `schema.source: file` needs `schema.file`.
+    /// - `demand_control.mode` other than `off` and `metrics.field_usage` need a schema
+    ///   (`schema.source`); `clients.rate_limit.by_cost` needs `demand_control.mode`.
     /// - `server.tls.cert_file` and `key_file` go together; `client_ca_file` needs them.
     /// - `cors.allow_origins: ["*"]` stands alone and not with `cors.allow_credentials`.
     /// - `admin.listen` beyond loopback needs `admin.token_file`, and is never `server.listen`'s
@@ -97,7 +99,24 @@ extension GatewayConfig {
         if cors.allowOrigins.contains("*"), cors.allowOrigins.count > 1 {
             throw ConfigError(keyPath: "cors.allow_origins", message: "\"*\" allows every origin: list it alone")
         }
+        try validateDemandControl()
         try validateAdmin()
+    }
+
+    /// Cost estimates and field usage read the schema; cost tokens need the estimate.
+    private func validateDemandControl() throws(ConfigError) {
+        if demandControl.isEnabled, schema.effectiveSource == nil {
+            throw ConfigError(keyPath: "demand_control.mode",
+                              message: "\(demandControl.mode.rawValue) needs a schema: set schema.source (costs are read from the schema)")
+        }
+        if metrics.fieldUsage, schema.effectiveSource == nil {
+            throw ConfigError(keyPath: "metrics.field_usage",
+                              message: "needs a schema: set schema.source (fields are counted by their schema coordinates)")
+        }
+        if clients.rateLimit.byCost, !demandControl.isEnabled {
+            throw ConfigError(keyPath: "clients.rate_limit.by_cost",
+                              message: "needs demand_control.mode measure or enforce (a request takes its estimated cost)")
+        }
     }
 
     /// The `admin` rules: a token beyond loopback, and a port of its own.

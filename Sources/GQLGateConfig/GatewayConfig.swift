@@ -30,6 +30,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var limits = LimitsConfig()
     /// `schema`: the upstream's schema, for validation at the edge.
     public var schema = SchemaConfig()
+    /// `demand_control`: operations' estimated costs, measured or enforced.
+    public var demandControl = DemandControlConfig()
     /// `subscriptions`: subscription transport settings.
     public var subscriptions = SubscriptionsConfig()
     /// `logging`: log level and format.
@@ -54,7 +56,7 @@ public struct GatewayConfig: Sendable, Equatable {
 extension GatewayConfig {
     static let keys = [
         "server", "upstream", "auth", "headers", "clients", "retry", "cache", "redis", "dedupe", "apq", "persisted_documents", "limits",
-        "schema", "subscriptions", "logging", "metrics", "cors", "csrf", "tracing", "compression",
+        "schema", "demand_control", "subscriptions", "logging", "metrics", "cors", "csrf", "tracing", "compression",
         "admin",
     ]
 
@@ -75,6 +77,7 @@ extension GatewayConfig {
         persistedDocuments = try map["persisted_documents"].map(PersistedDocumentsConfig.init(yaml:)) ?? persistedDocuments
         limits = try map["limits"].map(LimitsConfig.init(yaml:)) ?? limits
         schema = try map["schema"].map(SchemaConfig.init(yaml:)) ?? schema
+        demandControl = try map["demand_control"].map(DemandControlConfig.init(yaml:)) ?? demandControl
         subscriptions = try map["subscriptions"].map(SubscriptionsConfig.init(yaml:)) ?? subscriptions
         logging = try map["logging"].map(LoggingConfig.init(yaml:)) ?? logging
         metrics = try map["metrics"].map(MetricsConfig.init(yaml:)) ?? metrics

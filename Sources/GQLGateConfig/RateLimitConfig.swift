@@ -37,6 +37,9 @@ public struct RateLimitConfig: Sendable, Equatable {
     public var by = Partition.key
     /// `clients.rate_limit.store`: `memory` (per replica) or `redis` (one budget for the fleet). Default `memory`.
     public var store = Store.memory
+    /// `clients.rate_limit.by_cost`: a request takes its estimated cost in tokens
+    /// (at least 1), not 1. Needs `demand_control`. Default false.
+    public var byCost = false
 
     /// The defaults.
     public init() {}
@@ -51,7 +54,7 @@ public struct RateLimitConfig: Sendable, Equatable {
 }
 
 extension RateLimitConfig {
-    static let keys = ["requests_per_second", "burst", "by", "store"]
+    static let keys = ["requests_per_second", "burst", "by", "store", "by_cost"]
 
     init(yaml: YAMLValue) throws(ConfigError) {
         let map = try yaml.mapping(allowed: Self.keys)
@@ -59,6 +62,7 @@ extension RateLimitConfig {
         requestsPerSecond = try map["requests_per_second"]?.double(0...1_000_000_000) ?? requestsPerSecond
         burst = try map["burst"]?.int(0...1_000_000_000) ?? burst
         store = try map["store"]?.oneOf(Store.self) ?? store
+        byCost = try map["by_cost"]?.bool() ?? byCost
         if let by = map["by"] {
             let expected = "key, global or header:NAME"
             let text = try by.text(expected: expected)

@@ -8,6 +8,8 @@ package struct AccessLine: Sendable, Equatable {
     package var cache: String?
     /// The subject of the client's TLS certificate, when the server asks for one (`client_cert`).
     package var clientCertificate: String?
+    /// The operation's estimated cost (`demand_control`), as a JSON number.
+    package var cost: String?
     package var durationMilliseconds: Double
     package var operation: String?
     package var operationName: String?
@@ -37,6 +39,7 @@ package struct AccessLine: Sendable, Equatable {
         if let attempts { fields["attempts"] = .stringConvertible(attempts) }
         if let cache { fields["cache"] = .string(cache) }
         if let clientCertificate { fields["client_cert"] = .string(clientCertificate) }
+        if let cost { fields["cost"] = .string(cost) }
         if let operation { fields["operation"] = .string(operation) }
         if let operationName { fields["operation_name"] = .string(operationName) }
         if let persistedID { fields["persisted_id"] = .string(persistedID) }
@@ -54,6 +57,7 @@ package struct AccessLine: Sendable, Equatable {
         if let attempts { visit("attempts", String(attempts), false) }
         if let cache { visit("cache", cache, true) }
         if let clientCertificate { visit("client_cert", clientCertificate, true) }
+        if let cost { visit("cost", cost, false) }
         visit("duration_ms", durationMilliseconds.description, false)
         if let operation { visit("operation", operation, true) }
         if let operationName { visit("operation_name", operationName, true) }

@@ -70,6 +70,9 @@ public struct Operation: Sendable {
     /// with, else its address. Set by the gateway only when a stage reads it
     /// (`clients.rate_limit` by key).
     package var clientID: String?
+    /// The operation's estimated cost (`demand_control`), once the demand
+    /// control stage ran; nil when nothing estimated it.
+    package var estimatedCost: Double?
     /// The facts gathered for the client request (its access line, metrics
     /// and span read them); `nil` when nobody keeps them. Stages add to it
     /// through `record`.

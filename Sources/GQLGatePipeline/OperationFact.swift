@@ -18,6 +18,11 @@ package enum OperationFact: Sendable {
     /// With `schema.validate` off, validation would have refused the
     /// operation with `error` (stated once per document and code).
     case validationWouldRefuse(GatewayError, documentSHA256: String)
+    /// The demand control stage estimated its cost (`demand_control`).
+    case costEstimated(Double)
+    /// It selects these schema coordinates (`metrics.field_usage`), for the
+    /// client `clientName` names (the `metrics.client_name_header` value; nil without one).
+    case fieldsSelected(SelectedFields, clientName: String?)
     /// The response cache served it so (`X-Cache`: HIT, MISS, BYPASS).
     case cacheServed(CacheOutcome)
     /// Its answer (a mutation's) purged the cached answers it may have changed.

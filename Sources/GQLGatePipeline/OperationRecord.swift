@@ -26,6 +26,8 @@ package final class OperationRecord: Sendable {
         package var upstreamStatus: Int?
         /// How the response cache served it; nil when it did not.
         package var cache: CacheOutcome?
+        /// The estimated cost (`demand_control`); nil when nothing estimated it.
+        package var cost: Double?
         /// Why the gateway refused the operation to protect itself or the upstream; nil when it did not.
         package var shed: ShedReason?
         /// What the operation waited for on the way, when tracing sampled it (each becomes a span).
@@ -95,6 +97,8 @@ package final class OperationRecord: Sendable {
             facts.cache = outcome
         case .shed(let reason):
             facts.shed = reason
+        case .costEstimated(let cost):
+            facts.cost = cost
         case .waited(let kind, let start, let end):
             if end &- start >= shortestWait { facts.waits.append(Wait(kind: kind, start: start, end: end)) }
         case .upstreamAttemptStarted:
@@ -107,7 +111,7 @@ package final class OperationRecord: Sendable {
             } else {
                 facts.reconnectsLeftOut += 1
             }
-        case .persistedDocument, .unlistedOperation, .validationWouldRefuse, .upstreamAttemptEnded, .retrying, .cachePurged:
+        case .persistedDocument, .unlistedOperation, .validationWouldRefuse, .upstreamAttemptEnded, .retrying, .cachePurged, .fieldsSelected:
             break
         }
     }

@@ -19,6 +19,14 @@ public enum PipelineSlot: String, CaseIterable, Sendable {
     case limits
     /// Validation against the schema gqlgate holds (`schema`), and the variables' types.
     case validation
+    /// `demand_control`: the operation's cost estimated from the schema, and
+    /// refused over `max_cost` with `enforce`.
+    case demandControl
+    /// `clients.rate_limit.by_cost`: the rest of the estimated cost taken from
+    /// the client's bucket (the `rateLimit` slot took one token).
+    case costRateLimit
+    /// `metrics.field_usage`: the schema coordinates the operation selects, counted.
+    case fieldUsage
     /// The response cache.
     case cache
     /// Identical queries in flight share one upstream request.

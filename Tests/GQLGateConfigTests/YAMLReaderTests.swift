@@ -5,7 +5,7 @@ import Testing
     @Test func rejectsUnknownKeysAtTheTop() {
         #expect(loadError("servr: {}")
             == "servr: unknown key (allowed: server, upstream, auth, headers, clients, retry, cache, redis, dedupe, apq, "
-            + "persisted_documents, limits, schema, subscriptions, logging, metrics, cors, csrf, tracing, compression, admin)")
+            + "persisted_documents, limits, schema, demand_control, subscriptions, logging, metrics, cors, csrf, tracing, compression, admin)")
     }
 
     @Test func rejectsUnknownKeysInASection() {
@@ -46,7 +46,7 @@ import Testing
         #expect(loadError("retry: {max_attempts: [1]}") == "retry.max_attempts: a list is not valid: expected an integer >= 1")
         #expect(loadError("upstream: {url: {a: b}}") == "upstream.url: a mapping is not valid: expected a URL")
         #expect(loadError("- server") == "a list is not valid: expected a mapping with keys server, upstream, auth, headers, clients, "
-            + "retry, cache, redis, dedupe, apq, persisted_documents, limits, schema, subscriptions, logging, metrics, cors, csrf, tracing, compression, admin")
+            + "retry, cache, redis, dedupe, apq, persisted_documents, limits, schema, demand_control, subscriptions, logging, metrics, cors, csrf, tracing, compression, admin")
     }
 
     @Test func rejectsNonScalarKeys() {

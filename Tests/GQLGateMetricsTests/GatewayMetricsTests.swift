@@ -36,6 +36,7 @@ import Testing
             "# TYPE gqlgate_redis_reconnects_total counter",
             "# TYPE gqlgate_redis_errors_total counter",
             "# TYPE gqlgate_rate_limit_settlements_total counter",
+            "# TYPE gqlgate_operation_cost histogram",
         ]
         #expect(expected.filter { !rendered.contains($0) } == [])
         #expect(rendered.filter { $0.hasPrefix("# TYPE") }.count == expected.count)

@@ -31,7 +31,7 @@ private func names(_ builder: PipelineBuilder) -> [String] {
 @Suite struct PipelineBuilderTests {
     @Test func theBuiltInOrderIsWrittenOnce() {
         #expect(PipelineSlot.allCases == [
-            .rateLimit, .persistedDocuments, .apq, .document, .safelist, .methodRules, .limits, .validation, .cache,
+            .rateLimit, .persistedDocuments, .apq, .document, .safelist, .methodRules, .limits, .validation, .demandControl, .costRateLimit, .fieldUsage, .cache,
             .dedupe, .upstreamAPQ, .credentials, .retry, .circuitBreaker, .upstreamConcurrency,
         ])
     }

@@ -33,6 +33,14 @@ import Testing
             config.schema.source = .file
             config.schema.file = schemaFile
         }, [.apq, .document, .methodRules, .limits, .validation, .dedupe, .retry]),
+        ("demand control, cost tokens and field usage", { config in
+            config.schema.source = .file
+            config.schema.file = schemaFile
+            config.demandControl.mode = .measure
+            config.clients.rateLimit.requestsPerSecond = 10
+            config.clients.rateLimit.byCost = true
+            config.metrics.fieldUsage = true
+        }, [.rateLimit, .apq, .document, .methodRules, .limits, .validation, .demandControl, .costRateLimit, .fieldUsage, .dedupe, .retry]),
         ("persisted documents and the safelist", { config in
             config.persistedDocuments.manifests = [manifest]
             config.persistedDocuments.safelist = true

@@ -38,6 +38,13 @@ extension Gateway {
         builder.fill(.methodRules, with: HTTPMethodRulesExchange())
         builder.fill(.limits, with: QueryLimitsExchange(limits: .init(maxDepth: config.limits.maxDepth, maxAliases: config.limits.maxAliases)))
         if let schema { builder.fill(.validation, with: ValidationExchange(schema: schema, enforcing: config.schema.validate)) }
+        if let schema, config.demandControl.isEnabled {
+            builder.fill(.demandControl, with: DemandControlExchange(schema: schema, settings: DemandControlSettings(config.demandControl)))
+        }
+        if let costRateLimit = traffic.costRateLimit { builder.fill(.costRateLimit, with: costRateLimit) }
+        if let schema, config.metrics.fieldUsage {
+            builder.fill(.fieldUsage, with: FieldUsageExchange(schema: schema, clientNameHeader: config.metrics.clientNameHeader))
+        }
         if let cache = caching.cacheExchange { builder.fill(.cache, with: cache) }
         if let dedupe = caching.dedupe { builder.fill(.dedupe, with: dedupe) }
         if config.apq.upstream { builder.fill(.upstreamAPQ, with: UpstreamAPQExchange()) }

@@ -17,6 +17,17 @@ struct TrafficAssembly: Sendable {
     let rateLimit: (any InlineExchange)?
     /// The fleet's buckets, with `store: redis`.
     let fleetLimiter: FleetRateLimiter?
+    /// The rest of an operation's estimated cost taken from `rateLimit`'s buckets (`by_cost`).
+    var costRateLimit: CostRateLimitExchange? {
+        guard byCost else { return nil }
+        return switch rateLimit {
+        case let local as RateLimitExchange: CostRateLimitExchange(limiter: local.limiter, partition: local.partition)
+        case let fleet as FleetRateLimitExchange: CostRateLimitExchange(limiter: fleet.limiter, partition: fleet.partition)
+        default: nil
+        }
+    }
+    /// `clients.rate_limit.by_cost`.
+    private let byCost: Bool
     let circuitBreaker: CircuitBreakerExchange?
     /// The breaker `circuitBreaker` asks (for `/readyz` and subscription reconnects).
     let breaker: CircuitBreaker?
@@ -33,6 +44,7 @@ struct TrafficAssembly: Sendable {
     /// None.
     init() {
         (rateLimit, fleetLimiter, circuitBreaker, breaker, concurrency, identifiesClients) = (nil, nil, nil, nil, nil, false)
+        byCost = false
     }
 
     /// - Parameters:
@@ -45,6 +57,7 @@ struct TrafficAssembly: Sendable {
          logger: Logger, previous: GatewayGeneration?) {
         let old = previous?.config
         let limit = config.clients.rateLimit
+        byCost = limit.isEnabled && limit.byCost
         identifiesClients = limit.isEnabled && limit.by == .key || config.upstream.circuitBreaker.enabled
         let fleetStore = limit.isEnabled && limit.store == .redis ? redis?.rateLimitStore(recorder: recorder, logger: logger) : nil
         if !limit.isEnabled {

@@ -67,6 +67,10 @@ final class GatewayRecorder: FactRecorder {
                 "code": "\(error.code)", "sha256": "\(sha256)",
                 "errors": .array(error.graphQLErrors.compactMap { if case .string(let message) = $0["message"] { "\(message)" } else { nil } }),
             ])
+        case .costEstimated(let cost):
+            metrics.operationCostEstimated(cost)
+        case .fieldsSelected(let fields, let clientName):
+            metrics.fieldUsage.count(fields, clientName: clientName)
         case .operationSelected, .persistedDocumentUsed, .waited, .upstreamReconnecting:
             break  // the request's access line and span read them from its record
         }

@@ -56,6 +56,7 @@ struct RequestLog: Sendable {
             if facts.attempts > 0 { line.attempts = facts.attempts }
             line.upstreamStatus = facts.upstreamStatus
             line.shed = facts.shed?.rawValue
+            line.cost = facts.cost.map { JSONValue(cost: $0).serialized() }
             if let span = facts.span {
                 line.traceID = span.traceID.hex
                 line.spanID = span.spanIDHex

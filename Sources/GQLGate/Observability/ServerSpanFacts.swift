@@ -15,6 +15,7 @@ extension OperationRecord.Snapshot {
         if let persistedID { attributes.append(SpanAttribute("gqlgate.persisted_document.id", persistedID)) }
         if attempts > 0 { attributes.append(SpanAttribute("gqlgate.upstream.attempts", attempts)) }
         if let shed { attributes.append(SpanAttribute("gqlgate.shed", shed.rawValue)) }
+        if let cost { attributes.append(SpanAttribute("gqlgate.operation.cost", .double(cost))) }
     }
 
     /// The upstream WebSocket's reconnects, as events `upstream.reconnect`.

@@ -133,21 +133,22 @@ package final class FleetRateLimiter: Sendable {
 
     // MARK: - Requests
 
-    /// Takes a token from this replica's bucket of `key`, without waiting.
-    package func take(_ key: String) -> RateLimiter.Decision {
+    /// Takes `tokens` from this replica's bucket of `key`, without waiting
+    /// (at most a full bucket: an operation that costs more needs the whole bucket).
+    package func take(_ key: String, tokens: Int = 1) -> RateLimiter.Decision {
         let now = clock.monotonicNanoseconds()
         return state.withLock { state in
             var decision = RateLimiter.Decision(allowed: false, remaining: 0, retryAfter: .zero, reset: .zero)
             var listed = false
             let known = state.buckets.updateAsNewest(key) { bucket in
-                decision = self.take(from: &bucket, now: now)
+                decision = self.take(Double(tokens), from: &bucket, now: now)
                 listed = bucket.active
                 bucket.active = true
             }
             if !known {
                 let share = state.shared ? 1 / Double(state.fleetReplicas) : 1
                 var bucket = Bucket(tokens: Self.ceiling(share: share, burst: burst), updated: now, share: share)
-                decision = take(from: &bucket, now: now)
+                decision = take(Double(tokens), from: &bucket, now: now)
                 bucket.active = true
                 dropIdleBuckets(from: &state.buckets, now: now)
                 _ = state.buckets.insert(bucket, for: key, cost: key.utf8.count + Self.bucketOverhead)
@@ -157,17 +158,18 @@ package final class FleetRateLimiter: Sendable {
         }
     }
 
-    private func take(from bucket: inout Bucket, now: UInt64) -> RateLimiter.Decision {
+    private func take(_ wanted: Double, from bucket: inout Bucket, now: UInt64) -> RateLimiter.Decision {
         refill(&bucket, now: now)
         let perNanosecond = bucket.share / Double(interval)
         let ceiling = Self.ceiling(share: bucket.share, burst: burst)
-        // A hair under 1 counts as 1: shares are fractions, and their sums round.
-        guard bucket.tokens >= 1 - 1e-9 else {
-            return RateLimiter.Decision(allowed: false, remaining: 0, retryAfter: Self.duration((1 - bucket.tokens) / perNanosecond),
+        let tokens = min(max(1, wanted), ceiling)
+        // A hair under counts as enough: shares are fractions, and their sums round.
+        guard bucket.tokens >= tokens - 1e-9 else {
+            return RateLimiter.Decision(allowed: false, remaining: 0, retryAfter: Self.duration((tokens - bucket.tokens) / perNanosecond),
                                         reset: Self.duration((ceiling - bucket.tokens) / perNanosecond))
         }
-        bucket.tokens -= 1
-        bucket.unsettled += 1
+        bucket.tokens -= tokens
+        bucket.unsettled += Int(tokens.rounded(.up))
         // What the fleet has left, as this replica's share of it says.
         let remaining = max(0, min(Double(burst), (bucket.tokens / bucket.share).rounded(.down)))
         return RateLimiter.Decision(allowed: true, remaining: Int(remaining), retryAfter: .zero,

@@ -19,8 +19,8 @@ package struct RateLimitExchange: InlineExchange {
         case header(String)
     }
 
-    private let limiter: RateLimiter
-    private let partition: Partition
+    package let limiter: RateLimiter
+    package let partition: Partition
     private let policy: String
 
     package init(limiter: RateLimiter, partition: Partition) {
@@ -60,7 +60,7 @@ package struct RateLimitExchange: InlineExchange {
 /// without waiting for Redis. Its answers are `RateLimitExchange`'s.
 package struct FleetRateLimitExchange: InlineExchange {
     package let limiter: FleetRateLimiter
-    private let partition: RateLimitExchange.Partition
+    package let partition: RateLimitExchange.Partition
     private let policy: String
 
     package init(limiter: FleetRateLimiter, partition: RateLimitExchange.Partition) {

@@ -55,26 +55,29 @@ package final class RateLimiter: Sendable {
     /// Buckets held.
     package var count: Int { buckets.withLock { $0.count } }
 
-    /// Takes a token from the bucket of `key`.
-    package func take(_ key: String) -> Decision {
+    /// Takes `tokens` from the bucket of `key` (at most a full bucket: an
+    /// operation that costs more than `burst` needs the whole bucket).
+    package func take(_ key: String, tokens: Int = 1) -> Decision {
+        let (product, overflow) = interval.multipliedReportingOverflow(by: UInt64(min(max(1, tokens), burst)))
+        let step = overflow ? capacity : min(product, capacity)
         let now = clock.monotonicNanoseconds()
         return buckets.withLock { table in
-            var decision = Decision(allowed: true, remaining: burst - 1, retryAfter: .zero, reset: .nanoseconds(Int64(interval)))
+            var decision = Decision(allowed: true, remaining: Int((capacity - step) / interval), retryAfter: .zero, reset: .nanoseconds(Int64(step)))
             let known = table.updateAsNewest(key) { arrival in
-                decision = self.decision(arrival: &arrival, now: now)
+                decision = self.decision(arrival: &arrival, now: now, step: step)
             }
             if !known {
                 Self.dropFullBuckets(from: &table, now: now)
-                table.insert(now &+ interval, for: key, cost: key.utf8.count + Self.bucketOverhead)
+                table.insert(now &+ step, for: key, cost: key.utf8.count + Self.bucketOverhead)
             }
             return decision
         }
     }
 
-    /// Takes a token from the bucket whose arrival time is `arrival`, moving it on when allowed.
-    private func decision(arrival: inout UInt64, now: UInt64) -> Decision {
+    /// Takes `step` (tokens × `interval`) from the bucket whose arrival time is `arrival`, moving it on when allowed.
+    private func decision(arrival: inout UInt64, now: UInt64, step: UInt64) -> Decision {
         let start = max(arrival, now)
-        let next = start &+ interval
+        let next = start &+ step
         guard next &- now <= capacity else {
             return Decision(allowed: false, remaining: 0, retryAfter: .nanoseconds(Int64(next &- now &- capacity)),
                             reset: .nanoseconds(Int64(start &- now)))

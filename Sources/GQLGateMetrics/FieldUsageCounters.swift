@@ -1,0 +1,100 @@
+import GQLGateCore
+package import GQLGatePipeline
+
+/// `gqlgate_field_usage_total{coordinate, client_name}` and
+/// `gqlgate_deprecated_field_usage_total{coordinate, client_name}`
+/// (`metrics.field_usage`): how many requests selected each schema
+/// coordinate, by client. Counting one request is one lock and an addition
+/// per coordinate it selects (`SelectedFields`, worked out once per
+/// document). Client names are the first `mostClients` distinct ones seen;
+/// later ones count as `other`, so the series stay bounded by the schema's
+/// fields times 101.
+package final class FieldUsageCounters: Sendable {
+    /// Distinct client names kept as labels; the rest are `other`.
+    package static let mostClients = 100
+    /// The longest client name kept whole (UTF-8 bytes); longer ones are cut.
+    static let longestClientName = 128
+
+    private struct State {
+        /// Client name → its number, in the order first seen.
+        var clients: [String: Int] = [:]
+        var clientNames: [String] = []
+        /// `client << 32 | coordinate.index` → requests.
+        var counts: [Int: UInt64] = [:]
+        /// The coordinates counted, by index.
+        var coordinates: [Int: FieldCoordinate] = [:]
+    }
+
+    private let state = Lock(State())
+
+    package init() {}
+
+    /// One request selected `fields`, for the client `clientName` (nil: none named).
+    package func count(_ fields: SelectedFields, clientName: String?) {
+        state.withLock { state in
+            let client = Self.client(clientName ?? "", in: &state)
+            for coordinate in fields.coordinates {
+                let key = client << 32 | coordinate.index
+                if let index = state.counts.index(forKey: key) {
+                    state.counts.values[index] &+= 1
+                } else {
+                    state.counts[key] = 1
+                    state.coordinates[coordinate.index] = coordinate
+                }
+            }
+        }
+    }
+
+    private static func client(_ name: String, in state: inout State) -> Int {
+        if let known = state.clients[name] { return known }
+        let kept = name.utf8.count > longestClientName ? String(decoding: name.utf8.prefix(longestClientName), as: UTF8.self) : name
+        let label = state.clientNames.count < mostClients ? kept : "other"
+        if let known = state.clients[label] {
+            if state.clients.count < mostClients * 4 { state.clients[name] = known }
+            return known
+        }
+        let number = state.clientNames.count
+        state.clientNames.append(label)
+        state.clients[label] = number
+        if name != label, state.clients.count < mostClients * 4 { state.clients[name] = number }
+        return number
+    }
+
+    /// The two counters in Prometheus' text format, appended to `output`.
+    package func render(into output: inout [UInt8]) {
+        let (rows, names) = state.withLock { state in
+            (state.counts.map { (client: $0.key >> 32, coordinate: state.coordinates[$0.key & 0xFFFF_FFFF], count: $0.value) }, state.clientNames)
+        }
+        guard !rows.isEmpty else { return }
+        let sorted = rows.compactMap { row in row.coordinate.map { (names[row.client], $0, row.count) } }
+            .sorted { ($0.1.name, $0.0) < ($1.1.name, $1.0) }
+        var text = "# HELP gqlgate_field_usage_total Requests that selected a schema coordinate, by client.\n"
+        text += "# TYPE gqlgate_field_usage_total counter\n"
+        for (client, coordinate, count) in sorted { text += Self.line("gqlgate_field_usage_total", coordinate, client, count) }
+        text += "# HELP gqlgate_deprecated_field_usage_total Requests that selected a deprecated field, by client.\n"
+        text += "# TYPE gqlgate_deprecated_field_usage_total counter\n"
+        for (client, coordinate, count) in sorted where coordinate.isDeprecated {
+            text += Self.line("gqlgate_deprecated_field_usage_total", coordinate, client, count)
+        }
+        output.append(contentsOf: text.utf8)
+    }
+
+    private static func line(_ name: String, _ coordinate: FieldCoordinate, _ client: String, _ count: UInt64) -> String {
+        "\(name){coordinate=\"\(escaped(coordinate.name))\",client_name=\"\(escaped(client))\"} \(count)\n"
+    }
+
+    /// A label value as the text format writes it: backslash, quote and newline escaped.
+    private static func escaped(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") }) else { return value }
+        var text = ""
+        for character in value {
+            switch character {
+            case "\\": text += "\\\\"
+            case "\"": text += "\\\""
+            case "\n": text += "\\n"
+            default: text.append(character)
+            }
+        }
+        return text
+    }
+}
