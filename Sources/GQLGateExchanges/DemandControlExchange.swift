@@ -54,7 +54,7 @@ package struct DemandControlExchange: InlineExchange {
     private func estimate(_ plan: CostPlan, costSchema: CostSchema, operation: inout Operation) throws(GatewayError) {
         let cost = plan.estimate(variables: operation.request.variables)
         operation.estimatedCost = cost
-        operation.record(.costEstimated(cost))
+        operation.record(.costEstimated(cost, operationName: operation.selected?.name))
         if enforcing, cost > costSchema.maxCost {
             throw GatewayError.costEstimatedTooExpensive(estimated: cost, max: costSchema.maxCost)
         }

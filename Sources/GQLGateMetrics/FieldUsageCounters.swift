@@ -12,13 +12,9 @@ package import GQLGatePipeline
 package final class FieldUsageCounters: Sendable {
     /// Distinct client names kept as labels; the rest are `other`.
     package static let mostClients = 100
-    /// The longest client name kept whole (UTF-8 bytes); longer ones are cut.
-    static let longestClientName = 128
 
     private struct State {
-        /// Client name → its number, in the order first seen.
-        var clients: [String: Int] = [:]
-        var clientNames: [String] = []
+        var clients = CappedLabelValues(most: FieldUsageCounters.mostClients)
         /// `client << 32 | coordinate.index` → requests.
         var counts: [Int: UInt64] = [:]
         /// The coordinates counted, by index.
@@ -32,7 +28,7 @@ package final class FieldUsageCounters: Sendable {
     /// One request selected `fields`, for the client `clientName` (nil: none named).
     package func count(_ fields: SelectedFields, clientName: String?) {
         state.withLock { state in
-            let client = Self.client(clientName ?? "", in: &state)
+            let client = state.clients.number(of: clientName ?? "")
             for coordinate in fields.coordinates {
                 let key = client << 32 | coordinate.index
                 if let index = state.counts.index(forKey: key) {
@@ -45,25 +41,11 @@ package final class FieldUsageCounters: Sendable {
         }
     }
 
-    private static func client(_ name: String, in state: inout State) -> Int {
-        if let known = state.clients[name] { return known }
-        let kept = name.utf8.count > longestClientName ? String(decoding: name.utf8.prefix(longestClientName), as: UTF8.self) : name
-        let label = state.clientNames.count < mostClients ? kept : "other"
-        if let known = state.clients[label] {
-            if state.clients.count < mostClients * 4 { state.clients[name] = known }
-            return known
-        }
-        let number = state.clientNames.count
-        state.clientNames.append(label)
-        state.clients[label] = number
-        if name != label, state.clients.count < mostClients * 4 { state.clients[name] = number }
-        return number
-    }
-
     /// The two counters in Prometheus' text format, appended to `output`.
     package func render(into output: inout [UInt8]) {
         let (rows, names) = state.withLock { state in
-            (state.counts.map { (client: $0.key >> 32, coordinate: state.coordinates[$0.key & 0xFFFF_FFFF], count: $0.value) }, state.clientNames)
+            (state.counts.map { (client: $0.key >> 32, coordinate: state.coordinates[$0.key & 0xFFFF_FFFF], count: $0.value) },
+             state.clients.labels)
         }
         guard !rows.isEmpty else { return }
         let sorted = rows.compactMap { row in row.coordinate.map { (names[row.client], $0, row.count) } }
@@ -80,21 +62,7 @@ package final class FieldUsageCounters: Sendable {
     }
 
     private static func line(_ name: String, _ coordinate: FieldCoordinate, _ client: String, _ count: UInt64) -> String {
-        "\(name){coordinate=\"\(escaped(coordinate.name))\",client_name=\"\(escaped(client))\"} \(count)\n"
-    }
-
-    /// A label value as the text format writes it: backslash, quote and newline escaped.
-    private static func escaped(_ value: String) -> String {
-        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") }) else { return value }
-        var text = ""
-        for character in value {
-            switch character {
-            case "\\": text += "\\\\"
-            case "\"": text += "\\\""
-            case "\n": text += "\\n"
-            default: text.append(character)
-            }
-        }
-        return text
+        let labels = "coordinate=\"\(CappedLabelValues.escaped(coordinate.name))\",client_name=\"\(CappedLabelValues.escaped(client))\""
+        return "\(name){\(labels)} \(count)\n"
     }
 }

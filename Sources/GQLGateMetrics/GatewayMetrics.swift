@@ -53,6 +53,8 @@ public final class GatewayMetrics: Sendable {
     private let operationCost: ValueHistogram
     /// `metrics.field_usage`'s counters (rendered after the registry's series).
     package let fieldUsage = FieldUsageCounters()
+    /// Estimated costs by operation name (rendered after the registry's series).
+    private let operationCosts = OperationCostCounters()
 
     /// Buckets of `gqlgate_operation_cost`: estimated costs from 1 to 100,000.
     package static let costBuckets: [Double] = [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 100_000]
@@ -140,13 +142,15 @@ public final class GatewayMetrics: Sendable {
     /// The metrics in the Prometheus text exposition format.
     public func render() -> [UInt8] {
         var output = registry.emitToBuffer()
+        operationCosts.render(into: &output)
         fieldUsage.render(into: &output)
         return output
     }
 
-    /// The demand control stage estimated an operation's cost.
-    package func operationCostEstimated(_ cost: Double) {
+    /// The demand control stage estimated the cost of an operation named `operationName` (nil: anonymous).
+    package func operationCostEstimated(_ cost: Double, operationName: String?) {
         operationCost.record(cost)
+        operationCosts.record(cost, operationName: operationName)
     }
 
     // MARK: - Requests and upstream calls

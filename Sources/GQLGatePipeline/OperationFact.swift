@@ -18,8 +18,8 @@ package enum OperationFact: Sendable {
     /// With `schema.validate` off, validation would have refused the
     /// operation with `error` (stated once per document and code).
     case validationWouldRefuse(GatewayError, documentSHA256: String)
-    /// The demand control stage estimated its cost (`demand_control`).
-    case costEstimated(Double)
+    /// The demand control stage estimated its cost (`demand_control`); `operationName` is the selected operation's (nil: anonymous).
+    case costEstimated(Double, operationName: String?)
     /// It selects these schema coordinates (`metrics.field_usage`), for the
     /// client `clientName` names (the `metrics.client_name_header` value; nil without one).
     case fieldsSelected(SelectedFields, clientName: String?)

@@ -97,7 +97,7 @@ package final class OperationRecord: Sendable {
             facts.cache = outcome
         case .shed(let reason):
             facts.shed = reason
-        case .costEstimated(let cost):
+        case .costEstimated(let cost, _):
             facts.cost = cost
         case .waited(let kind, let start, let end):
             if end &- start >= shortestWait { facts.waits.append(Wait(kind: kind, start: start, end: end)) }

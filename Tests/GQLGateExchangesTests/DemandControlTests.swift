@@ -158,11 +158,54 @@ import Testing
         #expect(try await estimate("{ topReviews { stars } hero { id } }", settings: settings) == 6)
     }
 
+    /// What `query`'s answer looks like with `expose` when the upstream answers `answer`.
+    private func exposed(_ query: String, answer: String) async throws -> String {
+        let schema = GatewaySchema()
+        schema.install(try LoadedSchema(sdl: Self.sdl))
+        let chain = ExchangeChain(
+            stages: [.inline(DocumentExchange(cache: DocumentCache())),
+                     .inline(DemandControlExchange(schema: schema, settings: DemandControlSettings(maxCost: 500, expose: true)))],
+            transport: Answering(body: answer))
+        let stream = try await chain.run(Operation(request: GraphQLRequest(query: query), clientTransport: .httpPost, headers: [:], requestID: "r"))
+        return try #require(try await stream.first()).body.string
+    }
+
+    @Test func exposeAddsTheEstimateAndTheActualCostFromTheAnswer() async throws {
+        // Estimate: hero 1 × (1 + friends 10 × (1 + starships... none)) = 11.
+        // Actual: hero 1 + two friends 2 = 3 (the third is null: nothing).
+        let body = try await exposed("{ hero { name friends { name } } }",
+                                     answer: #"{"data":{"hero":{"name":"Luke","friends":[{"name":"Han"},{"name":"Leia"},null]}}}"#)
+        #expect(body == #"{"data":{"hero":{"name":"Luke","friends":[{"name":"Han"},{"name":"Leia"},null]}},"extensions":{"cost":{"estimated":11,"actual":3,"max":500}}}"#)
+    }
+
+    @Test func exposeKeepsTheAnswersOwnExtensions() async throws {
+        // Estimate: 10 + addReview 1 = 11; actual: 10 + the review 1 = 11.
+        let body = try await exposed("mutation { addReview(stars: 5) { stars } }",
+                                     answer: #"{"data":{"addReview":{"stars":5}},"extensions":{"traceId":"t"}}"#)
+        #expect(body == #"{"data":{"addReview":{"stars":5}},"extensions":{"traceId":"t","cost":{"estimated":11,"actual":11,"max":500}}}"#)
+    }
+
+    @Test func theActualCostOfAUnionCountsTheTypesThatCame() async throws {
+        // Estimate 110 (above); actual: two results 2 + the Human's three starships 3 = 5.
+        let answer = #"{"data":{"search":[{"__typename":"Human","starships":[{"name":"a"},{"name":"b"},{"name":"c"}]},{"__typename":"Droid","primaryFunction":"p"}]}}"#
+        let body = try await exposed("{ search { __typename ... on Human { starships { name } } ... on Droid { primaryFunction } } }", answer: answer)
+        #expect(body.hasSuffix(#""extensions":{"cost":{"estimated":110,"actual":5,"max":500}}}"#))
+    }
+
     @Test func fragmentsThatMultiplyWithoutBoundAreEstimatedBeyondAnyMaximum() async throws {
         var query = "{ ...F0 } "
         for level in 0..<24 { query += "fragment F\(level) on Query { ...F\(level + 1) ...F\(level + 1) } " }
         query += "fragment F24 on Query { hero { id } }"
         #expect(try await estimate(query) == 1e12)
+    }
+}
+
+/// An upstream that answers `body`.
+private struct Answering: Transport {
+    let body: String
+
+    func send(_ operation: GQLGatePipeline.Operation) async throws -> ResultStream {
+        .single(GraphQLResponse(status: 200, headers: [:], body: Bytes(body), source: .upstream))
     }
 }
 

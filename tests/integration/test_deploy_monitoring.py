@@ -81,8 +81,24 @@ def exercised(gqlgate_bin, proc_dir, tmp_path_factory, strawberry_upstream):
     """A gqlgate with the cache on, after traffic of every kind the dashboard shows, one subscription live."""
     group = ProcessGroup(proc_dir, _RUNNING)
     factory = GatewayFactory(gqlgate_bin, group, tmp_path_factory.mktemp("monitoring"), lambda: strawberry_upstream.url)
+    tmp = tmp_path_factory.mktemp("monitoring-schema")
+    # A schema at the edge for the demand control and field usage panels; `hello` marked
+    # deprecated here so that the deprecated-field panel has a series.
+    schema = tmp / "schema.graphql"
+    schema.write_text(
+        'type Query { hello(name: String): String @deprecated(reason: "say hi") }\n'
+        "type Book { id: ID! title: String! author: String! }\n"
+        "type Mutation { addBook(title: String!, author: String!): Book! }\n"
+        "type Subscription { ticks(intervalMs: Int! = 100): Int! }\n"
+    )
+    config = (
+        "cache: {enabled: true, default_ttl: 60s}\n"
+        f"schema: {{source: file, file: {json.dumps(str(schema))}}}\n"
+        "demand_control: {mode: measure}\n"
+        "metrics: {field_usage: true}\n"
+    )
     try:
-        gw = factory(strawberry_upstream.url, config="cache: {enabled: true, default_ttl: 60s}\n")
+        gw = factory(strawberry_upstream.url, config=config)
         for _ in range(2):
             assert post_graphql(gw.url, '{ hello(name: "dashboard") }').status == 200
         mutation = 'mutation { addBook(title: "Dashboards", author: "Grafana") { id } }'

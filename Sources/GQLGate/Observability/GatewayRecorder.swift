@@ -67,8 +67,8 @@ final class GatewayRecorder: FactRecorder {
                 "code": "\(error.code)", "sha256": "\(sha256)",
                 "errors": .array(error.graphQLErrors.compactMap { if case .string(let message) = $0["message"] { "\(message)" } else { nil } }),
             ])
-        case .costEstimated(let cost):
-            metrics.operationCostEstimated(cost)
+        case .costEstimated(let cost, let operationName):
+            metrics.operationCostEstimated(cost, operationName: operationName)
         case .fieldsSelected(let fields, let clientName):
             metrics.fieldUsage.count(fields, clientName: clientName)
         case .operationSelected, .persistedDocumentUsed, .waited, .upstreamReconnecting:

@@ -1,0 +1,55 @@
+/// The values one label takes, bounded: the first `most` distinct values
+/// seen keep their own series, later ones share `other`, so that values a
+/// client chooses (its name, its operations' names) cannot grow the series
+/// without bound. Values longer than `longest` UTF-8 bytes are cut. Not
+/// Sendable: its owner keeps it under a lock.
+struct CappedLabelValues {
+    /// Distinct values kept as labels; the rest are `other`.
+    let most: Int
+    /// The longest value kept whole (UTF-8 bytes).
+    let longest: Int
+    /// A value (as seen) → its number, in the order first seen.
+    private var numbers: [String: Int] = [:]
+    /// The label of each number.
+    private(set) var labels: [String] = []
+
+    init(most: Int = 100, longest: Int = 128) {
+        self.most = most
+        self.longest = longest
+    }
+
+    /// The number of `value`'s series (its own, or `other`'s).
+    mutating func number(of value: String) -> Int {
+        if let known = numbers[value] { return known }
+        let kept = value.utf8.count > longest ? String(decoding: value.utf8.prefix(longest), as: UTF8.self) : value
+        let label = labels.count < most ? kept : "other"
+        let number: Int
+        if let known = numbers[label] {
+            number = known
+        } else {
+            number = labels.count
+            labels.append(label)
+            numbers[label] = number
+        }
+        // Values past the cap are remembered only up to a bound, so a flood of new ones costs no memory.
+        if value != label, numbers.count < most * 4 { numbers[value] = number }
+        return number
+    }
+
+    /// `value` as the text format writes a label value: backslash, quote and newline escaped.
+    static func escaped(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") }) else {
+            return value
+        }
+        var text = ""
+        for character in value {
+            switch character {
+            case "\\": text += "\\\\"
+            case "\"": text += "\\\""
+            case "\n": text += "\\n"
+            default: text.append(character)
+            }
+        }
+        return text
+    }
+}
