@@ -23,6 +23,9 @@
 #   V  G with a schema held (schema.source: file, validate: true): every request validated
 #      (once per document: a look-up after the first) before it goes upstream
 #   HV H with the same schema
+#   VD V with demand_control.mode: measure and metrics.field_usage: true: every request's cost
+#      estimated (planned once per document: a look-up after the first) and recorded, and its
+#      fields counted
 #   HR H with the cache in Redis (cache.backend: redis, a redis-server started here): every
 #      hit a GET to Redis over loopback
 #   HT HR with Redis over TLS (rediss://, a certificate made by openssl here, verified)
@@ -33,7 +36,8 @@
 # The report compares S with G and HS with H: what the safelist costs a listed query; and T
 # with G: what traffic protection costs a proxied query that passes it; TR and TL with G: what
 # tracing costs a proxied query (export included: it runs in the same process); V with G and
-# HV with H: what validation against a schema costs a repeated query; HT with HR: what TLS to
+# HV with H: what validation against a schema costs a repeated query; VD with V: what demand
+# control and field usage cost it; HT with HR: what TLS to
 # Redis costs a hit (the redis-server itself is not counted); HI with H: what the tiered cache's
 # memory hit costs against the memory cache's.
 #
@@ -53,7 +57,8 @@
 # Environment:
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G is skipped if missing
 #   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
-#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, HR, HT, HI, GI
+#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT, HI,
+#                 GI
 #                 (default P,B,G,S)
 #   DURATION      seconds of measured load per server (default 15)
 #   WARMUP        seconds of unmeasured load before it (default 3)
@@ -89,8 +94,8 @@ die() { log "error: $*"; exit 1; }
 wants() { [[ ,$TARGETS, == *,"$1",* ]]; }
 
 for t in ${TARGETS//,/ }; do
-    [[ $t =~ ^(P|B|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL|V|HV|HR|HT|HI|GI)$ ]] ||
-        die "TARGETS: unknown server $t (known: P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, HR, HT, HI, GI)"
+    [[ $t =~ ^(P|B|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL|V|HV|VD|HR|HT|HI|GI)$ ]] ||
+        die "TARGETS: unknown server $t (known: P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT, HI, GI)"
 done
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || die "DURATION must be a positive number of seconds"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a number of seconds"
@@ -109,7 +114,7 @@ STATUS=1
 install_cleanup
 
 read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT T_PORT H0_PORT Z0_PORT Zb_PORT Zg_PORT TR_PORT TL_PORT C_PORT V_PORT HV_PORT \
-    HR_PORT HT_PORT R_PORT RT_PORT HI_PORT GI_PORT < <(free_ports 23)
+    HR_PORT HT_PORT R_PORT RT_PORT HI_PORT GI_PORT VD_PORT < <(free_ports 24)
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_STATUS=http://127.0.0.1:$U_PORT/nginx-status
 
@@ -282,7 +287,7 @@ if { wants TR || wants TL; } && [[ -x $GQLGATE_BIN ]]; then
     if wants TL; then gateway TL "$TL_PORT" "${G_PROXIED_CONFIG%\}}, $tracing, sample_ratio: 0.01}}" upstream_requests; fi
 fi
 
-if { wants V || wants HV; } && [[ -x $GQLGATE_BIN ]]; then
+if { wants V || wants HV || wants VD; } && [[ -x $GQLGATE_BIN ]]; then
     # The bench query's field, among types like those of the S rows' manifest.
     cat >"$TMP/schema.graphql" <<'SDL'
 type Query { hello: String, book(id: ID!): Book, books: [Book!]! }
@@ -292,6 +297,10 @@ SDL
     schema="schema: {source: file, file: $TMP/schema.graphql, validate: true}"
     if wants V; then gateway V "$V_PORT" "${G_PROXIED_CONFIG%\}}, $schema}" upstream_requests; fi
     if wants HV; then gateway HV "$HV_PORT" "${GC_CONFIG%\}}, $schema}" gateway_requests; fi
+    if wants VD; then
+        gateway VD "$VD_PORT" "${G_PROXIED_CONFIG%\}}, $schema, demand_control: {mode: measure}, metrics: {field_usage: true}}" \
+            upstream_requests
+    fi
 fi
 
 if { wants HR || wants HT || wants HI || wants GI; } && [[ -x $GQLGATE_BIN ]]; then
@@ -357,6 +366,7 @@ REPORT=$RESULTS_DIR/instructions.md
             if (("HS" in per) && ("H" in per)) printf "HS / H (safelist, 1,000 documents, cache hit): %+.2f%%\n", (per["HS"] / per["H"] - 1) * 100
             if (("T" in per) && ("G" in per)) printf "T / G (rate limit, concurrency limit, circuit breaker, proxied): %+.2f%%\n", (per["T"] / per["G"] - 1) * 100
             if (("V" in per) && ("G" in per)) printf "V / G (schema held, validated, proxied): %+.2f%%\n", (per["V"] / per["G"] - 1) * 100
+            if (("VD" in per) && ("V" in per)) printf "VD / V (demand control measured and field usage counted, proxied): %+.2f%%\n", (per["VD"] / per["V"] - 1) * 100
             if (("HV" in per) && ("H" in per)) printf "HV / H (schema held, validated, cache hit): %+.2f%%\n", (per["HV"] / per["H"] - 1) * 100
             if (("HR" in per) && ("H" in per)) printf "HR / H (cache hit through Redis, against in memory): %+.2f%%\n", (per["HR"] / per["H"] - 1) * 100
             if (("GI" in per) && ("G" in per)) printf "GI / G (a tiered miss, in memory and in Redis, then proxied; not stored): %+.2f%%\n", (per["GI"] / per["G"] - 1) * 100

@@ -11,8 +11,9 @@ import GraphQL
 /// fragments expand to more than `mostFields` fields (a few spreads of
 /// spreads can multiply without bound) is estimated at `beyondBound`.
 struct CostPlanner {
-    /// The most fields a plan holds, fragments expanded.
-    static let mostFields = 100_000
+    /// The most fields a plan holds, fragments expanded (a plan is kept with its
+    /// document: this bounds its memory, a few MiB at most).
+    static let mostFields = 20_000
     /// The estimate of an operation whose plan would pass `mostFields`.
     static let beyondBound = 1e12
 
@@ -44,8 +45,10 @@ struct CostPlanner {
                             variableDefaults: defaults, schema: schema)
         }
         let partial = CostPlan(base: base, selection: selection, constant: nil, variableDefaults: defaults, schema: schema)
-        return dependsOnVariables ? partial
-            : CostPlan(base: base, selection: selection, constant: partial.estimate(variables: nil), variableDefaults: defaults, schema: schema)
+        guard !dependsOnVariables else { return partial }
+        // A constant estimate needs no fields, unless actual costs are worked out from them.
+        let kept = schema.keepsConstantPlans ? selection : PlannedSelection(fields: [], possibleTypes: nil)
+        return CostPlan(base: base, selection: kept, constant: partial.estimate(variables: nil), variableDefaults: defaults, schema: schema)
     }
 
     private mutating func plan(_ set: SelectionSet, on typeName: String, depth: Int) -> PlannedSelection {

@@ -59,6 +59,9 @@ package final class CostSchema: Sendable {
     let listSize: Int
     /// `demand_control.max_cost`.
     package let maxCost: Double
+    /// Whether plans keep their fields when their estimate is a constant
+    /// (`expose` works out actual costs from them); else only the constant is kept.
+    let keepsConstantPlans: Bool
     /// The generation of the schema it was resolved from.
     package let schemaGeneration: Int
     /// Tells one resolution from another (plans are kept per resolution).
@@ -83,6 +86,7 @@ package final class CostSchema: Sendable {
         rootTypes = roots
         listSize = settings.listSize
         maxCost = settings.maxCost
+        keepsConstantPlans = settings.expose
         schemaGeneration = loaded.generation
         identity = Self.identities.add(1, ordering: .relaxed).newValue
     }
