@@ -58,7 +58,7 @@ package struct ValidationExchange: InlineExchange {
     }
 
     private func checkVariables(of operation: borrowing Operation, verdict: ValidationVerdict, in document: AnalysedDocument) throws(GatewayError) {
-        guard verdict.declaresVariables, let selected = operation.selected, let index = document.operations.firstIndex(of: selected),
+        guard verdict.declaresVariables, let selected = operation.selected, let index = document.index(of: selected),
               index < verdict.variables.count, !verdict.variables[index].isEmpty
         else { return }
         let problems = VariableCoercion.problems(operation.request.variables, declared: verdict.variables[index])

@@ -19,6 +19,8 @@ package final class FieldUsageCounters: Sendable {
         var counts: [Int: UInt64] = [:]
         /// The coordinates counted, by index.
         var coordinates: [Int: FieldCoordinate] = [:]
+        /// The number of requests that name no client (-1 until the first).
+        var unnamed = -1
     }
 
     private let state = Lock(State())
@@ -28,7 +30,14 @@ package final class FieldUsageCounters: Sendable {
     /// One request selected `fields`, for the client `clientName` (nil: none named).
     package func count(_ fields: SelectedFields, clientName: String?) {
         state.withLock { state in
-            let client = state.clients.number(of: clientName ?? "")
+            let client: Int
+            if let clientName {
+                client = state.clients.number(of: clientName)
+            } else {
+                // Most requests name no client: their number is looked up once.
+                if state.unnamed < 0 { state.unnamed = state.clients.number(of: "") }
+                client = state.unnamed
+            }
             for coordinate in fields.coordinates {
                 let key = client << 32 | coordinate.index
                 if let index = state.counts.index(forKey: key) {

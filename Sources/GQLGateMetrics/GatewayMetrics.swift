@@ -50,14 +50,10 @@ public final class GatewayMetrics: Sendable {
     private let redisReconnects: CoreMetrics.Counter
     private let redisErrors: [CoreMetrics.Counter]
     private let rateLimitSettlements: [CoreMetrics.Counter]
-    private let operationCost: ValueHistogram
     /// `metrics.field_usage`'s counters (rendered after the registry's series).
     package let fieldUsage = FieldUsageCounters()
-    /// Estimated costs by operation name (rendered after the registry's series).
-    private let operationCosts = OperationCostCounters()
-
-    /// Buckets of `gqlgate_operation_cost`: estimated costs from 1 to 100,000.
-    package static let costBuckets: [Double] = [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 100_000]
+    /// `gqlgate_operation_cost` and the estimated costs by operation name (rendered after the registry's series).
+    private let operationCosts = OperationCostStatistics()
 
     /// Histogram buckets for request and upstream durations: 1 ms to 10 s
     /// (the default `upstream.timeout`).
@@ -95,9 +91,6 @@ public final class GatewayMetrics: Sendable {
         upstreamRequests = LabelledCounters(
             "gqlgate_upstream_requests_total", label: "outcome", values: UpstreamAttemptOutcome.labels, factory: factory)
         upstreamDuration = registry.makeValueHistogram(descriptor: durationName("gqlgate_upstream_duration"), buckets: seconds)
-        operationCost = registry.makeValueHistogram(
-            descriptor: MetricNameDescriptor(metricName: "gqlgate_operation_cost", unitName: "", helpText: ""),
-            buckets: Self.costBuckets)
         retries = LabelledCounters("gqlgate_retries_total", label: "reason", values: RetryReason.labels, factory: factory)
         cacheHits = Counter(label: "gqlgate_cache_hits_total", factory: factory)
         cacheMisses = Counter(label: "gqlgate_cache_misses_total", factory: factory)
@@ -149,7 +142,6 @@ public final class GatewayMetrics: Sendable {
 
     /// The demand control stage estimated the cost of an operation named `operationName` (nil: anonymous).
     package func operationCostEstimated(_ cost: Double, operationName: String?) {
-        operationCost.record(cost)
         operationCosts.record(cost, operationName: operationName)
     }
 

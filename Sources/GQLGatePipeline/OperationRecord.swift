@@ -80,8 +80,16 @@ package final class OperationRecord: Sendable {
 
     /// Keeps `fact` for the request's access line and span, and tells the gateway's recorder.
     package func record(_ fact: OperationFact) {
-        state.withLock { Self.apply(fact, to: &$0) }
+        if Self.shows(fact) { state.withLock { Self.apply(fact, to: &$0) } }
         recorder?.record(fact, in: self)
+    }
+
+    /// Whether `fact` changes what the access line and span show (the others take no lock here).
+    private static func shows(_ fact: OperationFact) -> Bool {
+        switch fact {
+        case .persistedDocument, .unlistedOperation, .validationWouldRefuse, .retrying, .cachePurged, .fieldsSelected: false
+        default: true
+        }
     }
 
     /// What `fact` changes in what the access line and span show.

@@ -28,7 +28,7 @@ import Testing
 
     @Test func nothingIsRenderedBeforeTheFirstCount() {
         #expect(lines(FieldUsageCounters().render).isEmpty)
-        #expect(lines(OperationCostCounters().render).isEmpty)
+        #expect(lines(OperationCostStatistics().render).allSatisfy { !$0.contains("operation_name") })
     }
 
     @Test func past100ClientNamesTheRestCountAsOther() {
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func costsAreSummedAndCountedByOperationName() {
-        let costs = OperationCostCounters()
+        let costs = OperationCostStatistics()
         costs.record(11, operationName: "Hero")
         costs.record(4.5, operationName: "Hero")
         costs.record(2, operationName: nil)

@@ -40,7 +40,7 @@ extension CostSchema {
 extension CostPlans {
     /// The plan of `selected`, one of the document's operations.
     func plan(of selected: DocumentOperation, in document: AnalysedDocument) -> CostPlan? {
-        guard let index = document.operations.firstIndex(of: selected), index < plans.count else { return nil }
+        guard let index = document.index(of: selected), index < plans.count else { return nil }
         return plans[index]
     }
 }

@@ -40,7 +40,7 @@ extension LoadedSchema {
 extension FieldSelections {
     /// The coordinates `selected`, one of the document's operations, selects.
     func fields(of selected: DocumentOperation, in document: AnalysedDocument) -> SelectedFields? {
-        guard let index = document.operations.firstIndex(of: selected), index < operations.count else { return nil }
+        guard let index = document.index(of: selected), index < operations.count else { return nil }
         return operations[index]
     }
 }

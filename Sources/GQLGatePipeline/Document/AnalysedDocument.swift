@@ -117,6 +117,11 @@ package final class AnalysedDocument: @unchecked Sendable {
         return (try? parse(source: input.text)).map { ($0, input) }
     }
 
+    /// Where `selected`, one of its operations, is among them (at once for a document of one operation).
+    package func index(of selected: DocumentOperation) -> Int? {
+        operations.count == 1 ? 0 : operations.firstIndex(of: selected)
+    }
+
     /// Chooses the operation to run, as GraphQL's GetOperation does.
     package func selectOperation(named name: String?) throws(GatewayError) -> DocumentOperation {
         if let name {
