@@ -128,8 +128,9 @@ private struct WeightResolver {
             var entry = CostSchema.TypeEntry(kind: .interface, possibleTypes: schema.getPossibleTypes(abstractType: interface).map(\.name))
             let implementations = schema.getPossibleTypes(abstractType: interface)
             for (name, field) in (try? interface.fields()) ?? [:] {
-                // The most any implementation's field weighs (§7.2), unless set for the interface's field itself.
-                var weight = weights["\(interface.name).\(name)"]
+                // The most any implementation's field weighs (§7.2), unless set for the interface's field
+                // itself (in `weights`, or a `@cost` the specification does not allow there but a schema may carry).
+                var weight = weights["\(interface.name).\(name)"] ?? directives.fields["\(interface.name).\(name)"]
                 if weight == nil {
                     let implemented = implementations.compactMap { object in
                         ((try? object.fields()) ?? [:])[name].map { fieldWeight(object.name, name, $0) }
