@@ -30,7 +30,7 @@ package struct DemandControlExchange: InlineExchange {
     package func decide(_ operation: inout Operation) throws(GatewayError) -> InlineDecision {
         guard let loaded = schema.current, let document = operation.document, let selected = operation.selected else { return .passOn }
         guard let costSchema = costSchemas.known(for: loaded), let plans = costSchema.knownPlans(for: document) else { return .onLoop }
-        guard let plan = plans.plan(of: selected, in: document) else { return .passOn }
+        guard let plan = plans.value(of: selected, in: document) ?? nil else { return .passOn }
         try estimate(plan, costSchema: costSchema, operation: &operation)
         return expose && exposes(operation) ? .onLoop : .passOn
     }
@@ -41,7 +41,7 @@ package struct DemandControlExchange: InlineExchange {
             return try await next(operation)
         }
         let costSchema = costSchemas.resolve(for: loaded)
-        guard let plan = costSchema.plans(for: document).plan(of: selected, in: document) else { return try await next(operation) }
+        guard let plan = costSchema.plans(for: document).value(of: selected, in: document) ?? nil else { return try await next(operation) }
         if operation.estimatedCost == nil { try estimate(plan, costSchema: costSchema, operation: &operation) }
         let stream = try await next(operation)
         guard expose, exposes(operation), let estimated = operation.estimatedCost else { return stream }

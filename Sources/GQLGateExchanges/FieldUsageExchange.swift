@@ -33,9 +33,9 @@ package struct FieldUsageExchange: InlineExchange {
         return try await next(operation)
     }
 
-    private func state(_ selections: FieldSelections, of selected: DocumentOperation, in document: AnalysedDocument,
+    private func state(_ selections: PerOperation<SelectedFields>, of selected: DocumentOperation, in document: AnalysedDocument,
                        operation: borrowing Operation) {
-        guard let fields = selections.fields(of: selected, in: document), !fields.coordinates.isEmpty else { return }
+        guard let fields = selections.value(of: selected, in: document), !fields.coordinates.isEmpty else { return }
         operation.record(.fieldsSelected(fields, clientName: operation.headers[clientNameHeader]))
     }
 }

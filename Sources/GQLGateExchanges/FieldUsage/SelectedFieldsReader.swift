@@ -1,47 +1,23 @@
 import GQLGatePipeline
 import GraphQL
 
-/// The schema coordinates each of a document's operations selects, worked
-/// out once per document and schema (`AnalysedDocument.memoized`).
-final class FieldSelections: Sendable {
-    /// The `LoadedSchema.generation` they were read against.
-    let generation: Int
-    /// By the operation's place in the document.
-    let operations: [SelectedFields]
-
-    init(generation: Int, operations: [SelectedFields]) {
-        self.generation = generation
-        self.operations = operations
-    }
-}
-
-/// The slot field selections are kept in.
+/// The slot the schema coordinates of a document's operations are kept in,
+/// under a `LoadedSchema.generation`.
 enum FieldSelectionMemo: DocumentMemo {
-    typealias Value = FieldSelections
+    typealias Value = PerOperation<SelectedFields>
 }
 
 extension LoadedSchema {
     /// The coordinates `document`'s operations select when they were read
     /// against this schema already; never reads (the server thread asks).
-    func knownSelections(in document: AnalysedDocument) -> FieldSelections? {
-        document.memo(FieldSelectionMemo.self) { $0.generation == generation }
+    func knownSelections(in document: AnalysedDocument) -> PerOperation<SelectedFields>? {
+        document.known(FieldSelectionMemo.self, key: generation)
     }
 
     /// The coordinates `document`'s operations select, read once per document and schema.
-    func selections(in document: AnalysedDocument) -> FieldSelections {
-        document.memoized(FieldSelectionMemo.self, isCurrent: { $0.generation == generation }) {
-            var reader = SelectedFieldsReader(schema: schema, document: document.document)
-            let operations = document.document.definitions.compactMap { $0 as? OperationDefinition }
-            return FieldSelections(generation: generation, operations: operations.map { reader.read($0) })
-        }
-    }
-}
-
-extension FieldSelections {
-    /// The coordinates `selected`, one of the document's operations, selects.
-    func fields(of selected: DocumentOperation, in document: AnalysedDocument) -> SelectedFields? {
-        guard let index = document.index(of: selected), index < operations.count else { return nil }
-        return operations[index]
+    func selections(in document: AnalysedDocument) -> PerOperation<SelectedFields> {
+        var reader = SelectedFieldsReader(schema: schema, document: document.document)
+        return document.perOperation(FieldSelectionMemo.self, key: generation) { reader.read($0) }
     }
 }
 
