@@ -4,7 +4,9 @@ A Strawberry schema served by uvicorn, plus a few plain routes that let a test
 see what gqlgate sends upstream and control what the upstream answers:
 
 * ``/graphql``        the GraphQL API (HTTP and WebSocket): books, Star Wars
-                      reviews (``reviews(episode)``, ``createReview``, ``updateReview``), ``slow``, ``fail``
+                      reviews (``reviews(episode)``, ``createReview``, ``updateReview``), ``slow``, ``fail``,
+                      Star Wars characters (``characters(first)``: an interface, ``Human.homePlanet``
+                      deprecated; ``search(text)``: a union of books and characters; never changed)
 * ``/status/{code}``  answers ``code`` with a fixed JSON body and ``X-Upstream-Marker: yes``
 * ``/echo-headers``   answers ``{"data": {"headers": {...request headers...}}}``
 * ``/hop-headers``    a GraphQL-shaped answer carrying hop-by-hop response headers
@@ -124,6 +126,34 @@ class ReviewPayload:
     review: Review
 
 
+@strawberry.interface
+class Character:
+    id: strawberry.ID
+    name: str
+
+
+@strawberry.type
+class Human(Character):
+    height: float
+    home_planet: typing.Optional[str] = strawberry.field(default=None, deprecation_reason="Use the planets API")
+
+
+@strawberry.type
+class Droid(Character):
+    primary_function: str
+
+
+# Four characters, never changed (the books and reviews change with the tests' mutations).
+CHARACTERS: tuple[Character, ...] = (
+    Human(id=strawberry.ID("1000"), name="Luke Skywalker", height=1.72, home_planet="Tatooine"),
+    Droid(id=strawberry.ID("2001"), name="R2-D2", primary_function="Astromech"),
+    Human(id=strawberry.ID("1003"), name="Leia Organa", height=1.5, home_planet="Alderaan"),
+    Droid(id=strawberry.ID("2000"), name="C-3PO", primary_function="Protocol"),
+)
+
+SearchResult = typing.Annotated[typing.Union[Book, Human, Droid], strawberry.union("SearchResult")]
+
+
 @strawberry.type
 class Query:
     @strawberry.field
@@ -157,6 +187,14 @@ class Query:
     @strawberry.field
     def fail(self) -> typing.Optional[str]:
         raise ValueError("fail resolver always fails")
+
+    @strawberry.field
+    def characters(self, first: typing.Optional[int] = None) -> list[Character]:
+        return list(CHARACTERS if first is None else CHARACTERS[: max(0, first)])
+
+    @strawberry.field
+    def search(self, text: str) -> list[SearchResult]:
+        return [b for b in BOOKS if text in b.title] + [c for c in CHARACTERS if text in c.name]
 
 
 class SubscriptionStats:
