@@ -60,10 +60,10 @@ package struct DemandControlExchange: InlineExchange {
         }
     }
 
-    /// Whether the operation's answer is one result that can carry its cost
-    /// (not a subscription's events, not an incremental answer).
+    /// Whether the operation's answer is one result that can carry its cost, however it is
+    /// delivered (JSON, SSE, multipart): not a subscription's events, not an incremental answer.
     private func exposes(_ operation: borrowing Operation) -> Bool {
-        operation.delivery == .single && operation.kind != .subscription && !operation.defersResults
+        operation.kind != .subscription && !operation.defersResults
     }
 }
 

@@ -229,10 +229,14 @@ private func collectHeaders(_ connection: OpaquePointer, cache: RecentHeaderFiel
             guard let cls, let key else { return .YES }
             let collecting = cls.assumingMemoryBound(to: CollectedHeaders.self)
             let name = UnsafeRawBufferPointer(start: key, count: keySize)
-            let value = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
+            let raw = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
+            // libmicrohttpd drops the whitespace before a value, not the whitespace after it (RFC 9110 §5.5: neither is part of it).
+            var kept = raw.count
+            while kept > 0, raw[kept - 1] == UInt8(ascii: " ") || raw[kept - 1] == UInt8(ascii: "\t") { kept -= 1 }
+            let value = UnsafeRawBufferPointer(rebasing: raw[..<kept])
             collecting.pointee.fields.append(collecting.pointee.field(name: name, value: value))
             collecting.pointee.framing.note(name: name, value: value)
-            collecting.pointee.bytes.note(name: name, value: value)
+            collecting.pointee.bytes.note(name: name, value: raw)
             return .YES
         }, pointer)
     }

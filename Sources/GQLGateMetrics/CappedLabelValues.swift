@@ -21,7 +21,7 @@ struct CappedLabelValues {
     /// The number of `value`'s series (its own, or `other`'s).
     mutating func number(of value: String) -> Int {
         if let known = numbers[value] { return known }
-        let kept = value.utf8.count > longest ? String(decoding: value.utf8.prefix(longest), as: UTF8.self) : value
+        let kept = value.utf8.count > longest ? Self.cut(value, to: longest) : value
         let label = labels.count < most ? kept : "other"
         let number: Int
         if let known = numbers[label] {
@@ -34,6 +34,19 @@ struct CappedLabelValues {
         // Values past the cap are remembered only up to a bound, so a flood of new ones costs no memory.
         if value != label, numbers.count < most * 4 { numbers[value] = number }
         return number
+    }
+
+    /// The longest start of `value` of at most `bytes` UTF-8 bytes that ends on a whole character.
+    private static func cut(_ value: String, to bytes: Int) -> String {
+        var end = value.startIndex
+        var used = 0
+        for index in value.unicodeScalars.indices {
+            let size = value.unicodeScalars[index].utf8.count
+            guard used + size <= bytes else { break }
+            used += size
+            end = value.unicodeScalars.index(after: index)
+        }
+        return String(value.unicodeScalars[..<end])
     }
 
     /// `value` as the text format writes a label value: backslash, quote and newline escaped.

@@ -51,18 +51,19 @@ package final class OperationCostStatistics: Sendable {
     }
 
     /// The three series in Prometheus' text format, appended to `output`; the
-    /// histogram always (at zero before the first estimate), the counters by name once there are some.
+    /// histogram always (at zero before the first estimate; numbers written as
+    /// swift-prometheus writes the other histograms', `le="1.0"`), the counters by name once there are some.
     package func render(into output: inout [UInt8]) {
         let (bucketCounts, sum, labels, sums, counts) = state.withLock { ($0.bucketCounts, $0.sum, $0.names.labels, $0.sums, $0.counts) }
         var text = "# TYPE gqlgate_operation_cost histogram\n"
         var cumulative: UInt64 = 0
         for (index, bound) in Self.buckets.enumerated() {
             cumulative += bucketCounts[index]
-            text += "gqlgate_operation_cost_bucket{le=\"\(Self.format(bound))\"} \(cumulative)\n"
+            text += "gqlgate_operation_cost_bucket{le=\"\(bound)\"} \(cumulative)\n"
         }
         cumulative += bucketCounts[Self.buckets.count]
         text += "gqlgate_operation_cost_bucket{le=\"+Inf\"} \(cumulative)\n"
-        text += "gqlgate_operation_cost_sum \(Self.format(sum))\ngqlgate_operation_cost_count \(cumulative)\n"
+        text += "gqlgate_operation_cost_sum \(sum)\ngqlgate_operation_cost_count \(cumulative)\n"
         if !labels.isEmpty {
             let order = labels.indices.sorted { labels[$0] < labels[$1] }
             text += "# TYPE gqlgate_operation_estimated_cost_total counter\n"

@@ -17,8 +17,6 @@ matches (``test_the_schema_file_is_the_upstreams_schema``).
   interfaces, deprecated fields, fragments once per request, 100 client names at most.
 - ``check-config`` and ``run`` refuse demand control and field usage without a schema.
 
-Tests marked ``xfail(strict=True)`` reproduce bugs found here; each says what is wrong, and
-fails (XPASS) once it is fixed, so that the mark is removed.
 
 Every expected cost is worked out by hand beside its query, with ``list_size: 10`` unless said.
 """
@@ -544,10 +542,6 @@ def test_expose_gives_the_estimate_and_the_actual_cost_of_each_answer(gqlgate, t
     assert cost(r) == {"estimated": 12, "actual": 12, "max": 1000}
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (or a gap in docs/demand-control.md): expose adds extensions.cost only when "
-                                        "the answer's delivery is single (DemandControlExchange.exposes); a query's one "
-                                        "result over SSE or multipart carries none, though the docs say each query's "
-                                        "answer does and name only subscription events and @defer answers as exceptions")
 @pytest.mark.parametrize("accept", [SSE, MULTIPART], ids=["sse", "multipart"])
 def test_expose_gives_the_cost_of_a_query_answered_in_a_stream(gqlgate, tmp_path, accept):
     gw = gqlgate(config=schema_config(tmp_path, "demand_control: {mode: measure, max_cost: 1000, expose: true}\n"))
@@ -816,9 +810,6 @@ def test_field_usage_client_names_are_escaped_and_cut_at_128_bytes(gqlgate, tmp_
     assert field_usage(gw) == {("Query.hello", odd): 1, ("Query.hello", "n" * 128): 2}
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a header's trailing whitespace is kept in its value (RFC 9110 §5.5 excludes "
-                                        "it): 'apollographql-client-name: web   ' counts under client_name=\"web   \", "
-                                        "a series apart from \"web\"")
 def test_field_usage_client_name_without_the_headers_surrounding_whitespace(gqlgate, tmp_path):
     gw = gqlgate(config=schema_config(tmp_path, "metrics: {field_usage: true}\n"))
     # curl sends the value as written, spaces and all.
@@ -869,9 +860,6 @@ MENTIONS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: gqlgate defines the implied @cost only when the SDL text has no "
-                                        "'directive @cost' substring (ImpliedDirectives.adding): a comment or a "
-                                        "@costCentre directive makes the schema file fail with 'Unknown directive \"@cost\"'")
 @pytest.mark.parametrize("mention", list(MENTIONS), ids=list(MENTIONS))
 def test_a_schema_that_mentions_directive_cost_still_gets_the_implied_definition(gqlgate_bin, tmp_path, mention):
     path = tmp_path / "gqlgate.yaml"

@@ -1,3 +1,5 @@
+import GraphQL
+
 /// Directives a schema may rely on without defining them, defined before
 /// its SDL is built:
 /// - the IBM cost directives (`@cost`, `@listSize`, from the GraphQL Cost
@@ -19,14 +21,18 @@ enum ImpliedDirectives {
     static let stream = "directive @stream(if: Boolean! = true, label: String, initialCount: Int = 0) on FIELD"
 
     /// `sdl` with the definitions of the cost directives it uses and of the
-    /// incremental delivery directives, each unless it defines it.
+    /// incremental delivery directives, each unless it defines it (a
+    /// definition the parsed SDL holds: not a comment or a directive whose
+    /// name only starts the same). An SDL that does not parse is returned as
+    /// it is (building it reports the syntax error).
     static func adding(to sdl: String) -> String {
+        guard let document = try? parse(source: sdl) else { return sdl }
+        let defined = Set(document.definitions.compactMap { ($0 as? DirectiveDefinition)?.name.value })
         var text = sdl
-        for (name, definition) in [("cost", cost), ("listSize", listSize)]
-        where text.contains("@\(name)") && !text.contains("directive @\(name)") {
+        for (name, definition) in [("cost", cost), ("listSize", listSize)] where text.contains("@\(name)") && !defined.contains(name) {
             text += "\n" + definition + "\n"
         }
-        for (name, definition) in [("defer", deferDirective), ("stream", stream)] where !text.contains("directive @\(name)") {
+        for (name, definition) in [("defer", deferDirective), ("stream", stream)] where !defined.contains(name) {
             text += "\n" + definition + "\n"
         }
         return text
