@@ -57,8 +57,31 @@ extension ConfigError {
     }
 
     /// `text` in double quotes, with quotes, backslashes and control characters (DEL included)
-    /// escaped: readable in messages and valid in YAML.
+    /// escaped, and the characters YAML does not read back as they are (see ``needsYAMLEscape(_:)``):
+    /// readable in messages and valid in YAML.
     static func quoted(_ text: String) -> String {
-        JSONString.quoted(text, escapingDelete: true)
+        let json = JSONString.quoted(text, escapingDelete: true)
+        guard json.unicodeScalars.contains(where: needsYAMLEscape) else { return json }
+        var escaped = ""
+        for scalar in json.unicodeScalars {
+            guard needsYAMLEscape(scalar) else {
+                escaped.unicodeScalars.append(scalar)
+                continue
+            }
+            let hex = String(scalar.value, radix: 16)
+            escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        }
+        return escaped
+    }
+
+    /// The characters that JSON leaves as they are but a YAML double-quoted scalar does not hold:
+    /// the C1 controls, U+FFFE and U+FFFF, which a YAML reader refuses, and the line breaks NEL,
+    /// U+2028 and U+2029, which it folds (NEL into a space, the spaces around each dropped); and the
+    /// byte order mark, which is invisible.
+    private static func needsYAMLEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x80...0x9F, 0x2028, 0x2029, 0xFEFF, 0xFFFE, 0xFFFF: true
+        default: false
+        }
     }
 }

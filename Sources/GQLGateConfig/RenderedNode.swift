@@ -64,7 +64,7 @@ enum RenderedNode: Equatable {
         case .double(let value): String(value)
         case .string(let value): quoted(value)
         case .array(let values): "[" + values.map(flow).joined(separator: ", ") + "]"
-        case .object(let members): "{" + members.map { quotedKey($0.key) + ": " + flow($0.value) }.joined(separator: ", ") + "}"
+        case .object(let members): "{" + members.map { flowKey(quotedKey($0.key)) + ": " + flow($0.value) }.joined(separator: ", ") + "}"
         }
     }
 
@@ -77,20 +77,33 @@ enum RenderedNode: Equatable {
         ConfigError.quoted(text)
     }
 
+    /// The longest key written as an implicit key (`key: value`): a YAML reader looks no further
+    /// than 1024 characters past the start of a key for its `:`. A longer key (which a file can
+    /// write as `? key`) is written explicitly.
+    private static let longestImplicitKey = 1024
+
+    /// A written key of a flow mapping, made explicit (`? key`) when it is too long to be implicit.
+    private static func flowKey(_ key: String) -> String {
+        key.utf8.count > longestImplicitKey ? "? " + key : key
+    }
+
     // MARK: - Writing
 
     /// Appends `entries` as block YAML indented by `indent` spaces.
     static func write(_ entries: [Entry], indent: Int, into output: inout String) {
         let padding = String(repeating: " ", count: indent)
         for entry in entries {
-            let key = entry.key.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || "_-.".contains($0) } ? entry.key : quotedKey(entry.key)
+            let isPlain = !entry.key.isEmpty && entry.key.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || "_-.".contains($0) }
+            let key = isPlain ? entry.key : quotedKey(entry.key)
+            // `? key` on a line of its own, then `: value`, for a key too long to be implicit.
+            let head = key.utf8.count > longestImplicitKey ? "\(padding)? \(key)\n\(padding):" : "\(padding)\(key):"
             switch entry.value {
             case .plain(let text):
-                output += "\(padding)\(key): \(text)\n"
+                output += "\(head) \(text)\n"
             case .mapping(let children) where children.isEmpty:
-                output += "\(padding)\(key): {}\n"
+                output += "\(head) {}\n"
             case .mapping(let children):
-                output += "\(padding)\(key):\n"
+                output += "\(head)\n"
                 write(children, indent: indent + 2, into: &output)
             }
         }

@@ -132,14 +132,22 @@ struct YAMLValue {
     }
 
     /// The entries of a mapping whose keys are free (header names, type names), in file order.
+    ///
+    /// Keys are read as text, so two keys YAML tells apart only by their type (`1` and `"1"`, `true`
+    /// and `"true"`) are the same key, set twice.
     func entries(expected: String) throws(ConfigError) -> [(key: String, value: YAMLValue)] {
         guard case .mapping(let mapping) = node else { throw invalid(expected) }
         var entries: [(key: String, value: YAMLValue)] = []
+        var keys: Set<String> = []
         for (key, value) in mapping {
             guard case .scalar(let keyScalar) = key else {
                 throw ConfigError(keyPath: path, message: "keys must be plain strings, not lists or mappings")
             }
-            entries.append((keyScalar.string, child(value, key: keyScalar.string)))
+            let entry = child(value, key: keyScalar.string)
+            guard keys.insert(keyScalar.string).inserted else {
+                throw ConfigError(keyPath: entry.path, message: "key set twice (keys are text: 1 and \"1\" are the same key)")
+            }
+            entries.append((keyScalar.string, entry))
         }
         return entries
     }

@@ -40,8 +40,9 @@ extension StringProtocol {
 }
 
 /// String literals as JSON writes them (RFC 8259): quotes, backslashes and
-/// control characters escaped. With `escapingDelete`, DEL is escaped too,
-/// which makes them valid YAML double-quoted scalars as well.
+/// control characters escaped. With `escapingDelete`, DEL is escaped too, as a
+/// YAML double-quoted scalar needs (it also needs the C1 controls, U+FFFE,
+/// U+FFFF and the Unicode line breaks escaped, which the config's quoting adds).
 package enum JSONString {
     /// Appends `value` in double quotes to `out`. A value with nothing to
     /// escape (the usual case) is appended whole, without a byte-by-byte copy.

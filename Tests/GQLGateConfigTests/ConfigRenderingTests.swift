@@ -106,6 +106,55 @@ import Testing
         #expect(try load(text) == config)
     }
 
+    /// The C1 controls and U+FFFE, which a YAML reader refuses, and the line breaks NEL, U+2028 and
+    /// U+2029, which it folds in a quoted scalar, print escaped (the ConfigLoading fuzzer's round trip
+    /// failed on them: `"\x84"` printed as it is did not load, `"a\Nb"` read back as `"a b"`).
+    @Test func charactersYAMLDoesNotReadAsTheyArePrintEscaped() throws {
+        let config = try load(#"""
+            cache: {redis_key_prefix: "a\x84b\N c \L d\Pe\uFEFF\uFFFE"}
+            auth: {ws_init_payload: {"k\N": ["\x9f \L"]}}
+            """#)
+        #expect(config.cache.redisKeyPrefix == "a\u{84}b\u{85} c \u{2028} d\u{2029}e\u{FEFF}\u{FFFE}")
+        let printed = config.renderYAML(redactingSecrets: false)
+        #expect(printed.contains(#"  redis_key_prefix: "a\u0084b\u0085 c \u2028 d\u2029e\ufeff\ufffe"\#n"#), "\(printed)")
+        #expect(printed.contains(#"  ws_init_payload:\#n    "k\u0085": ["\u009f \u2028"]\#n"#), "\(printed)")
+        #expect(try load(printed) == config)
+        #expect(try load(printed).renderYAML(redactingSecrets: false) == printed)
+    }
+
+    /// An empty key prints quoted (`: 1` alone does not load), and a key longer than a YAML reader
+    /// reads as an implicit key prints as an explicit one, `? key` then `: value` (printed as
+    /// `: 1` and `TTT…: 1s`, neither loaded: the ConfigLoading fuzzer's round trip failed on them).
+    @Test func emptyAndLongKeysPrintSoTheyLoad() throws {
+        let long = String(repeating: "T", count: 1_100)
+        let config = try load("""
+            auth:
+              ws_init_payload:
+                "": 1
+                n: {? "\(long)": 2, "": 3}
+            cache:
+              types:
+                ? \(long)
+                : 1s
+            """)
+        #expect(config.cache.types == [.init(typeName: long, ttl: .seconds(1))])
+        let printed = config.renderYAML(redactingSecrets: false)
+        #expect(printed.contains("  ws_init_payload:\n    \"\": 1\n    n: {? \"\(long)\": 2, \"\": 3}\n"), "\(printed)")
+        #expect(printed.contains("  types:\n    ? \(long)\n    : 1s\n"), "\(printed)")
+        #expect(try load(printed) == config)
+        #expect(try load(printed).renderYAML(redactingSecrets: false) == printed)
+    }
+
+    /// A key of 1024 characters (quotes included) is the longest a YAML reader takes as an implicit key.
+    @Test func keysUpTo1024CharactersStayImplicit() throws {
+        let (a, b, c) = (String(repeating: "a", count: 1_024), String(repeating: "b", count: 1_025), String(repeating: " ", count: 1_022))
+        var config = GatewayConfig()
+        config.auth.wsInitPayload = .object([.init(key: a, value: .int(1)), .init(key: b, value: .int(2)), .init(key: c, value: .int(3))])
+        let printed = config.renderYAML(redactingSecrets: false)
+        #expect(printed.contains("  ws_init_payload:\n    \(a): 1\n    ? \(b)\n    : 2\n    \"\(c)\": 3\n"))
+        #expect(try load(printed) == config)
+    }
+
     @Test func unusualKeysAreQuoted() throws {
         var config = GatewayConfig()
         config.auth.headers = [HeaderField(name: "X-Weird#Name", value: "v")]

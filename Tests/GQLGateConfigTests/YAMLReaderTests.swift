@@ -53,6 +53,17 @@ import Testing
         #expect(loadError("cache:\n  types:\n    ? [a]\n    : 1s\n") == "cache.types: keys must be plain strings, not lists or mappings")
     }
 
+    /// YAML tells `1` from `"1"` by their types, and so loads both; the config reads keys as text, so
+    /// it had both, and printed the same key twice, which does not load (the ConfigLoading fuzzer's
+    /// round trip failed on it).
+    @Test func rejectsAKeySetTwiceAsText() {
+        let twice = #"key set twice (keys are text: 1 and "1" are the same key)"#
+        #expect(loadError(#"auth: {ws_init_payload: {1: a, "1": b}}"#) == "auth.ws_init_payload.1: \(twice)")
+        #expect(loadError(#"auth: {ws_init_payload: {n: {true: a, "true": b}}}"#) == "auth.ws_init_payload.n.true: \(twice)")
+        #expect(loadError(#"cache: {types: {"on": 1s, on: 2s}}"#) == "cache.types.on: \(twice)")
+        #expect(loadError(#"demand_control: {weights: {null: 1, "null": 2}}"#) == "demand_control.weights.null: \(twice)")
+    }
+
     @Test func nullLeavesTheDefault() throws {
         let config = try load("server:\nupstream: ~\nretry:\n  max_attempts: null\n")
         #expect(config == GatewayConfig())
