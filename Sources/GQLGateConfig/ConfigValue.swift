@@ -57,20 +57,34 @@ public enum ConfigValue: Sendable, Equatable {
 }
 
 extension YAMLValue {
+    /// The most scalars, lists and mappings one value may hold once its YAML
+    /// aliases are expanded: a few lines of aliases of aliases can otherwise
+    /// stand for billions of values (an "alias bomb").
+    static let mostConfigValueNodes = 100_000
+
     /// Any value, typed the way ``ConfigValue`` describes.
     func configValue() throws(ConfigError) -> ConfigValue {
+        var budget = Self.mostConfigValueNodes
+        return try configValue(budget: &budget)
+    }
+
+    private func configValue(budget: inout Int) throws(ConfigError) -> ConfigValue {
+        budget -= 1
+        guard budget >= 0 else {
+            throw invalid("a value of at most \(Self.mostConfigValueNodes) items once its aliases are expanded")
+        }
         switch node {
         case .scalar(let scalar):
             let expanded = try text(expected: "a value")
             return scalar.style == .plain && expanded == scalar.string ? ConfigValue(plainScalar: expanded) : .string(expanded)
         case .sequence:
             var values: [ConfigValue] = []
-            for element in try list(of: "values") { values.append(try element.configValue()) }
+            for element in try list(of: "values") { values.append(try element.configValue(budget: &budget)) }
             return .array(values)
         case .mapping:
             var members: [ConfigValue.Member] = []
             for (key, value) in try entries(expected: "a mapping") {
-                members.append(ConfigValue.Member(key: key, value: try value.configValue()))
+                members.append(ConfigValue.Member(key: key, value: try value.configValue(budget: &budget)))
             }
             return .object(members)
         case .alias:

@@ -40,3 +40,20 @@ import Testing
         #expect(loadError("auth: {ws_init_payload: x}") == #"auth.ws_init_payload: "<redacted>" is not valid: expected a mapping"#)
     }
 }
+
+/// YAML aliases of aliases stand for more values than any config holds: refused, quickly.
+@Suite struct ConfigValueAliasBombTests {
+    @Test func aPayloadOfAliasesOfAliasesIsRefused() {
+        var yaml = "auth:\n  ws_init_payload:\n    a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for level in 1..<8 {
+            yaml += "    a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
+        }
+        let error = loadError(yaml)
+        #expect(error?.contains("at most 100000 items once its aliases are expanded") == true, "\(error ?? "loaded")")
+    }
+
+    @Test func aFewAliasesStillLoad() throws {
+        let config = try load("auth:\n  ws_init_payload:\n    a: &a [1, 2]\n    b: *a\n")
+        #expect(config.auth.wsInitPayload != nil)
+    }
+}
