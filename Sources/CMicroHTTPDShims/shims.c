@@ -83,6 +83,11 @@ int gqlgate_mhd_close_listen_socket(struct MHD_Daemon *daemon) {
     if (info == NULL || info->listen_fd < 0) { errno = EBADF; return -1; }
     int placeholder = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (placeholder < 0) return -1;
+    /* Stop listening first: a server thread inside accept() holds the socket
+       open past dup3, and until it lets go the kernel would still take
+       connections into its backlog. A shut-down listening socket refuses
+       them at once, whoever holds it. */
+    (void)shutdown(info->listen_fd, SHUT_RDWR);
     int rc = dup3(placeholder, info->listen_fd, O_CLOEXEC);
     close(placeholder);
     return rc < 0 ? -1 : 0;
