@@ -5,6 +5,7 @@
 #      static-answer baseline for health checks
 #   P  nginx `proxy_pass` to U through a kept-alive upstream pool
 #   B  bare libmicrohttpd+libcurl proxy in front of U (scripts/bench/bare-proxy.c)
+#   Bl B in front of U's 8 MiB answer: like gqlgate, it takes the whole answer before sending it
 #   C  nginx `proxy_cache` in front of U, POST answers cached by request body
 #   M  bare libmicrohttpd answering one fixed answer from memory (scripts/bench/bare-answer.c):
 #      the floor under any cache hit on gqlgate's server library
@@ -17,6 +18,8 @@
 #   Gd gqlgate in front of S with the defaults (dedupe on, cache off)
 #   Gz gqlgate with the cache on in front of U's 20 KiB answer (/graphql-big), compression
 #      at its defaults (br, gzip)
+#   Gl gqlgate with every default (cache off, so every request is proxied) in front of U's
+#      8 MiB answer (/graphql-big8m)
 #   Cz nginx `proxy_cache` with `gzip on` in front of the same 20 KiB answer
 #   Pt P listening with TLS (a self-signed ECDSA P-256 certificate made by openssl here)
 #   Gt G listening with TLS (`server.tls`, the same certificate)
@@ -36,6 +39,9 @@
 #   tls      the proxied POST to Pt and Gt over HTTPS (kept-alive connections)
 #   tracing  the proxied POST to Go, Gx and Gh: what a receiver that is down or hangs does to
 #            the requests (latency, throughput; spans dropped, from /metrics)
+#   big      the POST answered with 8 MiB of JSON from one connection (BIG_CONNECTIONS): U
+#            directly, P (nginx proxy_pass with its default buffering), Bl and Gl; the report
+#            gives the p50 each proxy adds to U's
 # Per run: wrk's requests, latency and errors, the server's instructions per request
 # (perf stat, when the CPU exposes counters), its CPU time per request (/proc), and for
 # burst the requests S received.
@@ -44,10 +50,11 @@
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G rows are skipped if missing
 #   GQLGATE_ARGS  extra arguments for every `gqlgate run` (default none)
 #   WORKLOADS     comma-separated workloads to run
-#                 (default proxied,auth,health,cache,burst,compression,tls,tracing)
+#                 (default proxied,auth,health,cache,burst,compression,tls,tracing,big)
 #   DURATION      wrk duration per run (default 10s)
 #   CONNECTIONS   wrk connections (default 50)
 #   BURST_CONNECTIONS  wrk connections of the burst workload (default 200)
+#   BIG_CONNECTIONS    wrk connections of the big workload (default 1)
 #   SLOW_MS       S's answer delay in milliseconds (default 50)
 #   THREADS       wrk threads (default 1)
 #   ROUNDS        interleaved rounds (default 3)
@@ -81,8 +88,9 @@ GQLGATE_ARGS=${GQLGATE_ARGS:-}
 DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-50}
 BURST_CONNECTIONS=${BURST_CONNECTIONS:-200}
+BIG_CONNECTIONS=${BIG_CONNECTIONS:-1}
 SLOW_MS=${SLOW_MS:-50}
-WORKLOADS=${WORKLOADS:-proxied,auth,health,cache,burst,compression,tls,tracing}
+WORKLOADS=${WORKLOADS:-proxied,auth,health,cache,burst,compression,tls,tracing,big}
 THREADS=${THREADS:-1}
 ROUNDS=${ROUNDS:-3}
 WARMUP=${WARMUP:-2s}
@@ -104,14 +112,15 @@ wants() { [[ ,$WORKLOADS, == *,"$1",* ]]; } # workload: selected by WORKLOADS?
 [[ $SLOW_MS =~ ^[0-9]+$ && $SLOW_MS -gt 0 ]] || die "SLOW_MS must be a positive integer"
 for w in ${WORKLOADS//,/ }; do
     case $w in
-        proxied | auth | health | cache | burst | compression | tls | tracing) ;;
-        *) die "WORKLOADS: unknown workload $w (known: proxied, auth, health, cache, burst, compression, tls, tracing)" ;;
+        proxied | auth | health | cache | burst | compression | tls | tracing | big) ;;
+        *) die "WORKLOADS: unknown workload $w (known: proxied, auth, health, cache, burst, compression, tls, tracing, big)" ;;
     esac
 done
 [[ $THREADS =~ ^[0-9]+$ && $THREADS -gt 0 ]] || die "THREADS must be a positive integer"
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -gt 0 ]] || die "ROUNDS must be a positive integer"
 ((CONNECTIONS >= THREADS)) || die "CONNECTIONS must be >= THREADS"
 [[ $BURST_CONNECTIONS =~ ^[0-9]+$ ]] && ((BURST_CONNECTIONS >= THREADS)) || die "BURST_CONNECTIONS must be an integer >= THREADS"
+[[ $BIG_CONNECTIONS =~ ^[0-9]+$ ]] && ((BIG_CONNECTIONS >= THREADS)) || die "BIG_CONNECTIONS must be an integer >= THREADS"
 [[ $DURATION =~ ^[0-9]+[smh]?$ ]] || die "DURATION must look like 10s, 1m or 30"
 [[ $WARMUP =~ ^[0-9]+[smh]?$ ]] || die "WARMUP must look like 2s or 0"
 
@@ -163,6 +172,19 @@ check_cache_hit() {
     else
         log "warning: $label POST $url twice -> $header: ${value:-(none)}, expected HIT; the cache rows will not measure hits"
     fi
+}
+
+# check_big_answer label url: the POST must be answered 200 with huge-answer.json's bytes.
+check_big_answer() {
+    local label=$1 url=$2 code
+    code=$(curl -s --max-time 10 -o "$TMP/check-big-$label.json" -w '%{http_code}' -H 'Content-Type: application/json' \
+        --data "$GRAPHQL_BODY" "$url" || true)
+    if [[ $code == 200 ]] && cmp -s "$TMP/check-big-$label.json" "$TMP/huge-answer.json"; then
+        log "ok: $label POST $url -> $code, the 8 MiB answer byte for byte"
+    else
+        log "warning: $label POST $url -> HTTP $code, $(wc -c <"$TMP/check-big-$label.json" 2>/dev/null || echo 0) bytes, not the 8 MiB answer; runs will show errors"
+    fi
+    rm -f "$TMP/check-big-$label.json"
 }
 
 upstream_count() { # url of S's /count -> the number of POSTs S has received, or -
@@ -261,7 +283,7 @@ run_wrk() {
     ((duration_us > 0)) && rps=$((requests * 1000000 / duration_us))
     [[ $events != - && $requests -gt 0 ]] && per=", $(awk -v e="$events" -v r="$requests" 'BEGIN { v = e / r; if (v >= 1000) printf "%.1fk", v / 1000; else printf "%.3g", v }') $PERF_EVENT/req"
     [[ $cpu != - && $requests -gt 0 ]] && per+=", $(awk -v t="$cpu" -v c="$CLK_TCK" -v r="$requests" 'BEGIN { printf "%.1f", t / c * 1e6 / r }') cpu us/req"
-    [[ $workload == compression && $requests -gt 0 ]] && per+=", $((bytes / requests)) bytes/answer"
+    [[ ($workload == compression || $workload == big) && $requests -gt 0 ]] && per+=", $((bytes / requests)) bytes/answer"
     [[ $upstream != - && $requests -gt 0 ]] && per+=", $(awk -v u="$upstream" -v r="$requests" 'BEGIN { printf "%.4f", u / r }') upstream/req"
     log "$(printf 'round %d/%d  %-9s %-30s %7d req/s  p50 %s ms  p99 %s ms%s  errors %d' \
         "$round" "$ROUNDS" "$workload" "$(label "$server" "$workload")" "$rps" \
@@ -272,6 +294,10 @@ run_wrk() {
 
 label() {
     case $1/$2 in
+        U/big) echo "8 MiB, direct to nginx (U)" ;;
+        P/big) echo "8 MiB, nginx proxy_pass (P)" ;;
+        Gl/*) echo "8 MiB, gqlgate (Gl)" ;;
+        Bl/*) echo "8 MiB, bare MHD+curl proxy (Bl)" ;;
         P/*) echo "nginx proxy_pass (P)" ;;
         B/*) echo "bare MHD+curl proxy (B)" ;;
         U/*) echo "nginx return 200 (U)" ;;
@@ -325,10 +351,12 @@ else
     log "not counting $PERF_EVENT: $PERF_REASON; the $PERF_EVENT/req column is skipped (CPU time per request is still measured)"
 fi
 
+LOADAVG_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+
 # ------------------------------------------------------------------ servers
 
 read -r U_PORT P_PORT B_PORT C_PORT M_PORT S_PORT G_PORT GB_PORT GA_PORT GC_PORT GD_PORT GZ_PORT PT_PORT GT_PORT \
-    GO_PORT GX_PORT GH_PORT R_PORT DOWN_PORT < <(free_ports 19)
+    GO_PORT GX_PORT GH_PORT R_PORT DOWN_PORT GL_PORT BL_PORT < <(free_ports 21)
 
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_GRAPHQL_AUTH=http://127.0.0.1:$U_PORT/graphql-auth
@@ -354,15 +382,20 @@ GO_GRAPHQL=http://127.0.0.1:$GO_PORT/graphql
 GX_GRAPHQL=http://127.0.0.1:$GX_PORT/graphql
 GH_GRAPHQL=http://127.0.0.1:$GH_PORT/graphql
 R_COUNT=http://127.0.0.1:$R_PORT/count
+U_GRAPHQL_BIG8M=http://127.0.0.1:$U_PORT/graphql-big8m
+P_GRAPHQL_BIG8M=http://127.0.0.1:$P_PORT/graphql-big8m  # P's `location /graphql` takes it
+GL_GRAPHQL=http://127.0.0.1:$GL_PORT/graphql
+BL_GRAPHQL=http://127.0.0.1:$BL_PORT/graphql
 
 write_big_answer "$TMP"
+wants big && write_huge_answer "$TMP"
 render_conf "$BENCH_DIR/upstream.conf.in" "$TMP/upstream.conf" "$U_PORT"
 start_nginx upstream "$TMP/upstream.conf"
 U_PID=$LAST_PID
 wait_http "upstream nginx (U)" "$U_PID" "$U_HEALTH"
 log "U: nginx return 200 on 127.0.0.1:$U_PORT (pid $U_PID)"
 
-if wants proxied; then
+if wants proxied || wants big; then
     render_conf "$BENCH_DIR/proxy.conf.in" "$TMP/proxy.conf" "$P_PORT" "$U_PORT"
     start_nginx proxy "$TMP/proxy.conf"
     P_PID=$LAST_PID
@@ -371,19 +404,32 @@ if wants proxied; then
 fi
 
 # B: the same libmicrohttpd + libcurl thread shape as gqlgate with none of its work,
-# so gqlgate / B is what gqlgate's own code costs on this machine.
+# so gqlgate / B is what gqlgate's own code costs on this machine. Bl: the same program in
+# front of the 8 MiB answer, which it too takes whole before answering.
 B_SKIP=
-if ! wants proxied; then
+BL_SKIP=
+if ! wants proxied && ! wants big; then
     B_SKIP="proxied not in WORKLOADS"
 elif ! cc -O2 -o "$TMP/bare-proxy" "$BENCH_DIR/bare-proxy.c" -lmicrohttpd -lcurl -lpthread 2>"$TMP/bare-proxy.build.log"; then
     B_SKIP="bare-proxy.c did not build: $(head -n 3 "$TMP/bare-proxy.build.log")"
-    log "skipping bare proxy (B) rows: $B_SKIP"
-else
+    BL_SKIP=$B_SKIP
+    log "skipping bare proxy (B, Bl) rows: $B_SKIP"
+fi
+wants proxied || B_SKIP="proxied not in WORKLOADS"
+wants big || BL_SKIP="big not in WORKLOADS"
+if [[ -z $B_SKIP ]]; then
     "$TMP/bare-proxy" "$B_PORT" "$U_GRAPHQL" >"$TMP/bare-proxy.log" 2>&1 &
     B_PID=$!
     SERVER_PIDS+=("$B_PID")
     wait_http "bare proxy (B)" "$B_PID" "$B_GRAPHQL"
     log "B: bare libmicrohttpd+libcurl proxy on 127.0.0.1:$B_PORT (pid $B_PID)"
+fi
+if [[ -z $BL_SKIP ]]; then
+    "$TMP/bare-proxy" "$BL_PORT" "$U_GRAPHQL_BIG8M" >"$TMP/bare-proxy-big.log" 2>&1 &
+    BL_PID=$!
+    SERVER_PIDS+=("$BL_PID")
+    wait_http "bare proxy (Bl)" "$BL_PID" "$BL_GRAPHQL"
+    log "Bl: bare libmicrohttpd+libcurl proxy in front of the 8 MiB answer on 127.0.0.1:$BL_PORT (pid $BL_PID)"
 fi
 
 # The tls workload's certificate: ECDSA P-256, self-signed for 127.0.0.1 (wrk and curl do not verify it).
@@ -525,6 +571,12 @@ if [[ -z $G_SKIP ]]; then
         start_gqlgate Gd "$GD_PORT" "$S_GRAPHQL" ""
         GD_PID=$LAST_PID
     fi
+    # Every default: the cache is off, so every request is proxied; upstream.max_response_bytes
+    # (64MiB by default) takes the 8 MiB answer.
+    if wants big; then
+        start_gqlgate Gl "$GL_PORT" "$U_GRAPHQL_BIG8M" ""
+        GL_PID=$LAST_PID
+    fi
 fi
 
 check_answer "U" POST "$U_GRAPHQL" '"hello"'
@@ -532,6 +584,12 @@ check_answer "U" GET "$U_HEALTH" '"ok"'
 if wants proxied; then
     check_answer "P" POST "$P_GRAPHQL" '"hello"'
     [[ -z $B_SKIP ]] && check_answer "B" POST "$B_GRAPHQL" '"hello"'
+fi
+if wants big; then
+    check_big_answer "U" "$U_GRAPHQL_BIG8M"
+    check_big_answer "P" "$P_GRAPHQL_BIG8M"
+    [[ -z $BL_SKIP ]] && check_big_answer "Bl" "$BL_GRAPHQL"
+    [[ -z $G_SKIP ]] && check_big_answer "Gl" "$GL_GRAPHQL"
 fi
 if wants cache; then
     check_cache_hit "C" "$C_GRAPHQL" X-Cache-Status
@@ -603,6 +661,12 @@ fi
 if wants burst && [[ -z $G_SKIP ]]; then
     targets+=("burst Gd graphql $GD_GRAPHQL $BURST_CONNECTIONS $S_COUNT $GD_PID")
 fi
+if wants big; then
+    targets+=("big U graphql $U_GRAPHQL_BIG8M $BIG_CONNECTIONS - $U_PID")
+    targets+=("big P graphql $P_GRAPHQL_BIG8M $BIG_CONNECTIONS - $P_PID")
+    [[ -z $BL_SKIP ]] && targets+=("big Bl graphql $BL_GRAPHQL $BIG_CONNECTIONS - $BL_PID")
+    [[ -z $G_SKIP ]] && targets+=("big Gl graphql $GL_GRAPHQL $BIG_CONNECTIONS - $GL_PID")
+fi
 ((${#targets[@]} > 0)) || die "nothing to run: WORKLOADS=$WORKLOADS needs gqlgate, which was skipped"
 
 if [[ $WARMUP != 0 && $WARMUP != 0[smh] ]]; then
@@ -613,7 +677,7 @@ if [[ $WARMUP != 0 && $WARMUP != 0[smh] ]]; then
     done
 fi
 
-log "measuring: $ROUNDS rounds x ${#targets[@]} runs of $DURATION, wrk -t$THREADS -c$CONNECTIONS (burst -c$BURST_CONNECTIONS)"
+log "measuring: $ROUNDS rounds x ${#targets[@]} runs of $DURATION, wrk -t$THREADS -c$CONNECTIONS (burst -c$BURST_CONNECTIONS, big -c$BIG_CONNECTIONS)"
 for ((round = 1; round <= ROUNDS; round++)); do
     for t in "${targets[@]}"; do
         read -r wl srv kind url conns counter pid <<<"$t"
@@ -629,7 +693,7 @@ metric_sum() { # metrics-url metric-name -> sum over its series, or -
 }
 UPSTREAM_SHARES=()
 if [[ -z $G_SKIP ]]; then
-    for g in "G $G_PORT proxied" "Gb $GB_PORT auth" "Ga $GA_PORT auth" "Gc $GC_PORT cache" "Gz $GZ_PORT compression"; do
+    for g in "G $G_PORT proxied" "Gb $GB_PORT auth" "Ga $GA_PORT auth" "Gc $GC_PORT cache" "Gz $GZ_PORT compression" "Gl $GL_PORT big"; do
         read -r name port workload <<<"$g"
         if [[ $name == G ]]; then wants proxied || continue; else wants "$workload" || continue; fi
         metrics=http://127.0.0.1:$port/metrics
@@ -658,11 +722,13 @@ META=$TMP/meta.txt
     echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)"
     echo "nproc=$(nproc 2>/dev/null || echo '?')"
+    echo "loadavg=$LOADAVG_START before the servers started, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?') after the runs"
     echo "kernel=$(uname -r)"
     echo "duration=$DURATION"
     echo "warmup=$WARMUP"
     echo "connections=$CONNECTIONS"
     echo "burst_connections=$BURST_CONNECTIONS"
+    echo "big_connections=$BIG_CONNECTIONS"
     echo "slow_ms=$SLOW_MS"
     echo "workloads=$WORKLOADS"
     echo "threads=$THREADS"

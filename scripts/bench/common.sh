@@ -53,6 +53,32 @@ write_big_answer() { # dir: the file upstream.conf.in serves at /graphql-big, a 
     }' >"$1/big-answer.json"
 }
 
+# write_huge_answer dir: the file upstream.conf.in serves at /graphql-big8m, a GraphQL answer
+# of exactly 8 MiB (8,388,608 bytes, ASCII): a list of products, each with a nested seller and
+# two reviews (the shape of a big query's answer), the last product's description padding it
+# to size. The same bytes on every run.
+write_huge_answer() {
+    awk -v size=8388608 'BEGIN {
+        head = "{\"data\":{\"products\":["; tail = "]}}\n"; closing = "\"}"
+        desc = "an item of the big answer"
+        out = head; total = length(head) + length(tail)
+        for (i = 0; ; i++) {
+            item = sprintf("%s{\"id\":\"P%07d\",\"name\":\"Product %d\",\"price\":{\"amount\":%d.%02d,\"currency\":\"EUR\"},\"inStock\":%s,\"seller\":{\"id\":\"S%05d\",\"name\":\"Seller %d\",\"rating\":%d.%d},\"reviews\":[{\"stars\":%d,\"body\":\"review %d of product %d\"},{\"stars\":%d,\"body\":\"review %d of product %d\"}],\"description\":\"",
+                (i ? "," : ""), i, i, (i * 7919) % 1000, i % 100, (i % 3 ? "true" : "false"), i % 9973, i % 9973,
+                i % 5, (i * 7) % 10, i % 5 + 1, 2 * i, i, (i + 2) % 5 + 1, 2 * i + 1, i)
+            # the last product: its description takes the bytes left (at least this one would)
+            if (total + 2 * (length(item) + length(desc) + length(closing)) > size) break
+            out = out item desc closing
+            total += length(item) + length(desc) + length(closing)
+            if (length(out) > 65536) { printf "%s", out; out = "" }
+        }
+        pad = size - total - length(item) - length(closing)
+        desc = ""
+        while (length(desc) < pad) desc = desc "x"
+        printf "%s%s%s%s%s", out, item, desc, closing, tail
+    }' >"$1/huge-answer.json"
+}
+
 render_conf() { # template output port [upstream_port]
     local tmpl=$1 out=$2 port=$3 upstream_port=${4:-} name extra
     name=$(basename "$out" .conf)
