@@ -1,4 +1,5 @@
 import GQLGateCore
+import GQLGatePipeline
 
 /// The estimated costs of operations (`demand_control`), kept under one
 /// lock for one addition each: `gqlgate_operation_cost` (a histogram of
@@ -68,7 +69,7 @@ package final class OperationCostStatistics: Sendable {
             let order = labels.indices.sorted { labels[$0] < labels[$1] }
             text += "# TYPE gqlgate_operation_estimated_cost_total counter\n"
             for number in order {
-                text += "gqlgate_operation_estimated_cost_total{operation_name=\"\(CappedLabelValues.escaped(labels[number]))\"} \(Self.format(sums[number]))\n"
+                text += "gqlgate_operation_estimated_cost_total{operation_name=\"\(CappedLabelValues.escaped(labels[number]))\"} \(JSONValue(cost: sums[number]).serialized())\n"
             }
             text += "# TYPE gqlgate_operation_estimates_total counter\n"
             for number in order {
@@ -76,10 +77,5 @@ package final class OperationCostStatistics: Sendable {
             }
         }
         output.append(contentsOf: text.utf8)
-    }
-
-    /// A number as the text format writes it: whole numbers without a fraction.
-    private static func format(_ value: Double) -> String {
-        value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }

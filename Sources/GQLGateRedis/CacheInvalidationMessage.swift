@@ -1,4 +1,4 @@
-package import GQLGateExchanges
+import GQLGateExchanges
 
 /// What one replica tells the others through Redis pub/sub when it purges
 /// answers (a mutation's entities, an operator's purge): which replica sent

@@ -1,6 +1,6 @@
 import GQLGateCore
-package import GQLGatePipeline
-package import Logging
+import GQLGatePipeline
+import Logging
 
 /// Whether the client's connections reach Redis, shared by every loop's
 /// connection so that an outage is logged and stated once (a warning and

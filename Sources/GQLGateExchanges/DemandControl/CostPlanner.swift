@@ -24,9 +24,7 @@ struct CostPlanner {
 
     init(schema: CostSchema, document: Document) {
         self.schema = schema
-        var fragments: [String: FragmentDefinition] = [:]
-        for case let fragment as FragmentDefinition in document.definitions { fragments[fragment.name.value] = fragment }
-        self.fragments = fragments
+        fragments = document.fragmentsByName
     }
 
     /// The plan of `operation`; nil when the schema has no root type for its kind.

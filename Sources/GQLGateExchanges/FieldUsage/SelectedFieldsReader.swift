@@ -34,9 +34,7 @@ struct SelectedFieldsReader {
 
     init(schema: GraphQLSchema, document: Document) {
         self.schema = schema
-        var fragments: [String: FragmentDefinition] = [:]
-        for case let fragment as FragmentDefinition in document.definitions { fragments[fragment.name.value] = fragment }
-        self.fragments = fragments
+        fragments = document.fragmentsByName
     }
 
     mutating func read(_ operation: OperationDefinition) -> SelectedFields {
