@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #elseif canImport(Darwin)
-import Darwin
+public import Darwin
 #endif
 
 /// The time as gateway code reads it: monotonic nanoseconds for deadlines and
@@ -10,13 +10,13 @@ import Darwin
 /// `.system` reads the kernel's clocks; a `ManualClock`'s `clock` moves only
 /// when a test moves it. Callers take one as a value: a concrete struct, so
 /// reading `.system` is a direct call, with no closure or existential between.
-package struct GatewayClock: Sendable {
+public struct GatewayClock: Sendable {
     @usableFromInline let manual: ManualClock?
 
     /// The kernel's clocks: `CLOCK_MONOTONIC` and `CLOCK_REALTIME`. (Made
     /// where it is read, so that no global's lazy initialisation is checked.)
     @inlinable
-    package static var system: GatewayClock { GatewayClock(manual: nil) }
+    public static var system: GatewayClock { GatewayClock(manual: nil) }
 
     @usableFromInline
     init(manual: ManualClock?) {
@@ -25,7 +25,7 @@ package struct GatewayClock: Sendable {
 
     /// Nanoseconds on a clock that never jumps (`CLOCK_MONOTONIC`): cheap, good for deadlines.
     @inlinable
-    package func monotonicNanoseconds() -> UInt64 {
+    public func monotonicNanoseconds() -> UInt64 {
         if let manual { return manual.monotonicNanoseconds }
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
@@ -34,7 +34,7 @@ package struct GatewayClock: Sendable {
 
     /// Time since the Unix epoch (`CLOCK_REALTIME`): may jump when the system clock is set.
     @inlinable
-    package func wallTime() -> Duration {
+    public func wallTime() -> Duration {
         if let manual { return manual.wallTime }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
@@ -43,7 +43,7 @@ package struct GatewayClock: Sendable {
 }
 
 /// A clock for tests: both readings stand still until `advance(by:)` moves them together.
-package final class ManualClock: Sendable {
+public final class ManualClock: Sendable {
     private let readings: Lock<(monotonic: UInt64, wall: Duration)>
 
     /// - Parameters:
@@ -54,10 +54,10 @@ package final class ManualClock: Sendable {
     }
 
     /// The monotonic reading now.
-    package var monotonicNanoseconds: UInt64 { readings.withLock { $0.monotonic } }
+    public var monotonicNanoseconds: UInt64 { readings.withLock { $0.monotonic } }
 
     /// The wall-clock reading now.
-    package var wallTime: Duration { readings.withLock { $0.wall } }
+    public var wallTime: Duration { readings.withLock { $0.wall } }
 
     /// Moves both readings forward by `duration`.
     package func advance(by duration: Duration) {

@@ -57,7 +57,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// Calls `body` with the fields read in place. Iterating the list instead
     /// copies each field on the way (two retains); hot paths read through this.
     @inlinable
-    package func withFields<Result>(_ body: (UnsafeBufferPointer<Field>) throws -> Result) rethrows -> Result {
+    public func withFields<Result>(_ body: (UnsafeBufferPointer<Field>) throws -> Result) rethrows -> Result {
         try fields.withUnsafeBufferPointer(body)
     }
 

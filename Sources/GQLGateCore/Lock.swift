@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-package import Glibc
+public import Glibc
 #elseif canImport(Darwin)
-package import Darwin
+public import Darwin
 #endif
 
 /// A value shared across threads behind a `pthread_mutex_t`: the lock every
@@ -10,14 +10,14 @@ package import Darwin
 /// behind it was never checked; `pthread_mutex_lock` is intercepted, and TSan
 /// checks every access made under this lock (as SwiftNIO's `NIOLock` does).
 /// The value and the mutex live in one allocation.
-package final class Lock<Value>: @unchecked Sendable {
+public final class Lock<Value>: @unchecked Sendable {
     // @unchecked Sendable: `value` is read and written only while `mutex` is held; and
     // exclusivity unchecked: the lock serialises every access, so the run-time check (a call
     // into the runtime per access) only costs.
     @usableFromInline @exclusivity(unchecked) var value: Value
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    package init(_ value: consuming sending Value) {
+    public init(_ value: consuming sending Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -32,7 +32,7 @@ package final class Lock<Value>: @unchecked Sendable {
 
     /// Runs `body` with the value, the lock held.
     @inlinable @inline(__always)
-    package func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+    public func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
         lock()
         defer { unlock() }
         return try body(&value)
@@ -41,7 +41,7 @@ package final class Lock<Value>: @unchecked Sendable {
     /// Runs `body` with the value when the lock is free now; nil, without
     /// waiting, when another thread holds it.
     @inlinable @inline(__always)
-    package func withLockIfAvailable<Result, E: Error>(
+    public func withLockIfAvailable<Result, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result? {
         guard tryLock() else { return nil }

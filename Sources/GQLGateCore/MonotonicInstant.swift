@@ -1,28 +1,28 @@
 /// A point in time on a `GatewayClock`'s monotonic reading, for the state
 /// machines that are handed the time: deadlines are instants, waits are the
 /// `Duration`s between them. Arithmetic saturates instead of trapping.
-package struct MonotonicInstant: Comparable, Hashable, Sendable {
+public struct MonotonicInstant: Comparable, Hashable, Sendable {
     /// Nanoseconds on the clock's monotonic reading.
-    package var nanoseconds: UInt64
+    public var nanoseconds: UInt64
 
     /// The instant `nanoseconds` on the monotonic reading.
     @inlinable
-    package init(nanoseconds: UInt64) {
+    public init(nanoseconds: UInt64) {
         self.nanoseconds = nanoseconds
     }
 
     /// The system clock's instant now.
     @inlinable
-    package static var now: MonotonicInstant { GatewayClock.system.now() }
+    public static var now: MonotonicInstant { GatewayClock.system.now() }
 
     @inlinable
-    package static func < (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Bool {
+    public static func < (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Bool {
         lhs.nanoseconds < rhs.nanoseconds
     }
 
     /// `duration` later (earlier, for a negative one).
     @inlinable
-    package static func + (instant: MonotonicInstant, duration: Duration) -> MonotonicInstant {
+    public static func + (instant: MonotonicInstant, duration: Duration) -> MonotonicInstant {
         let delta = signedNanoseconds(duration)
         if delta >= 0 {
             let (sum, overflow) = instant.nanoseconds.addingReportingOverflow(UInt64(delta))
@@ -34,19 +34,19 @@ package struct MonotonicInstant: Comparable, Hashable, Sendable {
 
     /// Moves `instant` by `duration`.
     @inlinable
-    package static func += (instant: inout MonotonicInstant, duration: Duration) {
+    public static func += (instant: inout MonotonicInstant, duration: Duration) {
         instant = instant + duration
     }
 
     /// `duration` earlier.
     @inlinable
-    package static func - (instant: MonotonicInstant, duration: Duration) -> MonotonicInstant {
+    public static func - (instant: MonotonicInstant, duration: Duration) -> MonotonicInstant {
         instant + (.zero - duration)
     }
 
     /// How long from `rhs` to `lhs` (negative when `lhs` is earlier).
     @inlinable
-    package static func - (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Duration {
+    public static func - (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Duration {
         lhs.nanoseconds >= rhs.nanoseconds
             ? .nanoseconds(Int64(clamping: lhs.nanoseconds - rhs.nanoseconds))
             : .zero - .nanoseconds(Int64(clamping: rhs.nanoseconds - lhs.nanoseconds))
@@ -65,7 +65,7 @@ package struct MonotonicInstant: Comparable, Hashable, Sendable {
 extension GatewayClock {
     /// The monotonic reading as an instant.
     @inlinable
-    package func now() -> MonotonicInstant {
+    public func now() -> MonotonicInstant {
         MonotonicInstant(nanoseconds: monotonicNanoseconds())
     }
 }

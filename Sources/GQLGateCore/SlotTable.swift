@@ -3,11 +3,11 @@
 /// removed finds nothing, even once its slot holds another value.
 /// `@inlinable`, so each user gets it specialized for its `Value`: generic
 /// code across modules would look up type metadata on every call.
-package struct SlotTable<Value> {
+public struct SlotTable<Value> {
     /// Where a value is, and which value it was.
-    package struct Key: Hashable, Sendable {
-        package let slot: Int
-        package let generation: UInt64
+    public struct Key: Hashable, Sendable {
+        public let slot: Int
+        public let generation: UInt64
 
         @inlinable init(slot: Int, generation: UInt64) {
             self.slot = slot
@@ -20,14 +20,14 @@ package struct SlotTable<Value> {
     @usableFromInline var lastGeneration: UInt64 = 0
     @usableFromInline var storedCount = 0
     /// Values held.
-    @inlinable package var count: Int { storedCount }
+    @inlinable public var count: Int { storedCount }
 
-    @inlinable package init() {}
+    @inlinable public init() {}
 
     /// Keeps the value `make` builds from its key (a value may need to know
     /// its own key), and returns the key.
     @inlinable @discardableResult
-    package mutating func insert(_ make: (Key) -> Value) -> Key {
+    public mutating func insert(_ make: (Key) -> Value) -> Key {
         lastGeneration &+= 1
         let slot: Int
         if let free = freeSlots.popLast() {
@@ -44,7 +44,7 @@ package struct SlotTable<Value> {
 
     /// Takes out the value of `key`; nil when it was taken out before.
     @inlinable
-    package mutating func remove(_ key: Key) -> Value? {
+    public mutating func remove(_ key: Key) -> Value? {
         guard key.slot < slots.count, slots[key.slot].generation == key.generation, let value = slots[key.slot].value else { return nil }
         slots[key.slot].value = nil
         freeSlots.append(key.slot)
@@ -54,7 +54,7 @@ package struct SlotTable<Value> {
 
     /// Takes out every value.
     @inlinable
-    package mutating func removeAll() -> [Value] {
+    public mutating func removeAll() -> [Value] {
         var values: [Value] = []
         values.reserveCapacity(count)
         for slot in slots.indices {

@@ -5,11 +5,11 @@
 /// Inlinable, so that the modules using it (the response cache, the APQ
 /// store) get it specialised for their keys and values: a generic dictionary
 /// look-up through witness tables costs a cache hit several times more.
-package struct CostBoundedLRU<Key: Hashable, Value> {
+public struct CostBoundedLRU<Key: Hashable, Value> {
     /// Most total cost kept.
-    package let capacity: Int
+    public let capacity: Int
     /// Sum of the costs of the entries held.
-    @inlinable package var totalCost: Int { storedCost }
+    @inlinable public var totalCost: Int { storedCost }
     @usableFromInline var storedCost = 0
     @usableFromInline var index: [Key: Int] = [:]
     @usableFromInline var slots: [Slot] = []
@@ -27,17 +27,17 @@ package struct CostBoundedLRU<Key: Hashable, Value> {
     }
 
     @inlinable
-    package init(capacity: Int) {
+    public init(capacity: Int) {
         precondition(capacity > 0)
         self.capacity = capacity
     }
 
     /// Entries held.
-    @inlinable package var count: Int { index.count }
+    @inlinable public var count: Int { index.count }
 
     /// The value for `key`, marking it most recently used.
     @inlinable
-    package mutating func value(for key: Key) -> Value? {
+    public mutating func value(for key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
         moveToNewest(slot)
         return slots[slot].entry?.value
@@ -45,13 +45,13 @@ package struct CostBoundedLRU<Key: Hashable, Value> {
 
     /// The value for `key`, leaving the recency order alone.
     @inlinable
-    package func peek(_ key: Key) -> Value? {
+    public func peek(_ key: Key) -> Value? {
         index[key].flatMap { slots[$0].entry?.value }
     }
 
     /// The least recently used entry, leaving the order alone.
     @inlinable
-    package var oldestEntry: (key: Key, value: Value)? {
+    public var oldestEntry: (key: Key, value: Value)? {
         guard oldest >= 0, let entry = slots[oldest].entry else { return nil }
         return (entry.key, entry.value)
     }
@@ -59,7 +59,7 @@ package struct CostBoundedLRU<Key: Hashable, Value> {
     /// Replaces the value for `key` in place, keeping its cost and recency.
     /// Returns false when there is none.
     @inlinable @discardableResult
-    package mutating func update(_ key: Key, _ change: (inout Value) -> Void) -> Bool {
+    public mutating func update(_ key: Key, _ change: (inout Value) -> Void) -> Bool {
         guard let slot = index[key], var entry = slots[slot].entry else { return false }
         change(&entry.value)
         slots[slot].entry = entry
@@ -69,7 +69,7 @@ package struct CostBoundedLRU<Key: Hashable, Value> {
     /// Changes the value for `key` in place, keeping its cost, and marks it
     /// most recently used: one look-up. Returns false when there is none.
     @inlinable @discardableResult
-    package mutating func updateAsNewest(_ key: Key, _ change: (inout Value) -> Void) -> Bool {
+    public mutating func updateAsNewest(_ key: Key, _ change: (inout Value) -> Void) -> Bool {
         guard let slot = index[key], slots[slot].entry != nil else { return false }
         change(&slots[slot].entry!.value)
         moveToNewest(slot)
@@ -81,7 +81,7 @@ package struct CostBoundedLRU<Key: Hashable, Value> {
     /// total fits. A value costing more than `capacity` is not stored (and any
     /// old value for `key` is removed). Returns the entries dropped for room.
     @inlinable @discardableResult
-    package mutating func insert(_ value: Value, for key: Key, cost: Int) -> [(key: Key, value: Value)] {
+    public mutating func insert(_ value: Value, for key: Key, cost: Int) -> [(key: Key, value: Value)] {
         removeValue(for: key)
         guard cost <= capacity else { return [] }
         var dropped: [(key: Key, value: Value)] = []
@@ -105,7 +105,7 @@ package struct CostBoundedLRU<Key: Hashable, Value> {
 
     /// Removes and returns the value for `key`.
     @inlinable @discardableResult
-    package mutating func removeValue(for key: Key) -> Value? {
+    public mutating func removeValue(for key: Key) -> Value? {
         guard let slot = index.removeValue(forKey: key), let entry = slots[slot].entry else { return nil }
         unlink(slot)
         slots[slot] = Slot()
