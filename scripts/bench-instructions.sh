@@ -6,6 +6,8 @@
 #   U  nginx `return 200`: the upstream, run natively; it counts the requests it answers
 #   P  nginx `proxy_pass` in front of U, with a kept-alive upstream pool
 #   B  bare libmicrohttpd+libcurl proxy in front of U (scripts/bench/bare-proxy.c)
+#   M  bare libmicrohttpd answering one fixed answer from memory (scripts/bench/bare-answer.c):
+#      the floor under H, counted by its own GET /answered
 #   G  gqlgate in front of U, in the configuration scripts/bench.sh gives its G row
 #   H  gqlgate with the cache on (scripts/bench.sh's Gc row): every request a cache hit after
 #      the first, counted by gqlgate's own gqlgate_requests_total (U answers only the first)
@@ -57,7 +59,7 @@
 # Environment:
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G is skipped if missing
 #   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
-#   TARGETS       comma-separated servers to measure, of P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT, HI,
+#   TARGETS       comma-separated servers to measure, of P, B, M, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT, HI,
 #                 GI
 #                 (default P,B,G,S)
 #   DURATION      seconds of measured load per server (default 15)
@@ -65,6 +67,7 @@
 #   CONNECTIONS   wrk connections (default 10)
 #   RESULTS_DIR   where instructions.md goes (default bench-results)
 #   KEEP_TMP      1 to keep the temp dir (configs, logs, callgrind dumps)
+#   PROFILE       1 to add, for each server, where its instructions go (scripts/bench/callgrind-stages.py)
 #   NGINX, WRK, VALGRIND  the binaries (default from PATH)
 #
 # A benchmark, not a test: it exits 0 whatever it measures, non-zero only when it cannot run.
@@ -83,6 +86,7 @@ DURATION=${DURATION:-15}
 WARMUP=${WARMUP:-3}
 CONNECTIONS=${CONNECTIONS:-10}
 RESULTS_DIR=${RESULTS_DIR:-$REPO_ROOT/bench-results}
+PROFILE=${PROFILE:-0}
 KEEP_TMP=${KEEP_TMP:-0}
 NGINX=${NGINX:-nginx}
 WRK=${WRK:-wrk}
@@ -94,8 +98,8 @@ die() { log "error: $*"; exit 1; }
 wants() { [[ ,$TARGETS, == *,"$1",* ]]; }
 
 for t in ${TARGETS//,/ }; do
-    [[ $t =~ ^(P|B|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL|V|HV|VD|HR|HT|HI|GI)$ ]] ||
-        die "TARGETS: unknown server $t (known: P, B, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT, HI, GI)"
+    [[ $t =~ ^(P|B|M|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL|V|HV|VD|HR|HT|HI|GI)$ ]] ||
+        die "TARGETS: unknown server $t (known: P, B, M, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT, HI, GI)"
 done
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || die "DURATION must be a positive number of seconds"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a number of seconds"
@@ -114,7 +118,7 @@ STATUS=1
 install_cleanup
 
 read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT T_PORT H0_PORT Z0_PORT Zb_PORT Zg_PORT TR_PORT TL_PORT C_PORT V_PORT HV_PORT \
-    HR_PORT HT_PORT R_PORT RT_PORT HI_PORT GI_PORT VD_PORT < <(free_ports 24)
+    HR_PORT HT_PORT R_PORT RT_PORT HI_PORT GI_PORT VD_PORT M_PORT < <(free_ports 25)
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_STATUS=http://127.0.0.1:$U_PORT/nginx-status
 
@@ -143,6 +147,7 @@ under_callgrind() {
 }
 
 ROWS=()  # name \t requests \t instructions \t memset instructions, per server measured
+PROFILES=()  # name \t dump \t requests, per server measured
 
 # measure name pid url: load, zero, load DURATION seconds, dump; appends to ROWS
 measure() {
@@ -183,6 +188,7 @@ measure() {
     memset=$(callgrind_annotate --inclusive=no --threshold=100 "$dump" 2>/dev/null |
         awk '/:__memset_/ { gsub(",", "", $1); sum += $1 } END { print sum + 0 }')
     ROWS+=("$name"$'\t'"$requests"$'\t'"$total"$'\t'"$memset")
+    PROFILES+=("$name"$'\t'"$dump"$'\t'"$requests")
     log "$name: $requests requests, $(awk -v t="$total" -v r="$requests" 'BEGIN { printf "%.1fk", t / r / 1000 }') instructions a request"
 }
 
@@ -200,6 +206,17 @@ if wants B; then
     under_callgrind B "$TMP/bare-proxy" "$B_PORT" "$U_GRAPHQL"
     wait_http "bare proxy (B)" "$LAST_PID" "http://127.0.0.1:$B_PORT/graphql"
     measure B "$LAST_PID" "http://127.0.0.1:$B_PORT/graphql"
+    stop_pid "$LAST_PID"
+fi
+
+if wants M; then
+    cc -O2 -o "$TMP/bare-answer" "$BENCH_DIR/bare-answer.c" -lmicrohttpd 2>"$TMP/bare-answer-build.log" ||
+        die "bare-answer.c did not build"
+    under_callgrind M "$TMP/bare-answer" "$M_PORT"
+    wait_http "bare answer (M)" "$LAST_PID" "http://127.0.0.1:$M_PORT/answered"
+    M_ANSWERED=http://127.0.0.1:$M_PORT/answered
+    answered_requests() { curl -s --max-time 30 "$M_ANSWERED"; }
+    measure M "$LAST_PID" "http://127.0.0.1:$M_PORT/graphql" answered_requests
     stop_pid "$LAST_PID"
 fi
 
@@ -362,6 +379,7 @@ REPORT=$RESULTS_DIR/instructions.md
     printf '%s\n' "${ROWS[@]}" | awk -F'\t' '
         { per[$1] = $3 / $2 }
         END {
+            if (("H" in per) && ("M" in per)) printf "H / M (cache hit, against the bare answer from memory): %.2fx\n", per["H"] / per["M"]
             if (("S" in per) && ("G" in per)) printf "S / G (safelist, 1,000 documents, proxied): %+.2f%%\n", (per["S"] / per["G"] - 1) * 100
             if (("HS" in per) && ("H" in per)) printf "HS / H (safelist, 1,000 documents, cache hit): %+.2f%%\n", (per["HS"] / per["H"] - 1) * 100
             if (("T" in per) && ("G" in per)) printf "T / G (rate limit, concurrency limit, circuit breaker, proxied): %+.2f%%\n", (per["T"] / per["G"] - 1) * 100
@@ -378,6 +396,15 @@ REPORT=$RESULTS_DIR/instructions.md
     echo
     echo "Kernel instructions are not counted; nginx spends most of its cost there, so / P reads"
     echo "far higher here than it would with a hardware counter (see docs/benchmarks.md)."
+    if [[ $PROFILE == 1 ]]; then
+        for entry in "${PROFILES[@]}"; do
+            IFS=$'\t' read -r name dump requests <<<"$entry"
+            echo
+            echo "## Where $name's instructions go"
+            echo
+            python3 "$BENCH_DIR/callgrind-stages.py" "$dump" "$requests"
+        done
+    fi
 } >"$REPORT"
 cat "$REPORT"
 log "report written to ${REPORT#"$REPO_ROOT"/}"

@@ -8,6 +8,9 @@
  * costs at least this. gqlgate cache / M is then what gqlgate's cache path adds, and
  * M / nginx proxy_cache is how low libmicrohttpd lets a cache hit go on this machine.
  *
+ * `GET /answered` answers how many answers were sent before it (for a benchmark that counts
+ * requests from outside, as scripts/bench-instructions.sh does).
+ *
  * usage: bare-answer LISTEN_PORT   (listens on 127.0.0.1)
  */
 #include <arpa/inet.h>
@@ -19,6 +22,7 @@
 #include <unistd.h>
 
 static const char answer[] = "{\"data\":{\"hello\":\"world\"}}";
+static unsigned long answered; /* one server thread: no lock */
 
 struct body {
     size_t length, capacity;
@@ -28,7 +32,7 @@ struct body {
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **request) {
-    (void)cls; (void)url; (void)method; (void)version;
+    (void)cls; (void)version;
     struct body *body = *request;
     if (body == NULL) {
         body = calloc(1, sizeof *body);
@@ -50,6 +54,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         *upload_size = 0;
         return MHD_YES;
     }
+    if (method[0] == 'G' && strcmp(url, "/answered") == 0) {
+        char count[32];
+        int length = snprintf(count, sizeof count, "%lu\n", answered);
+        struct MHD_Response *counted = MHD_create_response_from_buffer((size_t)length, count, MHD_RESPMEM_MUST_COPY);
+        if (counted == NULL) return MHD_NO;
+        enum MHD_Result queued = MHD_queue_response(connection, MHD_HTTP_OK, counted);
+        MHD_destroy_response(counted);
+        return queued;
+    }
+    answered++;
     struct MHD_Response *response =
         MHD_create_response_from_buffer(sizeof answer - 1, (void *)answer, MHD_RESPMEM_PERSISTENT);
     if (response == NULL) return MHD_NO;
