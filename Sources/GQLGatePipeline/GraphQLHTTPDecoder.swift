@@ -101,7 +101,7 @@ package enum GraphQLHTTPDecoder {
 
     /// Whether a member's key is `name`: by length, then bytes.
     private static func isKey(_ key: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
-        key.count == name.utf8CodeUnitCount && name.withUTF8Buffer { key.elementsEqual($0) }
+        key.count == name.utf8CodeUnitCount && name.withUTF8Buffer { JSONReader.sameBytes(key, UnsafeRawBufferPointer($0)) }
     }
 
     /// Keeps the first member of the wrong type (members are read in order).

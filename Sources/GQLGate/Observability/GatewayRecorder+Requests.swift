@@ -43,6 +43,14 @@ extension GatewayRecorder {
         guard let spans, let (context, parent) = spans.start(operation) else {
             return try await logged(operation, facts: facts, rest)
         }
+        return try await traced(operation, facts: facts, spans: spans, context: context, parent: parent, rest)
+    }
+
+    /// `watch` for a request whose server span is recording. Apart, so that
+    /// the async frame of every request (traced or not) holds none of this.
+    @inline(never)
+    private func traced(_ operation: Operation, facts: OperationRecord, spans: ServerSpans, context: SpanContext, parent: UInt64,
+                        _ rest: (Operation) async throws -> ResultStream) async throws -> ResultStream {
         facts.spanStarted(context)
         let request = ServerSpans.RequestFacts(operation, identifiesClientKeys: spans.identifiesClientKeys)
         var status = 0

@@ -12,8 +12,12 @@ package struct CacheControlDirectives: Sendable, Equatable {
     package var sharedMaxAge: Duration?
 
     package init(_ headers: HTTPHeaders) {
-        for field in headers where field.name.equalsIgnoringASCIICase("cache-control") {
-            for token in field.value.split(separator: ",") {
+        // Most requests carry no Cache-Control: the fields are looked through in place.
+        let values = headers.withFields { fields in
+            fields.compactMap { $0.name.equalsIgnoringASCIICase("cache-control") ? $0.value : nil }
+        }
+        for value in values {
+            for token in value.split(separator: ",") {
                 let parts = token.split(separator: "=", maxSplits: 1)
                 let name = String(parts[0].trimmingASCIISpaces()).lowercased()
                 let argument = parts.count == 2 ? String(parts[1].trimmingASCIISpaces().filter { $0 != "\"" }) : nil

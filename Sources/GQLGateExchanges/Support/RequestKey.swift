@@ -37,20 +37,23 @@ package struct RequestKey: Hashable, Sendable, CustomStringConvertible {
         }
         Self.append(name, to: &parts)
         Self.append(variables, to: &parts)
-        var scoped = false
-        for name in headers.scope {
-            for field in operation.headers where field.name.equalsIgnoringASCIICase(name) {
-                Self.append(name, to: &parts)
-                Self.append(field.value, to: &parts)
-                scoped = true
+        // The client's fields read in place: a loop over the list would copy each field.
+        hasEmptyScope = operation.headers.withFields { fields in
+            var scoped = false
+            for name in headers.scope {
+                for field in fields where field.name.equalsIgnoringASCIICase(name) {
+                    Self.append(name, to: &parts)
+                    Self.append(field.value, to: &parts)
+                    scoped = true
+                }
             }
-        }
-        hasEmptyScope = !scoped
-        for name in headers.forwarded {
-            for field in operation.headers where field.name.equalsIgnoringASCIICase(name) {
-                Self.append(name, to: &parts)
-                Self.append(field.value, to: &parts)
+            for name in headers.forwarded {
+                for field in fields where field.name.equalsIgnoringASCIICase(name) {
+                    Self.append(name, to: &parts)
+                    Self.append(field.value, to: &parts)
+                }
             }
+            return !scoped
         }
         // Otherwise the upstream is sent the gateway's Accept, and its answer is given each client in its media type.
         if let accept = operation.forwardedAccept {

@@ -82,11 +82,19 @@ package struct JSONReader {
                 reader.skipWhitespace()
                 guard reader.position < reader.bytes.count, reader.bytes[reader.position] == UInt8(ascii: ":") else { throw reader.failure }
                 reader.position += 1
-                if key.elementsEqual(wanted) { found = try value(&reader) } else { try reader.skipValue() }
+                if Self.sameBytes(key, wanted) { found = try value(&reader) } else { try reader.skipValue() }
             }
             if let found { return found }
         } while try !reader.closesAfterItem(UInt8(ascii: "}"))
         return nil
+    }
+
+    /// Whether two byte ranges hold the same bytes, compared in a plain loop
+    /// (`elementsEqual` walks two iterators: several times the instructions for a key).
+    static func sameBytes(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for index in 0..<lhs.count where lhs[index] != rhs[index] { return false }
+        return true
     }
 
     private mutating func readEnd() throws(Failure) {
