@@ -5,9 +5,9 @@ usage: callgrind-stages.py DUMP REQUESTS [GROUP]
 
 Prints instructions per request grouped by where they are spent:
   - libcurl, libmicrohttpd: their own code (and libmicrohttpd's pool memset on its own line);
-  - gqlgate's code by module, the GQLGate, GQLGateExchanges and GQLGateTransports modules by
-    type (an exchange, the endpoint, the recorder...), and specialisations of the standard
-    library made for gqlgate's types;
+  - gqlgate's code by module (a stage of the request path), then by type (an exchange, the
+    endpoint, the recorder, the JSON reader...), and specialisations of the standard library
+    made for gqlgate's types;
   - the Swift runtime, the allocator and the rest of libc (retain/release, allocation, task
     frames, metadata, memcpy...) charged to whoever called them, in proportion to the calls'
     inclusive cost, through runtime-to-runtime calls: the `runtime` column.
@@ -17,6 +17,7 @@ The dump must come from `valgrind --tool=callgrind --dump-instr=no` (the default
 
 import collections
 import re
+import subprocess
 import sys
 
 
@@ -71,19 +72,33 @@ def read_dump(path):
     return own, objects, callers
 
 
+DEMANGLED = {}
+
+
+def demangle(functions):
+    """Fills DEMANGLED for the Swift names among `functions` (swift-demangle, when on PATH)."""
+    names = [f for f in functions if f.startswith("$s")]
+    try:
+        out = subprocess.run(["swift-demangle", "--compact"], input="\n".join(names), capture_output=True, text=True,
+                             check=True).stdout.split("\n")
+    except (OSError, subprocess.CalledProcessError):
+        return
+    DEMANGLED.update(zip(names, out))
+
+
 def swift_home(function):
-    """gqlgate's group for a Swift function: its module, or module.type for the top modules."""
+    """gqlgate's group for a Swift function: module.Type (or module.function for a free one)."""
     match = re.match(r"\$s(\d+)(\w+)", function)
     if not match:
         return None
     length = int(match.group(1))
-    module, rest = match.group(2)[:length], match.group(2)[length:]
-    if module in ("GQLGate", "GQLGateExchanges", "GQLGateTransports"):
-        type_match = re.match(r"(\d+)(\w+)", rest)
-        if type_match:
-            return f"{module}.{type_match.group(2)[: int(type_match.group(1))]}"
+    module = match.group(2)[:length]
     if not module.startswith("GQLGate"):
         return f"{module} (package)"
+    owner = re.split(r" in | of | for ", DEMANGLED.get(function, ""))[-1]
+    found = re.search(r"(GQLGate\w*)\.(\w+)", owner)
+    if found:
+        return f"{found.group(1)}.{found.group(2)}"
     return module
 
 
@@ -100,7 +115,14 @@ def home(function, objects):
         return None
     if function.startswith("$s"):
         group = swift_home(function)
-        return group or "standard library, specialised for gqlgate"
+        if group:
+            return group
+        # An extension of a standard type in a gqlgate module, or standard library code
+        # specialised for a gqlgate type: charged to that module and type.
+        found = re.search(r"\(extension in (GQLGate\w*)\):Swift\.(\w+)|(GQLGate\w*)\.(\w+)", DEMANGLED.get(function, ""))
+        if found:
+            return f"{found.group(1)}.{found.group(2)}" if found.group(1) else f"{found.group(3)}.{found.group(4)}"
+        return "standard library, specialised for gqlgate"
     return f"{obj or '?'} (C)"
 
 
@@ -109,6 +131,7 @@ def main():
         sys.exit(__doc__)
     own, objects, callers = read_dump(sys.argv[1])
     requests = int(sys.argv[2])
+    demangle(set(own) | set(callers))
     memo = {}
 
     def shares(function, depth=0):
@@ -142,14 +165,29 @@ def main():
                 runtime_by_group[target] += cost * fraction
     total = sum(own.values())
     groups = own_by_group + runtime_by_group
+
+    def table(title, rows, own_rows, runtime_rows, limit):
+        print(f"| {title} | per request | own code | runtime, allocator, libc it called |")
+        print("| --- | ---: | ---: | ---: |")
+        for group, cost in rows.most_common(limit):
+            if cost / requests < 50:
+                continue
+            print(f"| {group} | {cost / requests / 1000:.1f}k | {own_rows[group] / requests / 1000:.1f}k "
+                  f"| {runtime_rows[group] / requests / 1000:.1f}k |")
+
+    def module_of(group):
+        return group.split(".")[0] if group.startswith("GQLGate") else group
+
+    modules, own_modules, runtime_modules = collections.Counter(), collections.Counter(), collections.Counter()
+    for group, cost in groups.items():
+        modules[module_of(group)] += cost
+        own_modules[module_of(group)] += own_by_group[group]
+        runtime_modules[module_of(group)] += runtime_by_group[group]
     print(f"{total / requests / 1000:.1f}k instructions a request ({requests} requests)\n")
-    print("| where | per request | own code | runtime, allocator, libc it called |")
-    print("| --- | ---: | ---: | ---: |")
-    for group, cost in groups.most_common():
-        if cost / requests < 50:
-            continue
-        print(f"| {group} | {cost / requests / 1000:.1f}k | {own_by_group[group] / requests / 1000:.1f}k "
-              f"| {runtime_by_group[group] / requests / 1000:.1f}k |")
+    table("where (library, or gqlgate module)", modules, own_modules, runtime_modules, None)
+    print()
+    table("gqlgate, by type (top 25)", collections.Counter({g: c for g, c in groups.items() if g.startswith("GQLGate")}),
+          own_by_group, runtime_by_group, 25)
     if len(sys.argv) > 3:
         wanted = sys.argv[3]
         print(f"\n{wanted}, own cost by function:\n")
