@@ -20,7 +20,7 @@ package protocol FileDescriptorHandler: AnyObject {
 /// timer methods say so and check it in debug builds). Those properties are
 /// `@exclusivity(unchecked)`: one thread, no overlapping access, so the
 /// run-time check (about 80 instructions an access, several a request) only costs.
-package final class EventLoop: TaskExecutor, @unchecked Sendable {
+public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// epoll flag: readable.
     package static let readable = gqlgate_epollin
     /// epoll flag: writable.
@@ -114,7 +114,7 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// Whether the caller runs on this loop's thread.
-    package var inLoop: Bool {
+    public var inLoop: Bool {
         pthread_getspecific(Self.currentKey) == Unmanaged.passUnretained(self).toOpaque()
     }
 
@@ -125,7 +125,7 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
         submit(.closure(work))
     }
 
-    package func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         submit(.job(UnownedJob(job)))
     }
 

@@ -6,21 +6,21 @@
 ///
 /// `@unchecked Sendable`: the value is reached only through `value`, on the
 /// loop's thread; the thread that made it hands it over and does not keep it.
-package struct LoopBound<Value>: @unchecked Sendable {
+public struct LoopBound<Value>: @unchecked Sendable {
     /// The loop whose thread owns the value.
-    package let loop: EventLoop
+    public let loop: EventLoop
     @usableFromInline let wrapped: Value
 
     /// Binds `value` to `loop`.
     @inlinable
-    package init(_ value: Value, loop: EventLoop) {
+    public init(_ value: Value, loop: EventLoop) {
         self.loop = loop
         wrapped = value
     }
 
     /// The value; on the loop's thread only.
     @inlinable
-    package var value: Value {
+    public var value: Value {
         assert(loop.inLoop, "a loop-bound value used off its loop")
         return wrapped
     }
