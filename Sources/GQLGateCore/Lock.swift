@@ -9,7 +9,9 @@ public import Darwin
 /// with raw futex calls on Linux, which ThreadSanitizer does not see, so code
 /// behind it was never checked; `pthread_mutex_lock` is intercepted, and TSan
 /// checks every access made under this lock (as SwiftNIO's `NIOLock` does).
-/// The value and the mutex live in one allocation.
+/// The mutex has an allocation of its own, which never moves. `public` (with
+/// `@inlinable` methods) so that other modules specialise it: the compiler
+/// serialises no `package` inlinable body.
 public final class Lock<Value>: @unchecked Sendable {
     // @unchecked Sendable: `value` is read and written only while `mutex` is held; and
     // exclusivity unchecked: the lock serialises every access, so the run-time check (a call

@@ -2,7 +2,8 @@
 /// without hashing: a slot index and a generation. A key whose value was
 /// removed finds nothing, even once its slot holds another value.
 /// `@inlinable`, so each user gets it specialized for its `Value`: generic
-/// code across modules would look up type metadata on every call.
+/// code across modules would look up type metadata on every call. `public`,
+/// not `package`: the compiler serialises no `package` inlinable body.
 public struct SlotTable<Value> {
     /// Where a value is, and which value it was.
     public struct Key: Hashable, Sendable {

@@ -6,6 +6,7 @@
 ///
 /// `@unchecked Sendable`: the value is reached only through `value`, on the
 /// loop's thread; the thread that made it hands it over and does not keep it.
+/// `public` so that other modules specialise it (see `Lock`).
 public struct LoopBound<Value>: @unchecked Sendable {
     /// The loop whose thread owns the value.
     public let loop: EventLoop
