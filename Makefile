@@ -28,6 +28,8 @@
 #   make bench-overload  release build, scripts/bench-overload.sh: an upstream 10 x slower for 20 s
 #                     under 3 x what it then serves, through gqlgate without and with
 #                     upstream.max_concurrency (docs/traffic.md)
+#   make bench-sidecar  wrk, the venv, release build, scripts/bench-sidecar.sh: a Strawberry API
+#                     directly and through gqlgate (dedupe off, defaults, cache on)
 #   make soak         wrk, test venv, release build, scripts/soak.sh (10 min; SOAK_DURATION=seconds; not in CI)
 #   make fuzz         scripts/fuzz.sh: builds the libFuzzer targets under Fuzz/ with AddressSanitizer and
 #                     runs each for FUZZ_SECONDS (default 60; CI runs this), see docs/fuzzing.md
@@ -66,7 +68,7 @@ INSTRUCTIONS_PACKAGES := nginx-light wrk valgrind
 # runs `make dist`) all build with this one command.
 RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
 
-.PHONY: build release dist image image-deps lint-containers test-containers build-deps test unit integration demo bench bench-instructions bench-subscriptions bench-sizing bench-overload soak fuzz test-sanitize clean distclean deps bench-deps venv
+.PHONY: build release dist image image-deps lint-containers test-containers build-deps test unit integration demo bench bench-instructions bench-subscriptions bench-sizing bench-overload bench-sidecar soak fuzz test-sanitize clean distclean deps bench-deps venv
 
 deps:
 	@scripts/install-deps.sh $(SYSTEM_PACKAGES)
@@ -132,6 +134,9 @@ bench-sizing: deps bench-deps release
 
 bench-overload: deps release
 	bash scripts/bench-overload.sh
+
+bench-sidecar: deps venv bench-deps release
+	PYTHON="$(VENV)/bin/python" bash scripts/bench-sidecar.sh
 
 fuzz: deps
 	bash scripts/fuzz.sh

@@ -1,6 +1,7 @@
 -- wrk script for scripts/bench.sh.
 --
--- BENCH_REQUEST=graphql (default): POST a small GraphQL query as JSON.
+-- BENCH_REQUEST=graphql (default): POST a small GraphQL query as JSON
+--                                   (BENCH_BODY, when set, is the JSON body instead).
 -- BENCH_REQUEST=get:                plain GET of the URL's path (health checks).
 -- BENCH_ACCEPT_ENCODING=br:         send it as Accept-Encoding (empty: none).
 -- BENCH_DELAY_MS=N:                 each connection waits N ms before each request
@@ -18,7 +19,7 @@ local kind = os.getenv("BENCH_REQUEST") or "graphql"
 
 if kind == "graphql" then
    wrk.method = "POST"
-   wrk.body = '{"query":"query Hello { hello }","operationName":"Hello"}'
+   wrk.body = os.getenv("BENCH_BODY") or '{"query":"query Hello { hello }","operationName":"Hello"}'
    wrk.headers["Content-Type"] = "application/json"
    wrk.headers["Accept"] = "application/json"
    local accept_encoding = os.getenv("BENCH_ACCEPT_ENCODING") or ""
