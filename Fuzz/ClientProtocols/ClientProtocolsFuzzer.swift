@@ -1,6 +1,6 @@
 import FuzzerSupport
-import GQLGateCore
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) import GQLGatePipeline
 import GQLGateSubscriptions
 
 /// One input: a client WebSocket session fed to a protocol state

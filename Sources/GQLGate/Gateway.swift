@@ -1,11 +1,11 @@
 public import GQLGateConfig
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPClient
 import GQLGateHTTPServer
 package import GQLGateLogging
 public import GQLGateMetrics
-public import GQLGatePipeline
+@_spi(GQLGateInternals) public import GQLGatePipeline
 import GQLGateTransports
 public import Logging
 

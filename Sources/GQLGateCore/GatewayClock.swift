@@ -10,7 +10,7 @@ public import Darwin
 /// `.system` reads the kernel's clocks; a `ManualClock`'s `clock` moves only
 /// when a test moves it. Callers take one as a value: a concrete struct, so
 /// reading `.system` is a direct call, with no closure or existential between.
-public struct GatewayClock: Sendable {
+@_spi(GQLGateInternals) public struct GatewayClock: Sendable {
     @usableFromInline let manual: ManualClock?
 
     /// The kernel's clocks: `CLOCK_MONOTONIC` and `CLOCK_REALTIME`. (Made
@@ -43,7 +43,7 @@ public struct GatewayClock: Sendable {
 }
 
 /// A clock for tests: both readings stand still until `advance(by:)` moves them together.
-public final class ManualClock: Sendable {
+@_spi(GQLGateInternals) public final class ManualClock: Sendable {
     private let readings: Lock<(monotonic: UInt64, wall: Duration)>
 
     /// - Parameters:

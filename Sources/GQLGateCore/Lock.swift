@@ -12,7 +12,7 @@ public import Darwin
 /// The mutex has an allocation of its own, which never moves. `public` (with
 /// `@inlinable` methods) so that other modules specialise it: the compiler
 /// serialises no `package` inlinable body.
-public final class Lock<Value>: @unchecked Sendable {
+@_spi(GQLGateInternals) public final class Lock<Value>: @unchecked Sendable {
     // @unchecked Sendable: `value` is read and written only while `mutex` is held; and
     // exclusivity unchecked: the lock serialises every access, so the run-time check (a call
     // into the runtime per access) only costs.

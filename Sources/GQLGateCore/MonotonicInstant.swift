@@ -1,7 +1,7 @@
 /// A point in time on a `GatewayClock`'s monotonic reading, for the state
 /// machines that are handed the time: deadlines are instants, waits are the
 /// `Duration`s between them. Arithmetic saturates instead of trapping.
-public struct MonotonicInstant: Comparable, Hashable, Sendable {
+@_spi(GQLGateInternals) public struct MonotonicInstant: Comparable, Hashable, Sendable {
     /// Nanoseconds on the clock's monotonic reading.
     public var nanoseconds: UInt64
 
@@ -62,7 +62,7 @@ public struct MonotonicInstant: Comparable, Hashable, Sendable {
     }
 }
 
-extension GatewayClock {
+@_spi(GQLGateInternals) extension GatewayClock {
     /// The monotonic reading as an instant.
     @inlinable
     public func now() -> MonotonicInstant {

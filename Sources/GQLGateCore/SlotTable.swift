@@ -4,7 +4,7 @@
 /// `@inlinable`, so each user gets it specialized for its `Value`: generic
 /// code across modules would look up type metadata on every call. `public`,
 /// not `package`: the compiler serialises no `package` inlinable body.
-public struct SlotTable<Value> {
+@_spi(GQLGateInternals) public struct SlotTable<Value> {
     /// Where a value is, and which value it was.
     public struct Key: Hashable, Sendable {
         public let slot: Int

@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateHTTPServer
 
 /// The demo GraphQL API: the Star Wars schema served over HTTP at `/graphql`,

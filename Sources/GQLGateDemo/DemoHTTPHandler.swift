@@ -1,7 +1,7 @@
 import Foundation
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateHTTPServer
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import GraphQL
 
 /// Serves the demo schema over HTTP, following GraphQL over HTTP:

@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) import GQLGatePipeline
 import GQLGateSubscriptions
 import GraphQL
 

@@ -1,6 +1,6 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateEventLoop
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import GQLGateSubscriptions
 import GQLGateWebSocket
 

@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 
 /// The reviews submitted so far, kept in memory and shared by all requests.
 /// Anyone may also follow new reviews as they arrive (`additions(of:)`), which

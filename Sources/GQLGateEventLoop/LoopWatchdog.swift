@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc

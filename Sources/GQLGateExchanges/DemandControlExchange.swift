@@ -1,5 +1,5 @@
-import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// `demand_control`: estimates each operation's cost from the schema gqlgate
 /// holds (the IBM GraphQL Cost Directives specification, `CostPlan`) before

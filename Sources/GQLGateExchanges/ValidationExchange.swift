@@ -1,5 +1,5 @@
-import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// Validates each operation against the schema gqlgate holds before anything
 /// goes upstream: the document (every rule of GraphQL §5), once per distinct

@@ -1,4 +1,4 @@
-package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGateCore
 
 /// The parts of a `multipart/mixed` answer, taken one at a time as the
 /// upstream sends them (`HTTPClientRequest.readsParts`): each part's body,

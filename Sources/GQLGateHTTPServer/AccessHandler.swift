@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CMicroHTTPDShims
 import CMicroHTTPD
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 
 /// libmicrohttpd's access handler: runs on a server thread for every step of
 /// a request. First call: create the request; body calls: collect it (413 at

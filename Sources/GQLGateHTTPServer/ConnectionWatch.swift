@@ -1,7 +1,7 @@
 import CLinuxShims
 import CMicroHTTPD
 import CMicroHTTPDShims
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import CMicroHTTPD
 import CMicroHTTPDShims
-package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGateCore
 
 /// One HTTP request on the embedded server: what the client sent, and the way
 /// to answer it from any thread.

@@ -1,7 +1,7 @@
 import CMicroHTTPD
 import CMicroHTTPDShims
 import DequeModule
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import Dispatch
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,5 +1,5 @@
-import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// `gqlgate_field_usage_total{coordinate, client_name}` and
 /// `gqlgate_deprecated_field_usage_total{coordinate, client_name}`

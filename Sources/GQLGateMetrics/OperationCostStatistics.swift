@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) import GQLGatePipeline
 
 /// The estimated costs of operations (`demand_control`), kept under one
 /// lock for one addition each: `gqlgate_operation_cost` (a histogram of

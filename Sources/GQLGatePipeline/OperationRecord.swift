@@ -1,4 +1,4 @@
-package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGateCore
 
 /// The facts one client request's operation gathered on its way, for its
 /// access line, its metrics and its span: the gateway gives each client

@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 
 /// A stream of results that its producer pushes to one consumer's handler,
 /// called on the producer's thread: no task per consumer and no hop through

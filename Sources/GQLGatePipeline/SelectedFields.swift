@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 
 /// One schema coordinate (`Type.field`) as the field usage counters know it:
 /// interned once per process (`FieldCoordinates.intern`), so counting a use

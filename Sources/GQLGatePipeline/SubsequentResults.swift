@@ -1,4 +1,4 @@
-public import GQLGateCore
+@_spi(GQLGateInternals) public import GQLGateCore
 
 /// The results that follow the first of an incremental answer (`@defer`,
 /// `@stream`), as the upstream sends them: each a JSON object as the

@@ -1,6 +1,6 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 package import GQLGateEventLoop
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGatePipeline
 package import Logging
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateEventLoop
 
 /// Commands to a Redis Cluster from one loop: each goes to the master of

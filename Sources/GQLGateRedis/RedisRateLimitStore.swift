@@ -1,6 +1,6 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 package import GQLGateExchanges
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGatePipeline
 package import Logging
 
 /// The fleet's rate-limit buckets in Redis (`clients.rate_limit.store:

@@ -1,7 +1,7 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateEventLoop
 package import GQLGateExchanges
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// The response cache in Redis, shared by every replica that uses the same
 /// server and key prefix (see `RedisCacheKeys` for the data model). Answers

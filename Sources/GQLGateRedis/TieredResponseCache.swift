@@ -1,6 +1,6 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 package import GQLGateExchanges
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// `cache.backend: tiered`: this process's memory in front of Redis. Fresh
 /// answers in memory are served as with the memory cache (on the server

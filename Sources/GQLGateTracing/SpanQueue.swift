@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 
 /// Finished spans waiting for export: bounded, so that a slow or absent
 /// receiver costs memory up to `capacity` spans and never holds a request.

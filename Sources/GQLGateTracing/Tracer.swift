@@ -1,4 +1,4 @@
-package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGateCore
 
 /// Makes gqlgate's spans: decides sampling, names new spans and hands
 /// finished ones to the export queue. Exists only while `tracing.enabled`

@@ -1,7 +1,7 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateEventLoop
 package import GQLGateHTTPClient
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// Sends queries and mutations to the upstream over HTTP (libcurl) and
 /// passes its answer back unchanged but for hop-by-hop headers: any status,

@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import Testing
 
 /// Hands out the given numbers in turn, as the backoff's random source.

@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 @testable import GQLGateEventLoop
 import Testing
 

@@ -1,6 +1,6 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateExchanges
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import Testing
 
 private let heroAnswer = #"{"data":{"hero":{"name":"R2-D2","_gqlgate_typename":"Droid"}}}"#

@@ -1,6 +1,6 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateExchanges
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 
 /// An operation after `DocumentExchange`: parsed, analysed, operation chosen.
 func analysed(_ query: String, operationName: String? = nil, variables: JSONValue? = nil, headers: HTTPHeaders = [:],

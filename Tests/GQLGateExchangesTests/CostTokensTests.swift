@@ -1,6 +1,6 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateExchanges
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import Testing
 
 /// `clients.rate_limit.by_cost`: buckets that give several tokens at once,

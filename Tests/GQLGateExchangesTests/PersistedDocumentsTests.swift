@@ -1,6 +1,6 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 @testable import GQLGateExchanges
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import Testing
 
 private let hero = "query Hero { hero { name } }"

@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) import GQLGatePipeline
 
 /// A fake `next` that plays a script: each call takes the next step (an
 /// answer with a status and headers, a transport failure, or cancellation) and records

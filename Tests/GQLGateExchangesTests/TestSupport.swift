@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) import GQLGatePipeline
 
 /// A fake `next` for exchange tests: records each operation it gets as a
 /// trace line and answers 200 `upstream`.

@@ -1,5 +1,5 @@
-import GQLGatePipeline
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
 
 /// A count that tests' callbacks add to from any thread.
 final class Counter: Sendable {

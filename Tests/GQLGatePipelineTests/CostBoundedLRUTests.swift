@@ -1,4 +1,4 @@
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import Testing
 
 @Suite struct CostBoundedLRUTests {

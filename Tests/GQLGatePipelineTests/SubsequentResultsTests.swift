@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) import GQLGatePipeline
 import Testing
 
 /// Results handed out one by one from `bodies`, then nil, or `error` in place of the nil.

@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) import GQLGatePipeline
 
 /// Lines written by fakes as operations pass, read back in one `#expect`.
 final class Trace: Sendable {

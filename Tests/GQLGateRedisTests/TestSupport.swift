@@ -1,10 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateEventLoop
 import GQLGateExchanges
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import GQLGateRedis
 import Logging
 

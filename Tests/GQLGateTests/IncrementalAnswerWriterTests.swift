@@ -1,6 +1,6 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 @testable import GQLGate
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import Testing
 
 /// Results handed out one by one from `bodies`, then nil, or `error` in place of the nil; counts the calls.

@@ -1,10 +1,10 @@
 @testable import GQLGate
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateEventLoop
 import GQLGateExchanges
 import GQLGateHTTPClient
 import GQLGateMetrics
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import GQLGateTracing
 import Logging
 import Testing

@@ -1,7 +1,7 @@
 @testable import GQLGate
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateExchanges
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import GQLGateTracing
 import GQLGateTransports
 import Testing

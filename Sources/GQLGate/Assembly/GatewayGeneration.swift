@@ -1,8 +1,8 @@
 import GQLGateConfig
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateExchanges
 import GQLGateHTTPServer
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import GQLGateTracing
 import GQLGateTransports
 

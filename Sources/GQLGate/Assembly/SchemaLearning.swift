@@ -1,7 +1,7 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateEventLoop
 import GQLGateExchanges
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import Logging
 
 /// Learns the upstream schema for one pipeline's response cache: sends the

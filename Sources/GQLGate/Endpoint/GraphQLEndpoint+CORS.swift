@@ -1,6 +1,6 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateHTTPServer
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 
 extension GraphQLEndpoint {
     /// The answer to a CORS preflight (`OPTIONS` with

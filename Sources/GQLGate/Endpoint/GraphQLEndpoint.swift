@@ -1,9 +1,9 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateEventLoop
 import GQLGateExchanges
 import GQLGateHTTPServer
 import GQLGateMetrics
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import GQLGateSubscriptions
 import Logging
 

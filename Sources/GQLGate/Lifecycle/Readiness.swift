@@ -1,5 +1,5 @@
 import GQLGateConfig
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPClient
 import Synchronization

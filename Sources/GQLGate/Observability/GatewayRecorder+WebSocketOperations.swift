@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) import GQLGatePipeline
 import GQLGateTracing
 
 /// How an operation on a client WebSocket ended.

@@ -1,8 +1,8 @@
 import GQLGateConfig
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateLogging
 import GQLGateMetrics
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import GQLGateTracing
 import Logging
 

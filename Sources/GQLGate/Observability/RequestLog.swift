@@ -1,8 +1,8 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateEventLoop
 import GQLGateLogging
 import GQLGateMetrics
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import Logging
 
 /// Records every answered client request: `gqlgate_requests_total` and

@@ -1,6 +1,6 @@
 import Dispatch
 import GQLGateConfig
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateHTTPClient
 import GQLGateMetrics
 import GQLGateTracing

@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) import GQLGatePipeline
 
 /// Ends a span when a stream of results ends: the results of `channel` pass
 /// through a channel of the same bound, on the producer's thread, and

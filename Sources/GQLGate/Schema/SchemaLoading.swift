@@ -1,8 +1,8 @@
 import GQLGateConfig
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateEventLoop
 import GQLGateExchanges
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import Logging
 
 /// Keeps the schema gqlgate validates against (`GatewaySchema`) current,

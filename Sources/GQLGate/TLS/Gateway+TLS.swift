@@ -1,3 +1,4 @@
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateLogging
 import Logging
 

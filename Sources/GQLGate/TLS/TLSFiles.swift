@@ -1,5 +1,5 @@
 import GQLGateConfig
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateHTTPServer
 
 /// The `server.tls` files behind the listener: read at start, and read again

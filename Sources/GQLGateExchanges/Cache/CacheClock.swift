@@ -1,4 +1,4 @@
-package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGateCore
 
 /// The time a response cache stamps and ages its answers with: a
 /// `GatewayClock`'s monotonic reading for a store in this process, or its

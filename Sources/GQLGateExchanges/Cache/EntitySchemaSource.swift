@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) import GQLGatePipeline
 
 /// Where the response cache reads the upstream schema from: empty until
 /// introspection answers (`SchemaIntrospection`), then the learned

@@ -1,5 +1,5 @@
-import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// The in-memory response cache: answers by `RequestKey`, bounded by
 /// `maxBytes` (least recently used dropped first), with a tag index for

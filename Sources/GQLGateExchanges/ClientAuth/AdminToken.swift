@@ -1,5 +1,5 @@
 import Crypto
-package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGateCore
 
 /// The admin API's token (`admin.token_file`): the file's contents with the
 /// whitespace around them (a trailing newline) trimmed. A request carries it

@@ -1,5 +1,5 @@
-package import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// Checks client API keys (`clients.api_keys_file`): a client sends its key
 /// as `X-Api-Key: KEY` or `Authorization: Bearer KEY`. The file is read again

@@ -1,5 +1,5 @@
-package import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// `auth.bearer_token_file`: the token is the file's trimmed contents, read
 /// again when the file changes (checked at most once a second) — Kubernetes

@@ -1,5 +1,5 @@
-package import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// `auth.oauth2`: tokens from an OAuth2 token endpoint (client credentials
 /// grant). One token is cached and shared by every loop; it is refreshed

@@ -1,5 +1,5 @@
-package import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// Adds gqlgate's upstream credentials to every upstream request: the
 /// static `auth.headers`, and `Authorization: Bearer` from a token source

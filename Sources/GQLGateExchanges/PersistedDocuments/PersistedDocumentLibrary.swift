@@ -1,5 +1,5 @@
-package import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// The persisted documents of `persisted_documents.manifests`. Every
 /// request checks the files first (one `stat` each), so that no request is

@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 
 /// Parses `Retry-After` (RFC 9110 §10.2.3): delay-seconds, or an HTTP-date
 /// (IMF-fixdate, the obsolete RFC 850 form, or asctime) turned into a delay

@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 
 /// Caps retries so an upstream outage is not multiplied: in any 10 s window
 /// (ten one-second buckets) retries stay at or below

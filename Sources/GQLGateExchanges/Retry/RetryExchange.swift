@@ -1,5 +1,5 @@
-package import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// Tries queries again when the upstream fails transiently — connection
 /// errors, per-attempt timeouts, statuses in `retry.on_status` — with

@@ -1,5 +1,5 @@
-import GQLGateCore
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) import GQLGatePipeline
 
 /// The documents registered through automatic persisted queries, by their
 /// hex SHA-256: bounded by the bytes of the texts (plus the hashes), least

@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 
 /// Runs at most one call per key at a time and gives its result to every
 /// caller that asks for the same key meanwhile.

@@ -1,5 +1,5 @@
-package import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// `upstream.circuit_breaker`: counts upstream attempts and their failures
 /// over a rolling window (ten buckets of a tenth of it each), by client;

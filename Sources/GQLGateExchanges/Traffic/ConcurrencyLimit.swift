@@ -1,6 +1,6 @@
 import DequeModule
-import GQLGateCore
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) import GQLGatePipeline
 
 /// At most `limit` holders at once; the rest wait in a queue, oldest first,
 /// each for at most `queueTimeout`. A waiter whose task is cancelled (the

@@ -1,6 +1,6 @@
 import Crypto
-package import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// `clients.rate_limit.store: redis`: token buckets whose budget is the
 /// fleet's, not each replica's. Requests take tokens from a bucket of this

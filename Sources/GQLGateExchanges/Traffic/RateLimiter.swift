@@ -1,5 +1,5 @@
-package import GQLGateCore
-import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGateCore
+@_spi(GQLGateInternals) import GQLGatePipeline
 
 /// Token buckets, one per partition key, each kept as one number: the
 /// generic cell rate algorithm's theoretical arrival time (when the bucket

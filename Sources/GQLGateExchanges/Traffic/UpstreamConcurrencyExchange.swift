@@ -1,5 +1,5 @@
-import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// `upstream.max_concurrency`: each upstream attempt of a query or mutation
 /// holds one of the `ConcurrencyLimit`'s places while it runs (an

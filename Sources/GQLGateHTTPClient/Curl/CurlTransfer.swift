@@ -1,6 +1,6 @@
 import CCurl
 import CCurlShims
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 
 /// One upstream request in flight: what libcurl's callbacks write into and
 /// the continuation its completion resumes. Loop-bound: created by the

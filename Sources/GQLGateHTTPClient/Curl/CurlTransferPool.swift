@@ -1,6 +1,6 @@
 import CCurl
 import CCurlShims
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateEventLoop
 
 /// The requests one loop sends: starts each `CurlTransfer` on a pooled easy

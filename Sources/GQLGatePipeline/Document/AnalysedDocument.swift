@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 package import GraphQL
 
 /// One operation defined in a document.

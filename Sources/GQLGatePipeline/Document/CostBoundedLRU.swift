@@ -5,7 +5,7 @@
 /// Inlinable, so that the modules using it (the response cache, the APQ
 /// store) get it specialised for their keys and values: a generic dictionary
 /// look-up through witness tables costs a cache hit several times more.
-public struct CostBoundedLRU<Key: Hashable, Value> {
+@_spi(GQLGateInternals) public struct CostBoundedLRU<Key: Hashable, Value> {
     /// Most total cost kept.
     public let capacity: Int
     /// Sum of the costs of the entries held.

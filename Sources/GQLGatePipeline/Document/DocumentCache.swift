@@ -1,5 +1,5 @@
 package import Crypto
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GraphQL
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
-package import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// What happens to a client WebSocket connection, fed to its protocol state
 /// machine by the loop that owns the socket.

@@ -1,5 +1,5 @@
-package import GQLGateCore
-import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGateCore
+@_spi(GQLGateInternals) import GQLGatePipeline
 
 /// The server side of the legacy subscriptions-transport-ws protocol
 /// (subprotocol `graphql-ws`) for one client connection.

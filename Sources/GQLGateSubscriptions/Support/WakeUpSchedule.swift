@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 
 /// Turns a state machine's earliest deadline into `wakeUp` requests: one is
 /// asked for when that deadline changes, and again after every timer tick

@@ -1,5 +1,5 @@
-package import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// The bookkeeping of one upstream WebSocket: a `SubscriptionRegistry` (who
 /// listens to which upstream subscription) next to the `UpstreamSession`

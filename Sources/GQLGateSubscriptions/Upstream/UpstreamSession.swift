@@ -1,5 +1,5 @@
-package import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// gqlgate as the client of the upstream API over one WebSocket (one per
 /// credential set), multiplexing every upstream subscription by id, for

@@ -1,5 +1,5 @@
-package import GQLGateCore
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGatePipeline
 
 /// What happens to gqlgate's WebSocket to the upstream, fed to its
 /// `UpstreamSession` by the loop that owns the socket.

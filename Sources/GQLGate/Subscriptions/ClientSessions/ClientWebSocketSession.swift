@@ -1,8 +1,8 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateEventLoop
 import GQLGateExchanges
 import GQLGateMetrics
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import GQLGateSubscriptions
 import GQLGateWebSocket
 import Synchronization

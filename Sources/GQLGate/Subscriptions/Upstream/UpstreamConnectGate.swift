@@ -1,4 +1,4 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 
 /// What an upstream WebSocket asks before it connects or reconnects: how
 /// long to wait first. The gateway points it at the current pipeline's

@@ -1,7 +1,7 @@
-import GQLGateCore
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateEventLoop
 import GQLGateHTTPClient
-import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 import GQLGateSubscriptions
 import GQLGateTransports
 import GQLGateWebSocket

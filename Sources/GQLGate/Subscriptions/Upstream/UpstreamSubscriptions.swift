@@ -1,8 +1,8 @@
-package import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGateCore
 package import GQLGateEventLoop
 import GQLGateExchanges
 package import GQLGateHTTPClient
-package import GQLGatePipeline
+@_spi(GQLGateInternals) package import GQLGatePipeline
 import GQLGateSubscriptions
 package import Logging
 import Synchronization
