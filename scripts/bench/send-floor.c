@@ -3,14 +3,18 @@
  * sockets with nothing but write(2), for the subscription fan-out benchmark's floor.
  *
  * N connections over 127.0.0.1 (TCP_NODELAY on the sending side, as gqlgate sets it);
- * WRITERS threads split the server-side sockets and write one 160-byte message to each
- * (gqlgate's `next` messages in the benchmark are about that size); one reader thread
- * drains the client side with epoll and notes when each socket's message arrived.
+ * WRITERS threads split the server-side sockets and write one BYTES-byte message to each
+ * (scripts/bench-subscriptions.sh passes the size of gqlgate's `next` frames); one reader
+ * thread drains the client side with epoll and notes when each socket's message arrived.
  * Prints, per round, how long the writes took and the delivery latency p50/p99/max
- * measured from the first write. No framing, no JSON, no bookkeeping: a fan-out by one
- * thread cannot beat the WRITERS=1 figures, nor one by two threads the WRITERS=2 ones.
+ * measured from the first write, then one line over the deliveries of every round:
  *
- * usage: send-floor N [WRITERS] [ROUNDS]     (N sockets need 2N + 8 open files)
+ *     FLOOR sockets=N writers=W rounds=R bytes=B p50_ms=.. p99_ms=.. max_ms=..
+ *
+ * No framing, no JSON, no bookkeeping: a fan-out by one thread cannot beat the WRITERS=1
+ * figures, nor one by two threads the WRITERS=2 ones.
+ *
+ * usage: send-floor N [WRITERS] [ROUNDS] [BYTES]     (N sockets need 2N + 8 open files)
  */
 #include <arpa/inet.h>
 #include <netinet/tcp.h>
@@ -23,14 +27,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MESSAGE_BYTES 160
+#define MAX_MESSAGE_BYTES 65536
 #define MAX_WRITERS 16
 
 static int count;
 static int *client_fds, *server_fds;
 static double *arrived_ms;
 static int epoll_fd;
-static char message[MESSAGE_BYTES];
+static char message[MAX_MESSAGE_BYTES];
+static int message_bytes = 160;
 
 struct slice {
     int from, to;
@@ -60,7 +65,7 @@ static void *read_all(void *unused) {
             if (n <= 0) continue;
             int before = received[k];
             received[k] += (int)n;
-            if (before < MESSAGE_BYTES && received[k] >= MESSAGE_BYTES) {
+            if (before < message_bytes && received[k] >= message_bytes) {
                 arrived_ms[k] = now_ms();
                 complete++;
             }
@@ -73,7 +78,7 @@ static void *read_all(void *unused) {
 static void *write_slice(void *argument) {
     struct slice *slice = argument;
     for (int i = slice->from; i < slice->to; i++) {
-        if (write(server_fds[i], message, MESSAGE_BYTES) != MESSAGE_BYTES) perror("write");
+        if (write(server_fds[i], message, (size_t)message_bytes) != message_bytes) perror("write");
     }
     return NULL;
 }
@@ -85,14 +90,17 @@ static int by_value(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s N [WRITERS] [ROUNDS]\n", argv[0]);
+        fprintf(stderr, "usage: %s N [WRITERS] [ROUNDS] [BYTES]\n", argv[0]);
         return 2;
     }
     count = atoi(argv[1]);
     int writers = argc > 2 ? atoi(argv[2]) : 1;
     int rounds = argc > 3 ? atoi(argv[3]) : 5;
-    if (count < 1 || writers < 1 || writers > MAX_WRITERS || rounds < 1) {
-        fprintf(stderr, "send-floor: N >= 1, 1 <= WRITERS <= %d, ROUNDS >= 1\n", MAX_WRITERS);
+    if (argc > 4) message_bytes = atoi(argv[4]);
+    if (count < 1 || writers < 1 || writers > MAX_WRITERS || rounds < 1 || message_bytes < 1 ||
+        message_bytes > MAX_MESSAGE_BYTES) {
+        fprintf(stderr, "send-floor: N >= 1, 1 <= WRITERS <= %d, ROUNDS >= 1, 1 <= BYTES <= %d\n", MAX_WRITERS,
+                MAX_MESSAGE_BYTES);
         return 2;
     }
     struct rlimit limit;
@@ -108,6 +116,7 @@ int main(int argc, char **argv) {
     client_fds = calloc((size_t)count, sizeof *client_fds);
     server_fds = calloc((size_t)count, sizeof *server_fds);
     arrived_ms = calloc((size_t)count, sizeof *arrived_ms);
+    double *all_ms = calloc((size_t)count * (size_t)rounds, sizeof *all_ms);
     memset(message, 'x', sizeof message);
 
     int listener = socket(AF_INET, SOCK_STREAM, 0);
@@ -153,7 +162,12 @@ int main(int argc, char **argv) {
         printf("round %d: %d sockets, %d writer(s): writes %.1f ms; delivery p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
                round, count, writers, written - started, arrived_ms[count / 2], arrived_ms[count * 99 / 100],
                arrived_ms[count - 1]);
+        memcpy(all_ms + (size_t)count * (size_t)(round - 1), arrived_ms, (size_t)count * sizeof *arrived_ms);
         sleep(1);
     }
+    size_t total = (size_t)count * (size_t)rounds;
+    qsort(all_ms, total, sizeof *all_ms, by_value);
+    printf("FLOOR sockets=%d writers=%d rounds=%d bytes=%d p50_ms=%.2f p99_ms=%.2f max_ms=%.2f\n", count, writers, rounds,
+           message_bytes, all_ms[total / 2], all_ms[total * 99 / 100], all_ms[total - 1]);
     return 0;
 }

@@ -15,7 +15,10 @@
  * was read (CLOCK_REALTIME) minus the event's `emittedAt` (Unix seconds from
  * ticker-upstream.py on the same machine, same clock). Prints one line on stdout:
  *
- *     SUBS subscribers=N connected=N events=E deliveries=D missing=M p50_ms=.. p99_ms=.. max_ms=.. mean_ms=..
+ *     SUBS subscribers=N connected=N events=E deliveries=D missing=M p50_ms=.. p99_ms=.. max_ms=.. mean_ms=.. frame_bytes=F
+ *
+ * `frame_bytes` is the largest measured `next` as a frame on the wire (header and payload),
+ * the message size of the script's floor (send-floor.c).
  *
  * `connected` counts connections that got as far as sending `subscribe`; `missing` counts
  * (subscriber, event) pairs that never arrived, those of unconnected subscribers included.
@@ -105,6 +108,7 @@ static struct {
     double read_at;      /* CLOCK_REALTIME of the read being parsed */
     double *latencies;
     size_t deliveries;
+    size_t frame_bytes; /* the largest measured `next`, header and payload */
     int errors;
 } run = {.events = 10, .timeout = 120, .handshakes = 200, .batch_us = 250, .first_seq = -1};
 
@@ -346,6 +350,8 @@ static void on_next(struct conn *c, const char *m, const char *end) {
     if (index >= 0 && index < run.events && !(c->seen[index / 8] & (1u << (index % 8)))) {
         c->seen[index / 8] |= (uint8_t)(1u << (index % 8));
         run.latencies[run.deliveries++] = run.read_at - emitted;
+        size_t n = (size_t)(end - m), frame = n + (n < 126 ? 2 : n < 65536 ? 4 : 10);  /* unfragmented, unmasked */
+        if (frame > run.frame_bytes) run.frame_bytes = frame;
     }
     if (index >= run.events - 1) c->done = true;
 }
@@ -641,9 +647,9 @@ int main(int argc, char **argv) {
     double sum = 0;
     for (size_t i = 0; i < run.deliveries; i++) sum += run.latencies[i];
     printf("SUBS subscribers=%d connected=%d events=%d deliveries=%zu missing=%lld p50_ms=%.2f p99_ms=%.2f max_ms=%.2f "
-           "mean_ms=%.2f\n",
+           "mean_ms=%.2f frame_bytes=%zu\n",
            run.subscribers, run.subscribed, run.events, run.deliveries, missing, percentile_ms(50), percentile_ms(99),
            run.deliveries ? run.latencies[run.deliveries - 1] * 1000 : NAN,
-           run.deliveries ? sum / (double)run.deliveries * 1000 : NAN);
+           run.deliveries ? sum / (double)run.deliveries * 1000 : NAN, run.frame_bytes);
     return run.subscribed == run.subscribers && missing == 0 ? 0 : 1;
 }
