@@ -21,8 +21,9 @@ public struct ServerConfig: Sendable, Equatable {
     public var maxConnections = 16_384
     /// `server.max_header_bytes`: the memory libmicrohttpd keeps for each client
     /// connection, which bounds a request's line and header fields (larger ones
-    /// get 431) and is held for as long as the connection is open, WebSocket and
-    /// SSE clients included. Default 16 KiB.
+    /// get 431) and is held for as long as the connection is open, SSE clients
+    /// and WebSocket clients over TLS included (a plain WebSocket lets it go
+    /// once upgraded). Default 16 KiB.
     public var maxHeaderBytes = 16 << 10
     /// `server.idle_timeout`: a client connection with no request in progress is closed after
     /// this long. Whole seconds, at least 1s. Default 120s.

@@ -15,7 +15,8 @@ import Glibc
 /// - clients that closed a streamed answer's connection while it waits,
 ///   suspended, for its next write (libmicrohttpd does not poll a suspended
 ///   connection): their `StreamingBody` ends at once;
-/// - the connection limit: a connection past it is closed as it is accepted.
+/// - the connection limit: a connection past it is closed as it is accepted;
+///   upgraded sockets the gateway took over from libmicrohttpd (`UpgradedSocket`) count.
 ///
 /// `@unchecked Sendable`: the state is behind a `Lock`; the descriptors are
 /// set in `init` and closed in `deinit`, after the thread ended.
@@ -34,6 +35,8 @@ final class ConnectionWatch: @unchecked Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let stopping = Atomic<Bool>(false)
+    /// Upgraded sockets taken over from libmicrohttpd and not closed yet.
+    private let takenOver = Atomic<Int>(0)
 
     /// How often the deadlines are swept.
     static let sweepInterval: UInt64 = 1_000_000_000
@@ -81,7 +84,17 @@ final class ConnectionWatch: @unchecked Sendable {
 
     /// Whether a new connection may come in (`connectionLimit`).
     func admitsConnection() -> Bool {
-        connectionLimit <= 0 || state.withLock { $0.deadlines.count } < connectionLimit
+        connectionLimit <= 0 || state.withLock { $0.deadlines.count } + takenOver.load(ordering: .relaxed) < connectionLimit
+    }
+
+    /// An upgraded socket was taken over from libmicrohttpd (server thread).
+    func tookOver() {
+        takenOver.add(1, ordering: .relaxed)
+    }
+
+    /// A socket taken over was closed (any thread).
+    func releasedTakenOver() {
+        takenOver.subtract(1, ordering: .relaxed)
     }
 
     func opened(_ connection: OpaquePointer, at now: UInt64) {

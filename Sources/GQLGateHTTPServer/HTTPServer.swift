@@ -90,8 +90,9 @@ package struct HTTPServerConfiguration: Sendable {
     package var connectionLimit: Int
     /// libmicrohttpd's memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`):
     /// it holds the request line, the header fields and the answer's header
-    /// block, and stays allocated while the connection is open (an upgraded
-    /// WebSocket keeps it too). libmicrohttpd zeroes it after every request, so
+    /// block, and stays allocated while the connection is open (a WebSocket
+    /// upgraded under TLS keeps it too; a plain one lets it go, see
+    /// `UpgradedSocket`). libmicrohttpd zeroes it after every request, so
     /// its size is paid on each one (with libmicrohttpd's 32 KiB default, 49,000
     /// of the instructions callgrind counts per proxied request; see
     /// docs/benchmarks.md). 16 KiB takes a request line plus header fields of

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -301,6 +302,31 @@ def test_max_per_connection_refuses_one_more_subscription(gqlgate):
         errors = [m for m in messages if m["type"] == "error"]
         assert [(e["id"], e["payload"][0]["extensions"]["code"]) for e in errors] == [("3", "TOO_MANY_SUBSCRIPTIONS")]
         assert {m["id"] for m in messages if m["type"] == "next"} == {"1", "2"}
+
+
+def test_websockets_count_against_max_connections(gqlgate):
+    """gqlgate takes an upgraded socket over from libmicrohttpd: it still counts until it is closed."""
+    gw = gqlgate(config="server: {max_connections: 3}\n")
+    held = [initialised(gw) for _ in range(3)]
+    try:
+        assert not healthz_answers(gw.port)  # a fourth connection is closed as it is accepted
+        held.pop().close()
+        wait_until(lambda: healthz_answers(gw.port), timeout=10, what="a place to free up", alive=gw.proc)
+        for ws in held:
+            send(ws, {"type": "ping"})
+            assert recv(ws) == {"type": "pong"}
+    finally:
+        for ws in held:
+            ws.close()
+
+
+def healthz_answers(port: int) -> bool:
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: gqlgate\r\nConnection: close\r\n\r\n")
+        try:
+            return sock.recv(1024).startswith(b"HTTP/1.1 200")
+        except ConnectionResetError:
+            return False
 
 
 # ---------------------------------------------------------------------------
