@@ -48,8 +48,7 @@ package enum JSONString {
     /// escape (the usual case) is appended whole, without a byte-by-byte copy.
     package static func append(_ value: String, to out: inout String, escapingDelete: Bool = false) {
         var value = value
-        let clean = value.withUTF8 { bytes in !bytes.contains { needsEscape($0, escapingDelete: escapingDelete) } }
-        if clean {
+        if value.withUTF8({ isPlain($0, escapingDelete: escapingDelete) }) {
             out += "\""
             out += value
             out += "\""
@@ -76,6 +75,11 @@ package enum JSONString {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `bytes` need no escape: in quotes, they are a JSON string as they are.
+    package static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>, escapingDelete: Bool = false) -> Bool {
+        !bytes.contains { needsEscape($0, escapingDelete: escapingDelete) }
     }
 
     private static func needsEscape(_ byte: UInt8, escapingDelete: Bool) -> Bool {

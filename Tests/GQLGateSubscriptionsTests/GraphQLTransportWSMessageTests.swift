@@ -18,6 +18,8 @@ import Testing
         #expect(GraphQLTransportWSMessage.error(id: "1", payload: [graphQLError("no")]).encoded()
             == #"{"type":"error","id":"1","payload":[{"message":"no"}]}"#)
         #expect(GraphQLTransportWSMessage.complete(id: "1").encoded() == #"{"type":"complete","id":"1"}"#)
+        #expect(GraphQLTransportWSMessage.next(id: "a\"b\n", payload: .object([("data", .null)])).encoded()
+            == #"{"type":"next","id":"a\"b\n","payload":{"data":null}}"#)
     }
 
     @Test func everyMessageRoundTrips() throws {

@@ -1,3 +1,4 @@
+import GQLGateCore
 import GQLGatePipeline
 
 /// The `{type, id?, payload?}` object both GraphQL WebSocket protocols send,
@@ -110,21 +111,59 @@ struct MessageEnvelope {
 
 /// Writes `{"type":...,"id":...,"payload":...}` with the members that are given.
 enum MessageWriter {
+    /// A fanned-out event is written once per client: when `type` and `id`
+    /// need no escape (the usual case) the pieces are copied into one string
+    /// of the right size; appending to a `String` piece by piece cost several
+    /// times the copies themselves.
     static func write(type: String, id: String? = nil, payload: String? = nil) -> String {
-        var out = ""
-        // One allocation: a fanned-out event is written once per client.
-        out.reserveCapacity(32 + type.utf8.count + (id?.utf8.count ?? 0) + (payload?.utf8.count ?? 0))
-        out += "{\"type\":"
-        JSONValue.writeString(type, to: &out)
+        var (typeText, idText, payloadText) = (type, id ?? "", payload ?? "")
+        return typeText.withUTF8 { typeBytes in
+            idText.withUTF8 { idBytes in
+                payloadText.withUTF8 { payloadBytes in
+                    guard JSONString.isPlain(typeBytes), JSONString.isPlain(idBytes) else {
+                        return escaping(type: type, id: id, payload: payload)
+                    }
+                    let count = 11 + typeBytes.count + (id == nil ? 0 : 8 + idBytes.count) + (payload == nil ? 0 : 11 + payloadBytes.count)
+                    return String(unsafeUninitializedCapacity: count) { buffer in
+                        var end = 0
+                        func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+                            guard let source = bytes.baseAddress else { return }
+                            (buffer.baseAddress! + end).initialize(from: source, count: bytes.count)
+                            end += bytes.count
+                        }
+                        (#"{"type":""# as StaticString).withUTF8Buffer(put)
+                        put(typeBytes)
+                        if id != nil {
+                            (#"","id":""# as StaticString).withUTF8Buffer(put)
+                            put(idBytes)
+                        }
+                        (#"""# as StaticString).withUTF8Buffer(put)
+                        if payload != nil {
+                            (#","payload":"# as StaticString).withUTF8Buffer(put)
+                            put(payloadBytes)
+                        }
+                        ("}" as StaticString).withUTF8Buffer(put)
+                        return end
+                    }
+                }
+            }
+        }
+    }
+
+    /// The message with `type` and `id` escaped as JSON strings need.
+    private static func escaping(type: String, id: String?, payload: String?) -> String {
+        var out: [UInt8] = []
+        out += #"{"type":"#.utf8
+        JSONString.append(type, to: &out)
         if let id {
-            out += ",\"id\":"
-            JSONValue.writeString(id, to: &out)
+            out += #","id":"#.utf8
+            JSONString.append(id, to: &out)
         }
-        if let payload {
-            out += ",\"payload\":"
-            out += payload
+        if var payload {
+            out += #","payload":"#.utf8
+            payload.withUTF8 { out.append(contentsOf: $0) }
         }
-        out += "}"
-        return out
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
     }
 }
