@@ -136,6 +136,16 @@ private func acknowledged(_ settings: ClientProtocolSettings = ClientProtocolSet
         #expect(connection.receive(subscribe("a")) == [.startOperation(id: "a", request: request())])
     }
 
+    @Test func resultMessageIsWhatHandlingTheResultSends() {
+        var connection = acknowledged()
+        _ = connection.receive(subscribe("a"))
+        #expect(connection.machine.resultMessage(id: "a", payload: payload(1), now: connection.clock.now)
+            == #"{"type":"next","id":"a","payload":{"n":1}}"#)
+        #expect(connection.machine.resultMessage(id: "x", payload: payload(1), now: connection.clock.now) == nil)
+        _ = connection.receive(#"{"type":"complete","id":"a"}"#)
+        #expect(connection.machine.resultMessage(id: "a", payload: payload(1), now: connection.clock.now) == nil)
+    }
+
     @Test func resultsForUnknownIDsAreDropped() {
         var connection = acknowledged()
         #expect(connection.handle(.result(id: "x", payload: payload(1))) == [])
@@ -214,6 +224,14 @@ private func acknowledged(_ settings: ClientProtocolSettings = ClientProtocolSet
         _ = connection.handle(.result(id: "a", payload: payload(1)))
         #expect(connection.tick(after: .seconds(2)) == [.wakeUp(at: connection.clock.at(.seconds(22)))])
         #expect(connection.tick(after: .seconds(8)) == [.send(#"{"type":"ping"}"#), .wakeUp(at: connection.clock.at(.seconds(32)))])
+    }
+
+    @Test func aResultSentWithoutHandlingPostponesThePingToo() {
+        var connection = acknowledged(ClientProtocolSettings(keepalive: .seconds(10)))
+        _ = connection.receive(subscribe("a"))
+        connection.clock.advance(by: .seconds(8))
+        _ = connection.machine.resultMessage(id: "a", payload: payload(1), now: connection.clock.now)
+        #expect(connection.tick(after: .seconds(2)) == [.wakeUp(at: connection.clock.at(.seconds(18)))])
     }
 
     @Test func zeroKeepaliveSendsNoPings() {

@@ -121,6 +121,14 @@ private func acknowledged(_ settings: ClientProtocolSettings = ClientProtocolSet
         #expect(connection.handle(.result(id: "1", payload: payload(2))) == [.send(#"{"type":"data","id":"1","payload":{"n":2}}"#)])
         #expect(connection.handle(.completed(id: "1")) == [.send(#"{"type":"complete","id":"1"}"#)])
         #expect(connection.handle(.result(id: "1", payload: payload(3))) == [])
+        #expect(connection.machine.resultMessage(id: "1", payload: payload(3), now: connection.clock.now) == nil)
+    }
+
+    @Test func resultMessageIsWhatHandlingTheResultSends() {
+        var connection = acknowledged()
+        _ = connection.receive(start("1"))
+        #expect(connection.machine.resultMessage(id: "1", payload: payload(2), now: connection.clock.now)
+            == #"{"type":"data","id":"1","payload":{"n":2}}"#)
     }
 
     @Test func aFailureSendsOneErrorObject() {

@@ -48,6 +48,10 @@ package enum ClientConnectionAction: Sendable, Equatable {
 package protocol ClientProtocolStateMachine: Sendable {
     /// Applies `event`, observed at `now`, and returns what to do, in order.
     mutating func handle(_ event: ClientConnectionEvent, now: MonotonicInstant) -> [ClientConnectionAction]
+    /// What `handle(.result(id:payload:), now:)` does, without an array of
+    /// actions (a fanned-out event is one per client): the message to send,
+    /// or nil when operation `id` is not running.
+    mutating func resultMessage(id: String, payload: SerializedJSON, now: MonotonicInstant) -> String?
 }
 
 /// The state machine for the subprotocol a client's upgrade selected.

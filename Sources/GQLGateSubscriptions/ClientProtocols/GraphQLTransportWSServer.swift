@@ -51,6 +51,13 @@ package struct GraphQLTransportWSServer: ClientProtocolStateMachine {
         return actions
     }
 
+    package mutating func resultMessage(id: String, payload: SerializedJSON, now: MonotonicInstant) -> String? {
+        if case .closed = phase { return nil }
+        guard operations.contains(id) else { return nil }
+        lastActivity = now
+        return GraphQLTransportWSMessage.next(id: id, payload: payload)
+    }
+
     private var nextDeadline: MonotonicInstant? {
         switch phase {
         case .awaitingInit(let deadline): deadline
@@ -76,8 +83,7 @@ package struct GraphQLTransportWSServer: ClientProtocolStateMachine {
             guard case .authenticating = phase else { return }
             close(.forbidden, into: &actions)
         case .result(let id, let payload):
-            guard operations.contains(id) else { return }
-            actions.append(.send(GraphQLTransportWSMessage.next(id: id, payload: payload)))
+            if let message = resultMessage(id: id, payload: payload, now: now) { actions.append(.send(message)) }
         case .failed(let id, let errors):
             guard operations.remove(id) != nil else { return }
             let payload = errors.isEmpty ? [JSONValue.object([("message", .string("Unknown error"))])] : errors

@@ -50,6 +50,12 @@ package struct GraphQLWSServer: ClientProtocolStateMachine {
         return actions
     }
 
+    package mutating func resultMessage(id: String, payload: SerializedJSON, now: MonotonicInstant) -> String? {
+        if case .closed = phase { return nil }
+        guard operations.contains(id) else { return nil }
+        return GraphQLWSMessage.data(id: id, payload: payload)
+    }
+
     private var nextDeadline: MonotonicInstant? {
         switch phase {
         case .awaitingInit(let deadline): deadline
@@ -80,8 +86,7 @@ package struct GraphQLWSServer: ClientProtocolStateMachine {
             actions.append(.send(GraphQLWSMessage.connectionError(payload: GraphQLWSMessage.errorObject(message)).encoded()))
             close(.internalError, into: &actions)
         case .result(let id, let payload):
-            guard operations.contains(id) else { return }
-            actions.append(.send(GraphQLWSMessage.data(id: id, payload: payload)))
+            if let message = resultMessage(id: id, payload: payload, now: now) { actions.append(.send(message)) }
         case .failed(let id, let errors):
             guard operations.remove(id) != nil else { return }
             let error = errors.first ?? GraphQLWSMessage.errorObject("Unknown error")

@@ -15,7 +15,8 @@ import Synchronization
 ///
 /// Loop-bound: every property is read and written on `loop`'s thread only;
 /// operation tasks prefer `loop` and still hop with `onLoop` before touching
-/// it, and other threads reach it through a `LoopBound`.
+/// it, and other threads reach it through a `LoopBound`. Those every delivery
+/// touches are `@exclusivity(unchecked)`: one thread, no overlapping access.
 final class ClientWebSocketSession: WebSocketConnectionDelegate {
     /// Everything a session needs from the gateway.
     struct Context: Sendable {
@@ -39,10 +40,10 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
     private let clientAuth: ClientAuthenticator?
     /// Who the client is, for limits per client (`Operation.clientID`): the upgrade's key or address, or the key of `connection_init`.
     private var clientID: String?
-    private var machine: any ClientProtocolStateMachine
-    private var events: [ClientConnectionEvent] = []
-    private var handling = false
-    private var operations: [String: RunningOperation] = [:]
+    @exclusivity(unchecked) private var machine: any ClientProtocolStateMachine
+    @exclusivity(unchecked) private var events: [ClientConnectionEvent] = []
+    @exclusivity(unchecked) private var handling = false
+    @exclusivity(unchecked) private var operations: [String: RunningOperation] = [:]
     private var nextRun: UInt64 = 0
     private var timer: EventLoopTimerID?
     private var finished = false
@@ -84,11 +85,16 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
 
     // MARK: - Events
 
+    /// Events that come while one is handled wait their turn in `events`;
+    /// the first goes straight to the machine (a delivery is one per client).
     private func handle(_ event: ClientConnectionEvent) {
         assert(loop.inLoop)
-        events.append(event)
-        guard !handling else { return }
+        guard !handling else {
+            events.append(event)
+            return
+        }
         handling = true
+        for action in machine.handle(event, now: .now) { perform(action) }
         while !events.isEmpty {
             let next = events.removeFirst()
             for action in machine.handle(next, now: .now) { perform(action) }
@@ -212,10 +218,18 @@ final class ClientWebSocketSession: WebSocketConnectionDelegate {
         default: return
         }
         guard let running = operations[id], running.run == run else { return }
-        if case .result = event { return handle(event) }
+        if case .result(_, let payload) = event { return send(payload, of: id) }
         operations[id] = nil
         handle(event)
         if case .failed(_, let errors) = event { running.record.ended(.error, errors: errors) } else { running.record.ended(.completed) }
+    }
+
+    /// A result straight from the machine to the connection, unless an
+    /// event is being handled (it then waits its turn).
+    private func send(_ payload: SerializedJSON, of id: String) {
+        guard !handling else { return handle(.result(id: id, payload: payload)) }
+        guard let message = machine.resultMessage(id: id, payload: payload, now: .now) else { return }
+        try? connection.send(.text(message))  // a full send buffer closes the connection with 1008
     }
 
     // MARK: - WebSocketConnectionDelegate
