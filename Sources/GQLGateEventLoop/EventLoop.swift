@@ -192,10 +192,12 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     // MARK: - Loop-thread API
 
     /// Watches `fd` for `events`; `handler` is kept until `unregister`.
-    /// Registering again with the same events costs no system call. Loop thread only.
+    /// Registering again with the same events and handler costs one lookup
+    /// (a connection settles its interest after every write). Loop thread only.
     package func register(_ fd: Int32, events: UInt32, handler: any FileDescriptorHandler) {
         assert(inLoop)
         let previous = handlers[fd]
+        if let previous, previous.events == events, previous.handler === handler { return }
         handlers[fd] = (handler, events)
         if previous?.events == events { return }
         var event = epoll_event()

@@ -17,7 +17,8 @@ package final class SocketByteStream: ByteStream {
     package let fileDescriptor: Int32
     private let closeAction: () -> Void
     /// Bytes reported written but not yet sent: they go before any later bytes.
-    private var held: [UInt8] = []
+    /// `@exclusivity(unchecked)`: touched twice a frame, by its connection's loop only.
+    @exclusivity(unchecked) private var held: [UInt8] = []
 
     /// - Parameters:
     ///   - fileDescriptor: a connected stream socket.

@@ -15,7 +15,9 @@ package import GQLGateEventLoop
 ///
 /// Set `delegate` before `start()`. Every method must be called on `loop`
 /// (the methods assert it in debug builds): loop-bound, it is not `Sendable`;
-/// other threads reach it through a `LoopBound`.
+/// other threads reach it through a `LoopBound`. The properties every frame
+/// sent touches are `@exclusivity(unchecked)`: one thread, no overlapping
+/// access, so the run-time check only costs.
 package final class WebSocketConnection: FileDescriptorHandler {
     /// Which end of the connection this is; the client masks what it sends.
     package enum Role: Sendable {
@@ -43,19 +45,19 @@ package final class WebSocketConnection: FileDescriptorHandler {
     package let configuration: WebSocketConfiguration
     /// Told about messages and the close; held weakly.
     package weak var delegate: (any WebSocketConnectionDelegate)?
-    package private(set) var state = State.idle
+    @exclusivity(unchecked) package private(set) var state = State.idle
 
     let transport: any ByteStream
-    var context: OpaquePointer?
+    @exclusivity(unchecked) var context: OpaquePointer?
     var pendingInput: [UInt8]
     var pendingOffset = 0
-    var processing = false
+    @exclusivity(unchecked) var processing = false
     var frameCheck = FrameHeaderCheck()
-    private var transportFailed = false
-    private var registered = false
+    @exclusivity(unchecked) private var transportFailed = false
+    @exclusivity(unchecked) private var registered = false
     private var requestedClose: (code: UInt16, reason: String)?
     /// `close` was asked for while messages were queued: the close frame follows once they are written.
-    private var closeFrameDeferred = false
+    @exclusivity(unchecked) private var closeFrameDeferred = false
     var receivedCloseReason = ""
     private var closeTimer: EventLoopTimerID?
     var pingTimer: EventLoopTimerID?

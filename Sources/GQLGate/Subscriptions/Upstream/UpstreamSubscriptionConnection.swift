@@ -15,7 +15,8 @@ import Logging
 /// Loop-bound: every property is read and written on `loop`'s thread only;
 /// callers on other threads hop there through a `LoopBound` (`add`,
 /// `remove`, `shutdown`), and the connect task runs on `loop` (it prefers it
-/// as its executor).
+/// as its executor). `listeners`, looked up once a delivery, is
+/// `@exclusivity(unchecked)`: one thread, no overlapping access.
 final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     typealias Listener = ResultChannel
     typealias CredentialRefresh = UpstreamSubscriptions.CredentialRefresh
@@ -32,7 +33,7 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     private let retire: Retire
     private var credentials: HTTPHeaders
     private var multiplexer: UpstreamMultiplexer<UInt64>
-    private var listeners: [UInt64: Listener] = [:]
+    @exclusivity(unchecked) private var listeners: [UInt64: Listener] = [:]
     /// The listeners' request traces, for those tracing sampled: a reconnect is an event of their spans.
     private var traces: [UInt64: OperationRecord] = [:]
     /// Why the connection was last lost, and the close code the upstream sent.
