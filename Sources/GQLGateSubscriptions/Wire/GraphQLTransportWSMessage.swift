@@ -55,7 +55,7 @@ package enum GraphQLTransportWSMessage: Sendable, Equatable {
 
     /// `next` for `id` with a payload serialised once for many listeners.
     package static func next(id: String, payload: SerializedJSON) -> String {
-        MessageWriter.write(type: "next", id: id, payload: payload.text)
+        MessageWriter.write(type: "next", id: id, payload: payload)
     }
 
     /// The message's `type` as sent on the wire.

@@ -59,7 +59,7 @@ package enum GraphQLWSMessage: Sendable, Equatable {
 
     /// `data` for `id` with a payload serialised once for many listeners.
     package static func data(id: String, payload: SerializedJSON) -> String {
-        MessageWriter.write(type: "data", id: id, payload: payload.text)
+        MessageWriter.write(type: "data", id: id, payload: payload)
     }
 
     /// `{"message": text}`, the legacy protocol's error object.

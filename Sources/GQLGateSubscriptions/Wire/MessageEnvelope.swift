@@ -116,42 +116,53 @@ enum MessageWriter {
     /// of the right size; appending to a `String` piece by piece cost several
     /// times the copies themselves.
     static func write(type: String, id: String? = nil, payload: String? = nil) -> String {
-        var (typeText, idText, payloadText) = (type, id ?? "", payload ?? "")
+        guard var payload else { return write(type: type, id: id, payload: nil as UnsafeRawBufferPointer?) }
+        return payload.withUTF8 { write(type: type, id: id, payload: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The message with `payload`'s JSON (UTF-8) as it is.
+    static func write(type: String, id: String?, payload: SerializedJSON) -> String {
+        payload.bytes.withUnsafeBytes { write(type: type, id: id, payload: $0) }
+    }
+
+    private static func write(type: String, id: String?, payload: UnsafeRawBufferPointer?) -> String {
+        var (typeText, idText) = (type, id ?? "")
         return typeText.withUTF8 { typeBytes in
             idText.withUTF8 { idBytes in
-                payloadText.withUTF8 { payloadBytes in
-                    guard JSONString.isPlain(typeBytes), JSONString.isPlain(idBytes) else {
-                        return escaping(type: type, id: id, payload: payload)
+                guard JSONString.isPlain(typeBytes), JSONString.isPlain(idBytes) else {
+                    return escaping(type: type, id: id, payload: payload)
+                }
+                let count = 11 + typeBytes.count + (id == nil ? 0 : 8 + idBytes.count) + (payload.map { 11 + $0.count } ?? 0)
+                return String(unsafeUninitializedCapacity: count) { buffer in
+                    var end = 0
+                    func put(_ bytes: UnsafeRawBufferPointer) {
+                        guard let source = bytes.baseAddress else { return }
+                        UnsafeMutableRawPointer(buffer.baseAddress! + end).copyMemory(from: source, byteCount: bytes.count)
+                        end += bytes.count
                     }
-                    let count = 11 + typeBytes.count + (id == nil ? 0 : 8 + idBytes.count) + (payload == nil ? 0 : 11 + payloadBytes.count)
-                    return String(unsafeUninitializedCapacity: count) { buffer in
-                        var end = 0
-                        func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-                            guard let source = bytes.baseAddress else { return }
-                            (buffer.baseAddress! + end).initialize(from: source, count: bytes.count)
-                            end += bytes.count
-                        }
-                        (#"{"type":""# as StaticString).withUTF8Buffer(put)
-                        put(typeBytes)
-                        if id != nil {
-                            (#"","id":""# as StaticString).withUTF8Buffer(put)
-                            put(idBytes)
-                        }
-                        (#"""# as StaticString).withUTF8Buffer(put)
-                        if payload != nil {
-                            (#","payload":"# as StaticString).withUTF8Buffer(put)
-                            put(payloadBytes)
-                        }
-                        ("}" as StaticString).withUTF8Buffer(put)
-                        return end
+                    func put(_ literal: StaticString) {
+                        put(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
                     }
+                    put(#"{"type":""#)
+                    put(UnsafeRawBufferPointer(typeBytes))
+                    if id != nil {
+                        put(#"","id":""#)
+                        put(UnsafeRawBufferPointer(idBytes))
+                    }
+                    put(#"""#)
+                    if let payload {
+                        put(#","payload":"#)
+                        put(payload)
+                    }
+                    put("}")
+                    return end
                 }
             }
         }
     }
 
     /// The message with `type` and `id` escaped as JSON strings need.
-    private static func escaping(type: String, id: String?, payload: String?) -> String {
+    private static func escaping(type: String, id: String?, payload: UnsafeRawBufferPointer?) -> String {
         var out: [UInt8] = []
         out += #"{"type":"#.utf8
         JSONString.append(type, to: &out)
@@ -159,9 +170,9 @@ enum MessageWriter {
             out += #","id":"#.utf8
             JSONString.append(id, to: &out)
         }
-        if var payload {
+        if let payload {
             out += #","payload":"#.utf8
-            payload.withUTF8 { out.append(contentsOf: $0) }
+            out.append(contentsOf: payload)
         }
         out.append(UInt8(ascii: "}"))
         return String(decoding: out, as: UTF8.self)

@@ -8,9 +8,8 @@ enum WebSocketResult {
     /// `data` or `errors`; parsed to find out unless the response says so),
     /// else a failure saying what the upstream answered.
     static func event(for response: GraphQLResponse, id: String) -> ClientConnectionEvent {
-        let text = response.body.string
-        if response.bodyIsExecutionResult || GraphQLResponse.isExecutionResult(text) {
-            return .result(id: id, payload: SerializedJSON(trusted: text))
+        if response.bodyIsExecutionResult || GraphQLResponse.isExecutionResult(response.body.string) {
+            return .result(id: id, payload: SerializedJSON(trusted: response.body))
         }
         let error = GatewayError.upstreamUnavailable("The upstream answered \(response.status) without a GraphQL response.")
         return .failed(id: id, errors: error.graphQLErrors)

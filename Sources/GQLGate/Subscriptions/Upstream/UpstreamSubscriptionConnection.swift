@@ -153,8 +153,8 @@ final class UpstreamSubscriptionConnection: WebSocketConnectionDelegate {
     private static func fannedOutResponse(for payload: SerializedJSON) -> GraphQLResponse {
         let headers: HTTPHeaders = ["Content-Type": "application/json"]
         return GraphQLResponse.isExecutionResult(payload.text)
-            ? .executionResult(headers: headers, body: Bytes(payload.text), source: .upstream)
-            : GraphQLResponse(status: 200, headers: headers, body: Bytes(payload.text), source: .upstream)
+            ? .executionResult(headers: headers, body: payload.bytes, source: .upstream)
+            : GraphQLResponse(status: 200, headers: headers, body: payload.bytes, source: .upstream)
     }
 
     private func deliver(_ response: GraphQLResponse, to id: UInt64) {
