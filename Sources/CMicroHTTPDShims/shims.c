@@ -93,11 +93,6 @@ int gqlgate_mhd_close_listen_socket(struct MHD_Daemon *daemon) {
     return rc < 0 ? -1 : 0;
 }
 
-unsigned int gqlgate_mhd_current_connections(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
-    return info == NULL ? 0 : info->num_connections;
-}
-
 enum MHD_Result gqlgate_mhd_upgrade_close(struct MHD_UpgradeResponseHandle *urh) {
     return MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
 }

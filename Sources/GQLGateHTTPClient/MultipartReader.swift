@@ -1,4 +1,4 @@
-package import GQLGateCore
+import GQLGateCore
 
 /// Reads the parts of a `multipart/mixed` body (RFC 2046 §5.1) as its bytes
 /// arrive, however they are cut: `append` what came, then take each part

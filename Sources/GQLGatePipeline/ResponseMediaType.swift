@@ -1,4 +1,4 @@
-package import GQLGateCore
+import GQLGateCore
 
 /// The media type of a GraphQL answer over HTTP (GraphQL over HTTP,
 /// "Media Types"), which decides the answer's `Content-Type` and the status

@@ -1,4 +1,4 @@
-@_spi(GQLGateInternals) public import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGateCore
 
 /// The results that follow the first of an incremental answer (`@defer`,
 /// `@stream`), as the upstream sends them: each a JSON object as the

@@ -47,8 +47,6 @@ uint16_t gqlgate_mhd_bound_port(struct MHD_Daemon *daemon);
 /// are refused and the daemon's threads, which still hold the number, never
 /// see it closed or reused before `MHD_stop_daemon` closes it. 0, or -1 with `errno`.
 int gqlgate_mhd_close_listen_socket(struct MHD_Daemon *daemon);
-/// The number of open connections.
-unsigned int gqlgate_mhd_current_connections(struct MHD_Daemon *daemon);
 /// `MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE)`.
 enum MHD_Result gqlgate_mhd_upgrade_close(struct MHD_UpgradeResponseHandle *urh);
 /// `MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds)`:

@@ -1,5 +1,5 @@
 @_spi(GQLGateInternals) import GQLGateCore
-@_spi(GQLGateInternals) package import GQLGatePipeline
+@_spi(GQLGateInternals) import GQLGatePipeline
 
 /// The schema gqlgate holds, shared by every loop and kept across reloads
 /// that read it from the same place: nil until one is loaded (gqlgate is
