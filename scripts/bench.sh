@@ -78,7 +78,7 @@ source "$BENCH_DIR/common.sh"
 if [[ -n "${GQLGATE_BIN:-}" ]]; then
     # A path given by the caller is relative to the caller's directory.
     case $GQLGATE_BIN in
-        */*) GQLGATE_BIN=$(cd "$(dirname "$GQLGATE_BIN")" 2>/dev/null && pwd)/$(basename "$GQLGATE_BIN") || true ;;
+        */*) GQLGATE_BIN=$(cd "$(dirname "$GQLGATE_BIN")" 2>/dev/null && pwd | sed 's|/$||')/$(basename "$GQLGATE_BIN") || true ;;
         *) GQLGATE_BIN=$(command -v "$GQLGATE_BIN" || echo "$GQLGATE_BIN") ;;
     esac
 else
@@ -408,28 +408,29 @@ fi
 # front of the 8 MiB answer, which it too takes whole before answering.
 B_SKIP=
 BL_SKIP=
-if ! wants proxied && ! wants big; then
-    B_SKIP="proxied not in WORKLOADS"
-elif ! cc -O2 -o "$TMP/bare-proxy" "$BENCH_DIR/bare-proxy.c" -lmicrohttpd -lcurl -lpthread 2>"$TMP/bare-proxy.build.log"; then
+wants proxied || B_SKIP="proxied not in WORKLOADS"
+wants big || BL_SKIP="big not in WORKLOADS"
+if [[ -z $B_SKIP || -z $BL_SKIP ]] &&
+    ! cc -O2 -o "$TMP/bare-proxy" "$BENCH_DIR/bare-proxy.c" -lmicrohttpd -lcurl -lpthread 2>"$TMP/bare-proxy.build.log"; then
     B_SKIP="bare-proxy.c did not build: $(head -n 3 "$TMP/bare-proxy.build.log")"
     BL_SKIP=$B_SKIP
     log "skipping bare proxy (B, Bl) rows: $B_SKIP"
 fi
-wants proxied || B_SKIP="proxied not in WORKLOADS"
-wants big || BL_SKIP="big not in WORKLOADS"
+# start_bare_proxy name port upstream-url url what -> sets LAST_PID
+start_bare_proxy() {
+    "$TMP/bare-proxy" "$2" "$3" >"$TMP/bare-proxy-$1.log" 2>&1 &
+    LAST_PID=$!
+    SERVER_PIDS+=("$LAST_PID")
+    wait_http "bare proxy ($1)" "$LAST_PID" "$4"
+    log "$1: bare libmicrohttpd+libcurl proxy$5 on 127.0.0.1:$2 (pid $LAST_PID)"
+}
 if [[ -z $B_SKIP ]]; then
-    "$TMP/bare-proxy" "$B_PORT" "$U_GRAPHQL" >"$TMP/bare-proxy.log" 2>&1 &
-    B_PID=$!
-    SERVER_PIDS+=("$B_PID")
-    wait_http "bare proxy (B)" "$B_PID" "$B_GRAPHQL"
-    log "B: bare libmicrohttpd+libcurl proxy on 127.0.0.1:$B_PORT (pid $B_PID)"
+    start_bare_proxy B "$B_PORT" "$U_GRAPHQL" "$B_GRAPHQL" ""
+    B_PID=$LAST_PID
 fi
 if [[ -z $BL_SKIP ]]; then
-    "$TMP/bare-proxy" "$BL_PORT" "$U_GRAPHQL_BIG8M" >"$TMP/bare-proxy-big.log" 2>&1 &
-    BL_PID=$!
-    SERVER_PIDS+=("$BL_PID")
-    wait_http "bare proxy (Bl)" "$BL_PID" "$BL_GRAPHQL"
-    log "Bl: bare libmicrohttpd+libcurl proxy in front of the 8 MiB answer on 127.0.0.1:$BL_PORT (pid $BL_PID)"
+    start_bare_proxy Bl "$BL_PORT" "$U_GRAPHQL_BIG8M" "$BL_GRAPHQL" " in front of the 8 MiB answer"
+    BL_PID=$LAST_PID
 fi
 
 # The tls workload's certificate: ECDSA P-256, self-signed for 127.0.0.1 (wrk and curl do not verify it).
