@@ -7,8 +7,20 @@ public struct ResultStream: AsyncSequence, Sendable {
     enum Storage: Sendable {
         case single(GraphQLResponse)
         case deferred(@Sendable () async throws -> GraphQLResponse)
-        case stream(AsyncThrowingStream<GraphQLResponse, any Error>)
+        case stream(Results)
         case channel(ResultChannel)
+    }
+
+    /// A stream held by reference: `AsyncThrowingStream`'s layout is not
+    /// known outside its module, so holding it inline would have every copy
+    /// of `Storage`, a single result's too, go through type metadata.
+    @usableFromInline
+    final class Results: Sendable {
+        let stream: AsyncThrowingStream<GraphQLResponse, any Error>
+
+        init(_ stream: AsyncThrowingStream<GraphQLResponse, any Error>) {
+            self.stream = stream
+        }
     }
 
     @usableFromInline let storage: Storage
@@ -20,7 +32,7 @@ public struct ResultStream: AsyncSequence, Sendable {
 
     /// A stream of many results.
     public init(_ stream: AsyncThrowingStream<GraphQLResponse, any Error>) {
-        storage = .stream(stream)
+        storage = .stream(Results(stream))
     }
 
     /// A stream of many results pushed through `channel`.
@@ -53,8 +65,8 @@ public struct ResultStream: AsyncSequence, Sendable {
         switch storage {
         case .single(let response): return response
         case .deferred(let produce): return try await produce()
-        case .stream(let stream):
-            for try await response in stream { return response }
+        case .stream(let results):
+            for try await response in results.stream { return response }
             return nil
         case .channel(let channel):
             for try await response in Self.bridge(channel) { return response }
@@ -92,19 +104,19 @@ public struct ResultStream: AsyncSequence, Sendable {
         case .deferred(let produce):
             return ResultStream(storage: .deferred { try await transform(try await produce()) })
         case .channel(let channel):
-            return ResultStream(storage: .stream(Self.bridge(channel))).map(transform)
-        case .stream(let stream):
+            return ResultStream(Self.bridge(channel)).map(transform)
+        case .stream(let results):
             let (mapped, continuation) = AsyncThrowingStream<GraphQLResponse, any Error>.makeStream()
             let task = Task {
                 do {
-                    for try await response in stream { continuation.yield(try await transform(response)) }
+                    for try await response in results.stream { continuation.yield(try await transform(response)) }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
                 }
             }
             continuation.onTermination = { _ in task.cancel() }
-            return ResultStream(storage: .stream(mapped))
+            return ResultStream(mapped)
         }
     }
 
@@ -112,7 +124,7 @@ public struct ResultStream: AsyncSequence, Sendable {
         switch storage {
         case .single(let response): Iterator(state: .single(response))
         case .deferred(let produce): Iterator(state: .deferred(produce))
-        case .stream(let stream): Iterator(state: .stream(stream.makeAsyncIterator()))
+        case .stream(let results): Iterator(state: .stream(results.stream.makeAsyncIterator()))
         case .channel(let channel): Iterator(state: .stream(Self.bridge(channel).makeAsyncIterator()))
         }
     }

@@ -50,14 +50,14 @@ import Testing
     /// A schema file, for the schema row.
     private static let schemaFile: String = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-assembly-\(getpid()).graphql").path
-        FileManager.default.createFile(atPath: path, contents: Data("type Query { ping: String }".utf8))
+        precondition(FileManager.default.createFile(atPath: path, contents: Data("type Query { ping: String }".utf8)), "cannot write \(path)")
         return path
     }()
 
     /// A manifest of one document, for the persisted documents row.
     private static let manifest: String = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-assembly-\(getpid()).json").path
-        FileManager.default.createFile(atPath: path, contents: Data(#"{"ping": "query Ping { ping }"}"#.utf8))
+        precondition(FileManager.default.createFile(atPath: path, contents: Data(#"{"ping": "query Ping { ping }"}"#.utf8)), "cannot write \(path)")
         return path
     }()
 
