@@ -2,9 +2,9 @@
 import Glibc
 #endif
 
-/// Turns the URL's host into an address hiredis can connect to without a
-/// DNS look-up (hiredis resolves names with a blocking `getaddrinfo`, which
-/// must not run on a loop).
+/// Turns a Redis server's host name into a numeric address before its
+/// socket connects: the look-up (`getaddrinfo`) blocks, so it must not run
+/// on a loop.
 enum RedisAddress {
     /// Whether `host` is a numeric IPv4 or IPv6 address.
     static func isNumeric(_ host: String) -> Bool {

@@ -7,7 +7,8 @@ import GQLGateEventLoop
 /// learned again after a `MOVED` or a lost node; `MOVED` and `ASK` are
 /// followed at once (`ASKING` first for `ASK`), `TRYAGAIN` (a slot being
 /// migrated) after a short wait, at most `maximumHops` times per command.
-/// Commands sent before the map is known wait for it.
+/// Commands sent before the map is known wait for it; a command for a slot
+/// the map gives no master fails at once as unavailable.
 ///
 /// Loop-bound: used only on `loop`'s thread.
 final class RedisClusterRouter: RedisRoute {
@@ -54,12 +55,18 @@ final class RedisClusterRouter: RedisRoute {
     private func route(_ arguments: [[UInt8]], to redirect: RedisServerAddress?, asking: Bool, hops: Int,
                        completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
         let target: RedisServerAddress
+        let key = redirect == nil ? RedisCommandKey.of(arguments) : nil
         if let redirect {
             target = redirect
-        } else if let key = RedisCommandKey.of(arguments), let node = slots.node(for: RedisClusterSlots.slot(of: key)) {
+        } else if let key, let node = slots.node(for: RedisClusterSlots.slot(of: key)) {
             target = node
-        } else if RedisCommandKey.of(arguments) == nil, let node = slots.nodes.first {
+        } else if key == nil, let node = slots.nodes.first {
             target = node
+        } else if slots.isKnown, let key {
+            // No master serves the slot (a cluster being made, slots deleted): the command
+            // fails now, as Redis's own CLUSTERDOWN would, and the map is learned again.
+            refresh()
+            return completion(.failure(.unavailable("no master serves slot \(RedisClusterSlots.slot(of: key))")))
         } else {
             waitingForMap.append((arguments, completion))
             refresh()

@@ -255,6 +255,33 @@ def key_slot(key: str) -> int:
     return crc % 16384
 
 
+class RedisHalfCluster:
+    """One cluster node serving slots 0-8191 only, with ``cluster-require-full-coverage no``: the
+    slot map gives the other half no master, as while a cluster is being made or after
+    ``CLUSTER DELSLOTS``."""
+
+    def __init__(self, group: ProcessGroup, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.port, bus = free_ports(2)
+        proc = group.start(
+            "redis-half-cluster",
+            ["redis-server", "--port", str(self.port), "--cluster-port", str(bus), "--bind", "127.0.0.1",
+             *NO_PERSISTENCE, "--dir", str(directory), "--cluster-enabled", "yes",
+             "--cluster-config-file", str(directory / "nodes.conf"), "--cluster-require-full-coverage", "no"],
+        )  # fmt: skip
+        wait_until(lambda: answers(self.port), timeout=START_TIMEOUT, what="the node to answer PING", alive=proc)
+        assert redis_cli(self.port, "CLUSTER", "ADDSLOTSRANGE", "0", "8191") == "OK"
+        wait_until(lambda: "cluster_state:ok" in redis_cli(self.port, "CLUSTER", "INFO"), timeout=START_TIMEOUT,
+                   what="cluster_state:ok", alive=proc)  # fmt: skip
+
+    @property
+    def url(self) -> str:
+        return f"redis-cluster://127.0.0.1:{self.port}"
+
+    def keys(self, pattern: str = "*") -> list[str]:
+        return [key for key in redis_cli(self.port, "--scan", "--pattern", pattern).splitlines() if key]
+
+
 class RedisCluster:
     """Three masters without replicas (``--cluster-enabled yes``), each on a free port with its
     cluster bus on another (``--cluster-port``), joined by ``redis-cli --cluster create``, their slots
@@ -502,6 +529,15 @@ def redis_cluster(proc_dir: Path, tmp_path: Path) -> typing.Iterator[RedisCluste
     group = ProcessGroup(proc_dir, _RUNNING)
     try:
         yield RedisCluster(group, tmp_path / "redis-cluster")
+    finally:
+        group.stop_all()
+
+
+@pytest.fixture
+def redis_half_cluster(proc_dir: Path, tmp_path: Path) -> typing.Iterator[RedisHalfCluster]:
+    group = ProcessGroup(proc_dir, _RUNNING)
+    try:
+        yield RedisHalfCluster(group, tmp_path / "redis-half-cluster")
     finally:
         group.stop_all()
 

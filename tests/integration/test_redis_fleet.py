@@ -23,6 +23,7 @@ from redis_servers import (  # noqa: F401 (fixtures)
     make_ca,
     redis,
     redis_cluster,
+    redis_half_cluster,
     redis_mtls,
     redis_sentinel,
     redis_tls,
@@ -313,6 +314,23 @@ def test_cluster_reshard_under_load_fails_no_request_and_hits_resume(gqlgate, re
     print(load.bypass_summary())
     assert set(moving) <= set(cluster.keys(target, PREFIX + "*")), "the answers moved with their slots"
     hits_resume([a, b], NAMES, strawberry_upstream)
+
+
+def test_cluster_slots_no_master_serves_are_bypassed_at_once(gqlgate, redis_half_cluster, strawberry_upstream):  # noqa: F811
+    """Half the slots have no master: answers whose keys fall there are bypassed at once (not held
+    until the client gives up), and the other half is stored and hit as usual."""
+    (gw,) = started(gqlgate, config(redis_half_cluster.url))
+    names = [f"half-{n}" for n in range(16)]
+    first = {}
+    for name in names:
+        started_at = time.monotonic()
+        first[name] = hello(gw, name).header("X-Cache")
+        assert time.monotonic() - started_at < 2, f"{name}: {time.monotonic() - started_at:.2f} s"
+    assert set(first.values()) == {"MISS", "BYPASS"}, first
+    stored = [name for name, cache in first.items() if cache == "MISS"]
+    assert redis_half_cluster.keys(PREFIX + "*"), "the served slots hold answers"
+    for name, cache in first.items():
+        assert hello(gw, name).header("X-Cache") == ("HIT" if name in stored else "BYPASS"), name
 
 
 # ---------------------------------------------------------------------------

@@ -24,7 +24,10 @@ struct RedisAssembly: Sendable {
         settings.tls = try tlsCredentials(config, url: url)
         settings.connectTimeout = max(settings.connectTimeout, config.redis.timeout)
         let limit = config.clients.rateLimit
-        let fallbacks = [config.cache.enabled && config.cache.backend == .redis ? "cached answers are bypassed" : nil,
+        let cache = config.cache.enabled ? config.cache.backend : nil
+        let fallbacks = [cache == .redis ? "cached answers are bypassed" : nil,
+                         cache == .tiered ? "answers come from each replica's memory or upstream" : nil,
+                         config.apq.enabled && config.apq.store == .redis ? "APQ registrations are per replica" : nil,
                          limit.isEnabled && limit.store == .redis ? "rate limits are per replica" : nil]
         let fallback = fallbacks.compactMap { $0 }.joined(separator: " and ")
         if !fallback.isEmpty { settings.fallback = fallback }
