@@ -1,6 +1,7 @@
 @_spi(GQLGateInternals) import GQLGateCore
 package import GQLGateExchanges
 @_spi(GQLGateInternals) package import GQLGatePipeline
+import Synchronization
 
 /// `cache.backend: tiered`: this process's memory in front of Redis. Fresh
 /// answers in memory are served as with the memory cache (on the server
@@ -11,18 +12,22 @@ package import GQLGateExchanges
 /// Coherent across the fleet: a purge (a mutation's entities, an operator's
 /// purge) is applied to both tiers and published on Redis pub/sub
 /// (`<prefix>invalidations`), and every other replica purges its memory tier
-/// when the message arrives. A replica whose subscription was lost (it may
-/// have missed messages) drops its whole memory tier when it subscribes
-/// again. While Redis is unavailable the memory tier goes on alone.
+/// when the message arrives. A purge Redis did not take waits and is
+/// published again (`InvalidationPublisher`). A replica whose subscription
+/// was lost (it may have missed messages) drops its whole memory tier when
+/// it subscribes again. An answer read from Redis is kept in memory only when
+/// no purge reached this replica while it was read (it may be what the purge
+/// removed). While Redis is unavailable the memory tier goes on alone.
 package final class TieredResponseCache: ResponseCacheStore, InlineResponseCache {
     private let memory: MemoryResponseCache
     private let redis: RedisResponseCache
-    private let client: RedisClient
-    private let channel: String
+    private let publisher: InvalidationPublisher
     /// Tells this replica's messages from the others'.
     private let sender: String
     private let recorder: (any FactRecorder)?
     private let subscription: Lock<RedisSubscription?> = Lock(nil)
+    /// Purges applied to the memory tier so far, whatever their source.
+    private let memoryPurges = Atomic<UInt64>(0)
 
     /// - Parameters:
     ///   - channel: the pub/sub channel every replica sharing the keys uses (`<prefix>invalidations`).
@@ -31,8 +36,7 @@ package final class TieredResponseCache: ResponseCacheStore, InlineResponseCache
                 recorder: (any FactRecorder)? = nil) {
         self.memory = memory
         self.redis = redis
-        self.client = client
-        self.channel = channel
+        publisher = InvalidationPublisher(client: client, channel: channel, recorder: recorder)
         self.recorder = recorder
         sender = String(UInt64.random(in: .min ... .max), radix: 16) + String(UInt64.random(in: .min ... .max), radix: 16)
         let subscription = client.subscribe(channel, onMessage: { [weak self] payload in self?.received(payload) },
@@ -46,8 +50,9 @@ package final class TieredResponseCache: ResponseCacheStore, InlineResponseCache
 
     package func lookup(_ key: RequestKey, now: Duration) async -> ResponseCacheLookup {
         if case .fresh(let answer, let age) = memory.lookup(key, now: now) { return .fresh(answer, age: age) }
+        let purges = memoryPurges.load(ordering: .acquiring)
         let found = await redis.lookup(key, now: now)
-        if case .fresh(let answer, _) = found { memory.store(answer, for: key) }
+        if case .fresh(let answer, _) = found, memoryPurges.load(ordering: .acquiring) == purges { memory.store(answer, for: key) }
         return found
     }
 
@@ -65,12 +70,10 @@ package final class TieredResponseCache: ResponseCacheStore, InlineResponseCache
 
     @discardableResult
     package func purge(_ purge: CachePurge, now: Duration) async -> Int {
+        memoryPurges.add(1, ordering: .releasing)
         let local = memory.purge(purge, now: now)
         let shared = await redis.purge(purge, now: now)
-        let message = CacheInvalidationMessage(sender: sender, purge: purge)
-        if (try? await client.send([Array("PUBLISH".utf8), Array(channel.utf8), message.encoded])) == nil {
-            recorder?.record(.redisCommandFailed(.cache))
-        }
+        await publisher.publish(CacheInvalidationMessage(sender: sender, purge: purge))
         return max(local, shared)
     }
 
@@ -92,12 +95,14 @@ package final class TieredResponseCache: ResponseCacheStore, InlineResponseCache
     /// Another replica purged: so does this one's memory tier.
     private func received(_ payload: [UInt8]) {
         guard let message = CacheInvalidationMessage(decoding: payload), message.sender != sender else { return }
+        memoryPurges.add(1, ordering: .releasing)
         memory.purge(message.purge, now: clock.now())
         recorder?.record(.cacheInvalidated(.peer))
     }
 
     /// The subscription was lost and is back: messages may have been missed.
     private func resubscribed() {
+        memoryPurges.add(1, ordering: .releasing)
         memory.removeAll()
         recorder?.record(.cacheMemoryTierDropped)
     }

@@ -115,6 +115,30 @@ final class MemorySharedStore: SharedRateLimitStore {
         #expect(admitted(a, 50, key: "sticky") == 13)
     }
 
+    @Test func aKeyIdleForLongerThanActiveForIsSharedAgainBeforeItsNextBurst() async {
+        let store = MemorySharedStore(clock: manual)
+        let (a, b) = (limiter(store, replica: "a"), limiter(store, replica: "b"))
+        for _ in 0..<3 {
+            await a.settle()
+            await b.settle()
+        }
+        // Each replica once had the key alone: each settlement told it it was the only one.
+        #expect(admitted(a, 1, key: "k") == 1)
+        await a.settle()
+        await a.settle()
+        manual.advance(by: .seconds(2))
+        await b.settle()
+        #expect(admitted(b, 1, key: "k") == 1)
+        await b.settle()
+        await b.settle()
+        manual.advance(by: .seconds(2))
+        await a.settle()
+        await b.settle()
+        // Both idle on the key for 2 s, both full again: a flood through both at once takes one
+        // burst between them, not a burst each.
+        #expect(admitted(a, 50, key: "k") + admitted(b, 50, key: "k") == 50)
+    }
+
     @Test(arguments: [1, 3, 10])
     func aSaturatedFleetAdmitsWhatOneBucketWouldWithinTenPercent(replicas: Int) async {
         let store = MemorySharedStore(clock: manual)

@@ -1,3 +1,4 @@
+@_spi(GQLGateInternals) import GQLGateCore
 import GQLGateExchanges
 import GQLGatePipeline
 @testable import GQLGateRedis
@@ -58,5 +59,49 @@ import Testing
         #expect(describe(await cache.lookup(key, now: .seconds(1_006))) == "stale hero 6s refresh=true")
         let other = tiered(server, staleWhileRevalidate: .seconds(30))
         #expect(describe(await other.lookup(key, now: .seconds(1_006))) == "stale hero 6s refresh=false")
+    }
+}
+
+@Suite(.serialized) struct InvalidationPublisherTests {
+    private let channel = "gqlgate-test:invalidations"
+
+    /// A client logged in as a user Redis refuses `PUBLISH`, until `ACL SETUSER publisher +publish`.
+    private func refusedPublisher(_ server: RedisTestServer) async throws -> InvalidationPublisher {
+        let admin = RedisClient(url: server.url, group: testLoops, logger: quietLogger)
+        #expect(await eventually { (try? await admin.send("ACL", "SETUSER", "publisher", "on", ">pw", "~*", "&*", "+@all", "-publish")) == .status("OK") })
+        var url = server.url
+        (url.user, url.password) = ("publisher", "pw")
+        let client = RedisClient(url: url, group: testLoops, logger: quietLogger)
+        return InvalidationPublisher(client: client, channel: channel, recorder: nil,
+                                     backoff: Backoff(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), jitter: .none))
+    }
+
+    @Test func purgesRedisRefusedArePublishedInOrderOnceItTakesThem() async throws {
+        let server = try RedisTestServer()
+        defer { server.stop() }
+        let received = Lock<[CacheInvalidationMessage]>([])
+        let listener = RedisClient(url: server.url, group: testLoops, logger: quietLogger)
+        let subscription = listener.subscribe(channel, onMessage: { payload in
+            if let message = CacheInvalidationMessage(decoding: payload) { received.withLock { $0.append(message) } }
+        }, onResubscribed: {})
+        defer { withExtendedLifetime(subscription) {} }
+        let publisher = try await refusedPublisher(server)
+        let purges = (1...3).map { CacheInvalidationMessage(sender: "a", purge: CachePurge(entities: ["Review:\($0)"])) }
+        for purge in purges { await publisher.publish(purge) }
+        #expect(publisher.waiting == 3)
+        let admin = RedisClient(url: server.url, group: testLoops, logger: quietLogger)
+        #expect(try await admin.send("ACL", "SETUSER", "publisher", "+publish") == .status("OK"))
+        #expect(await eventually { publisher.waiting == 0 })
+        #expect(await eventually { received.withLock { $0 } == purges })
+    }
+
+    @Test func pastTheLimitTheWaitingPurgesBecomeOnePurgeOfEverything() async throws {
+        let server = try RedisTestServer()
+        defer { server.stop() }
+        let publisher = try await refusedPublisher(server)
+        for n in 0...InvalidationPublisher.limit {
+            await publisher.publish(CacheInvalidationMessage(sender: "a", purge: CachePurge(entities: ["Review:\(n)"])))
+        }
+        #expect(publisher.waiting == 1)
     }
 }

@@ -109,6 +109,26 @@ def test_a_replica_whose_subscription_dropped_drops_its_memory_tier(gqlgate, red
     assert gets(redis.port) > before, "the hit came from Redis: memory was dropped"
 
 
+def test_a_purge_redis_refused_to_publish_reaches_the_other_replicas_once_it_takes_it(gqlgate, redis, strawberry_upstream):  # noqa: F811
+    """Replica A may not PUBLISH (an ACL): its mutation's purge waits, B's memory still serves the
+    old answer; once A may, the purge is published again and reaches B's memory."""
+    assert redis.cli("ACL", "SETUSER", "replica-a", "on", ">secret", "~*", "&*", "+@all", "-publish") == "OK"
+    (a,) = started(gqlgate, config(redis.url.replace("redis://", "redis://replica-a:secret@")))
+    (b,) = started(gqlgate, config(redis.url))
+    assert reviews(b, "NEWHOPE").header("X-Cache") == "MISS"
+    old = reviews(b, "NEWHOPE")
+    assert old.header("X-Cache") == "HIT"  # from B's memory from now on
+    created = post_graphql(a.url, CREATE_REVIEW, {"episode": "NEWHOPE"})
+    assert created.status == 200 and "errors" not in created.json(), str(created)
+    new_id = created.json()["data"]["createReview"]["id"]
+    wait_until(lambda: metric(a, 'gqlgate_redis_errors_total{store="cache"}') >= 1, timeout=5, what="A's PUBLISH refused")
+    held = reviews(b, "NEWHOPE")
+    assert held.header("X-Cache") == "HIT" and new_id not in review_ids(held), "B's memory did not hear of the purge"
+    assert redis.cli("ACL", "SETUSER", "replica-a", "+publish") == "OK"
+    wait_until(lambda: new_id in review_ids(reviews(b, "NEWHOPE")), timeout=5, interval=0.05,
+               what="the purge published again and applied to B's memory")  # fmt: skip
+
+
 def test_redis_killed_under_load_fails_no_request(gqlgate, redis, strawberry_upstream):  # noqa: F811
     gateways = started(gqlgate, config(redis.url), 3)
     names = [f"tiered-{n}" for n in range(12)]

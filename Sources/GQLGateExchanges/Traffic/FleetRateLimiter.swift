@@ -18,7 +18,8 @@ import Crypto
 /// debt: the bucket stays empty for the next settlements until it is paid.
 ///
 /// A key not settled yet starts with its share of a full bucket, the share
-/// being one over the replicas running (`SharedRateLimitStore.announce`).
+/// being one over the replicas running (`SharedRateLimitStore.announce`);
+/// so does a key this replica has not settled for `activeFor`.
 /// When the store cannot be reached, a bucket whose settlement failed is
 /// this replica's alone (the full rate and burst, as with `store: memory`)
 /// until a settlement succeeds again.
@@ -61,6 +62,8 @@ package final class FleetRateLimiter: Sendable {
         var settling = false
         /// Whether a settlement of it succeeded already (until then the share is at most 1 ÷ the replicas running).
         var settled = false
+        /// When its last settlement succeeded (monotonic nanoseconds).
+        var settledAt: UInt64 = 0
     }
 
     private struct State {
@@ -140,14 +143,16 @@ package final class FleetRateLimiter: Sendable {
         return state.withLock { state in
             var decision = RateLimiter.Decision(allowed: false, remaining: 0, retryAfter: .zero, reset: .zero)
             var listed = false
+            let newShare = state.shared ? 1 / Double(state.fleetReplicas) : 1
+            let idleAfter = policy.activeFor.nanoseconds
             let known = state.buckets.updateAsNewest(key) { bucket in
+                if bucket.settled, now &- bucket.settledAt >= idleAfter { self.forgetShare(of: &bucket, share: newShare, now: now) }
                 decision = self.take(Double(tokens), from: &bucket, now: now)
                 listed = bucket.active
                 bucket.active = true
             }
             if !known {
-                let share = state.shared ? 1 / Double(state.fleetReplicas) : 1
-                var bucket = Bucket(tokens: Self.ceiling(share: share, burst: burst), updated: now, share: share)
+                var bucket = Bucket(tokens: Self.ceiling(share: newShare, burst: burst), updated: now, share: newShare)
                 decision = take(Double(tokens), from: &bucket, now: now)
                 bucket.active = true
                 dropIdleBuckets(from: &state.buckets, now: now)
@@ -174,6 +179,18 @@ package final class FleetRateLimiter: Sendable {
         let remaining = max(0, min(Double(burst), (bucket.tokens / bucket.share).rounded(.down)))
         return RateLimiter.Decision(allowed: true, remaining: Int(remaining), retryAfter: .zero,
                                     reset: Self.duration((ceiling - bucket.tokens) / perNanosecond))
+    }
+
+    /// A key this replica has not settled for `activeFor` is taken from as a
+    /// new key is: other replicas may have taken its whole budget since, so
+    /// its share is one over the replicas running again (not the share of its
+    /// last settlement, which a replica alone on it had whole), until its next
+    /// settlement says who takes from it.
+    private func forgetShare(of bucket: inout Bucket, share: Double, now: UInt64) {
+        refill(&bucket, now: now)
+        bucket.settled = false
+        bucket.share = share
+        bucket.tokens = min(bucket.tokens, Self.ceiling(share: bucket.share, burst: burst))
     }
 
     /// Adds what the bucket's share of the rate brought back since it was last brought up to date.
@@ -284,6 +301,7 @@ package final class FleetRateLimiter: Sendable {
         // Until its first settlement a replica cannot know the others take from the key too: it assumes all do.
         let replicas = bucket.settled ? result.replicas : max(result.replicas, fleetReplicas)
         bucket.settled = true
+        bucket.settledAt = now
         bucket.share = 1 / Double(replicas)
         let left = (Double(capacity) - Double(result.ahead)) / Double(interval)
         bucket.tokens = min(Self.ceiling(share: bucket.share, burst: burst), left * bucket.share - Double(bucket.unsettled))
