@@ -90,15 +90,15 @@ extension RedisConnection {
         }
     }
 
-    /// `AUTH` and `SELECT` as the URL asks, `ROLE` when a master is required,
+    /// `AUTH` and `SELECT` as the URL asks (`Role.Login`), `ROLE` when a master is required,
     /// then `PING`, whose answer makes the connection ready.
     func logIn() {
         state = .loggingIn
         var commands: [[String]] = []
-        if role.logsIn, let password = settings.url.password {
+        if let password = settings.url.password {
             commands.append(settings.url.user.map { ["AUTH", $0, password] } ?? ["AUTH", password])
         }
-        if role.logsIn, settings.url.database != 0 { commands.append(["SELECT", String(settings.url.database)]) }
+        if role.login == .master, settings.url.database != 0 { commands.append(["SELECT", String(settings.url.database)]) }
         if role.requiresMaster { commands.append(["ROLE"]) }
         commands.append(["PING"])
         let generation = generation
@@ -113,6 +113,8 @@ extension RedisConnection {
 
     func loggedIn(_ command: String, _ result: Result<RedisReply, RedisError>) {
         switch result {
+        case .success(.error) where command == "AUTH" && role.login == .sentinel:
+            break  // a sentinel without a password refuses any; one that needs another refuses the next command
         case .success(.error(let message)):
             drop(reason: "\(command) failed: \(message)")
         case .success(let reply) where command == "ROLE":

@@ -21,8 +21,18 @@ final class RedisConnection: FileDescriptorHandler {
 
     /// How the connection logs in and what it checks after connecting.
     struct Role {
-        /// `AUTH` and `SELECT` as the URL says (not for sentinels).
-        var logsIn = true
+        /// How the connection logs in.
+        enum Login {
+            /// `AUTH` and `SELECT` as the URL says.
+            case master
+            /// A sentinel: `AUTH` with the URL's credentials when it has a
+            /// password (sentinels often share the master's, as Bitnami's
+            /// chart sets them), its refusal ignored (a sentinel without a
+            /// password refuses any); no `SELECT`.
+            case sentinel
+        }
+
+        var login = Login.master
         /// `ROLE` must say master, and a `READONLY` reply drops the connection
         /// (a master found through Sentinel may have been demoted since).
         var requiresMaster = false

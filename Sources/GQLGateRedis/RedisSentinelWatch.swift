@@ -19,7 +19,7 @@ final class RedisSentinelWatch {
         self.masters = masters
         var next = 0
         let servers = sentinels.settings.url.servers
-        subscriber = RedisConnection(loop: loop, settings: sentinels.settings, role: .init(logsIn: false), events: sentinels.events) { _, found in
+        subscriber = RedisConnection(loop: loop, settings: sentinels.settings, role: .init(login: .sentinel), events: sentinels.events) { _, found in
             found(.success(servers[next % servers.count]))
             next += 1
         }

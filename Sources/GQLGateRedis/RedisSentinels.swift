@@ -4,7 +4,8 @@ import GQLGateEventLoop
 /// is the master they call `master` (`SENTINEL get-master-addr-by-name`):
 /// each time a connection to the master is made, so that after a failover
 /// (the old master closes its clients, or answers `READONLY`) the next
-/// connection goes to the new one. Sentinels are asked without `AUTH`.
+/// connection goes to the new one. Sentinels are sent the URL's `AUTH`
+/// (see `RedisConnection.Role.Login.sentinel`).
 struct RedisSentinels: Sendable {
     let master: String
     let settings: RedisClient.Settings
@@ -26,7 +27,7 @@ struct RedisSentinels: Sendable {
         guard let sentinel = sentinels.first else {
             return completion(.failure(.unavailable("no sentinel named the master \(master): \(lastFailure)")))
         }
-        let connection = RedisConnection(loop: loop, settings: settings, role: .init(logsIn: false, reconnects: false), events: events) { _, found in
+        let connection = RedisConnection(loop: loop, settings: settings, role: .init(login: .sentinel, reconnects: false), events: events) { _, found in
             found(.success(sentinel))
         }
         connection.send(["SENTINEL", "get-master-addr-by-name", master].map { Array($0.utf8) }) { result in

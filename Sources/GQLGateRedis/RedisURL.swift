@@ -3,7 +3,7 @@
 /// - `redis://[user[:password]@]host[:port][/db]`: one server;
 /// - `redis-sentinel://[user[:password]@]h1[:port],h2[:port]/MASTER[/db]`:
 ///   the master the sentinels name `MASTER` (sentinels' port 26379 by default;
-///   the user and password are the master's, sentinels are asked without);
+///   the user and password are the master's, and are sent to the sentinels too);
 /// - `redis-cluster://[user[:password]@]h1[:port],h2[:port]`: a Redis
 ///   Cluster found from these seeds (no database: a cluster has only 0).
 ///

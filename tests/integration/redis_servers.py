@@ -383,16 +383,18 @@ class RedisCluster:
 class RedisSentinel:
     """A master, a replica of it (``--replicaof``) and three sentinels watching them as
     ``mymaster`` (quorum 2, down after 1 s). The master and the replica require ``password``;
-    the sentinels require none: in a ``redis-sentinel://`` URL the password is for the master and
-    its replicas, and the sentinels are reached without auth."""
+    the sentinels require it too with ``protected_sentinels`` (as Bitnami's chart sets them up),
+    else none."""
 
     NAME = "mymaster"
 
-    def __init__(self, group: ProcessGroup, directory: Path, password: str = "sentinel-fixture-pw") -> None:
+    def __init__(self, group: ProcessGroup, directory: Path, password: str = "sentinel-fixture-pw",
+                 protected_sentinels: bool = False) -> None:  # fmt: skip
         self.group = group
         self.directory = directory
         directory.mkdir(parents=True, exist_ok=True)
         self.password = password
+        self.protected_sentinels = protected_sentinels
         self.master_port, self.replica_port, *self.sentinel_ports = free_ports(5)
         self.master: typing.Optional[Process] = self._server("redis-master", self.master_port)
         self.replica: typing.Optional[Process] = self._server(
@@ -409,6 +411,7 @@ class RedisSentinel:
                 f"sentinel auth-pass {self.NAME} {password}\n"
                 f"sentinel down-after-milliseconds {self.NAME} 1000\n"
                 f"sentinel failover-timeout {self.NAME} 5000\n"
+                + (f"requirepass {password}\nsentinel sentinel-pass {password}\n" if protected_sentinels else "")
             )
             self.sentinels.append(group.start("redis-sentinel", ["redis-server", str(conf), "--sentinel"]))
         for port, proc in zip(self.sentinel_ports, self.sentinels):
@@ -438,8 +441,8 @@ class RedisSentinel:
         return f"redis-sentinel://:{self.password}@{sentinels}/{self.NAME}"
 
     def sentinel_cli(self, sentinel: int, *args: str) -> str:
-        """A command to one sentinel (by port), without auth."""
-        return redis_cli(sentinel, *args)
+        """A command to one sentinel (by port), with the password when the sentinels require it."""
+        return redis_cli(sentinel, *args, password=self.password if self.protected_sentinels else None)
 
     def cli(self, port: int, *args: str) -> str:
         """A command to the master or the replica (by port), with the password."""
@@ -547,5 +550,15 @@ def redis_sentinel(proc_dir: Path, tmp_path: Path) -> typing.Iterator[RedisSenti
     group = ProcessGroup(proc_dir, _RUNNING)
     try:
         yield RedisSentinel(group, tmp_path / "redis-sentinel")
+    finally:
+        group.stop_all()
+
+
+@pytest.fixture
+def redis_sentinel_protected(proc_dir: Path, tmp_path: Path) -> typing.Iterator[RedisSentinel]:
+    """Sentinels that require the master's password too."""
+    group = ProcessGroup(proc_dir, _RUNNING)
+    try:
+        yield RedisSentinel(group, tmp_path / "redis-sentinel-protected", protected_sentinels=True)
     finally:
         group.stop_all()

@@ -22,10 +22,12 @@ from redis_servers import (  # noqa: F401 (fixtures)
     key_slot,
     make_ca,
     redis,
+    redis_cli,
     redis_cluster,
     redis_half_cluster,
     redis_mtls,
     redis_sentinel,
+    redis_sentinel_protected,
     redis_tls,
 )
 from test_cli import run_cli
@@ -374,6 +376,20 @@ def test_sentinel_failover_under_load_fails_no_request(gqlgate, redis_sentinel, 
     load.assert_all_answered()
     print(load.bypass_summary())
     assert_follows_the_new_master(redis_sentinel, gw, strawberry_upstream)
+
+
+def test_sentinels_that_require_the_password_are_logged_in_to_and_followed(gqlgate, redis_sentinel_protected, strawberry_upstream):  # noqa: F811
+    """Sentinels with ``requirepass`` (the master's password, as Bitnami's chart sets them up) are
+    sent the URL's AUTH: the master is found, answers are stored there, a failover is followed."""
+    sentinel = redis_sentinel_protected
+    assert redis_cli(sentinel.sentinel_ports[0], "SENTINEL", "MASTERS").startswith("NOAUTH"), "the sentinels require the password"
+    (gw,) = started(gqlgate, config(sentinel.url))
+    assert_shared(gw, gw, strawberry_upstream, "JEDI")
+    assert sentinel.keys(sentinel.master_port, PREFIX + "*")
+    with Load([gw], NAMES) as load:
+        load.run_through(sentinel.failover)
+    load.assert_all_answered()
+    assert_follows_the_new_master(sentinel, gw, strawberry_upstream)
 
 
 def test_sentinel_master_killed_under_load_fails_no_request(gqlgate, redis_sentinel, strawberry_upstream):  # noqa: F811
