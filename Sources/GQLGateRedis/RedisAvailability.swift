@@ -3,15 +3,20 @@
 import Logging
 
 /// Whether the client's connections reach Redis, shared by every loop's
-/// connection so that an outage is logged and stated once (a warning and
-/// `redisAvailabilityChanged(up: false)` when the first connection fails, a
-/// notice and `up: true` when one is ready again), however many loops notice it.
-/// Until a first connection is ready, Redis counts as down.
+/// connection (and, with Cluster, every node's) so that an outage is logged
+/// and stated once: a warning and `redisAvailabilityChanged(up: false)` when
+/// a first connection fails, a notice and `up: true` when none is down any
+/// more, however many connections notice it. Until a first connection is
+/// ready, Redis counts as down.
 final class RedisAvailability: Sendable {
     private struct State {
-        var down = true
+        /// The connections whose last news was a failure.
+        var failing: Set<ObjectIdentifier> = []
+        var everReady = false
         /// Whether this outage was logged.
         var warned = false
+
+        var isUp: Bool { everReady && failing.isEmpty }
     }
 
     private let state = Lock(State())
@@ -31,11 +36,13 @@ final class RedisAvailability: Sendable {
         recorder?.record(.redisAvailabilityChanged(up: false))
     }
 
-    /// A connection failed or was lost.
-    func failed(_ reason: String) {
+    /// `connection` failed or was lost.
+    func failed(_ connection: ObjectIdentifier, _ reason: String) {
         let (wasUp, warn) = state.withLock { state in
-            defer { state = State(down: true, warned: true) }
-            return (!state.down, !state.warned)
+            let wasUp = state.isUp
+            state.failing.insert(connection)
+            defer { state.warned = true }
+            return (wasUp, !state.warned)
         }
         if wasUp { recorder?.record(.redisAvailabilityChanged(up: false)) }
         if warn {
@@ -49,17 +56,32 @@ final class RedisAvailability: Sendable {
         recorder?.record(.redisReconnecting)
     }
 
-    /// A connection is ready (logged in, database selected, answered PING).
-    func ready() {
-        let (wasDown, warned) = state.withLock { state in
-            defer { state = State(down: false, warned: false) }
-            return (state.down, state.warned)
+    /// `connection` is ready (logged in, database selected, answered PING).
+    func ready(_ connection: ObjectIdentifier) {
+        update { state in
+            state.failing.remove(connection)
+            state.everReady = true
         }
-        guard wasDown else { return }
+    }
+
+    /// `connection` was closed for good (a node gone from a cluster's map, the client closed).
+    func closed(_ connection: ObjectIdentifier) {
+        update { state in _ = state.failing.remove(connection) }
+    }
+
+    private func update(_ change: (inout State) -> Void) {
+        let (cameUp, warned) = state.withLock { state in
+            let wasUp = state.isUp
+            change(&state)
+            let cameUp = !wasUp && state.isUp
+            defer { if cameUp { state.warned = false } }
+            return (cameUp, state.warned)
+        }
+        guard cameUp else { return }
         recorder?.record(.redisAvailabilityChanged(up: true))
         if warned { logger?.notice("redis reachable again", metadata: ["redis": "\(server)"]) }
     }
 
-    /// Whether the last news was a failure (or there was none yet).
-    var isDown: Bool { state.withLock { $0.down } }
+    /// Whether some connection is down (or none was ready yet).
+    var isDown: Bool { state.withLock { !$0.isUp } }
 }

@@ -140,7 +140,7 @@ extension RedisConnection {
         pendingConnectTimer = nil
         state = .ready
         readySince = GatewayClock.system.monotonicNanoseconds()
-        events.ready()
+        events.ready(ObjectIdentifier(self))
         let waiting = queued
         queued = []
         for (arguments, pending) in waiting where pending.isWaiting {
@@ -212,7 +212,7 @@ extension RedisConnection {
             state = .closed
             return
         }
-        events.failed(reason)
+        events.failed(ObjectIdentifier(self), reason)
         state = .waiting
         let delay = backoff.nextDelay(afterUptime: uptime)
         retryTimer = loop.schedule(after: delay) { [weak self] in

@@ -161,6 +161,7 @@ final class RedisConnection: FileDescriptorHandler {
         retryTimer = nil
         teardown(reason: "closed")
         state = .closed
+        events.closed(ObjectIdentifier(self))
     }
 
     var isClosed: Bool { if case .closed = state { true } else { false } }
