@@ -67,6 +67,8 @@ INSTRUCTIONS_PACKAGES := nginx-light wrk valgrind
 # The release build: `make release`, `make dist` and the image's builder stage (docker/Dockerfile
 # runs `make dist`) all build with this one command.
 RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
+# The time a long target starts, so that a CI log shows where its minutes go.
+STAMP = echo "== $$(date -u +%H:%M:%S) make $@"
 
 .PHONY: build release dist image image-deps lint-containers test-containers build-deps test unit integration demo bench bench-instructions bench-subscriptions bench-sizing bench-overload bench-sidecar soak fuzz test-sanitize clean distclean deps bench-deps venv
 
@@ -86,9 +88,11 @@ venv:
 	@VENV="$(VENV)" PYTHON="$(PYTHON)" scripts/venv.sh
 
 build: deps
+	@$(STAMP)
 	$(SWIFT) build
 
 release: build-deps
+	@$(STAMP)
 	$(RELEASE_BUILD)
 
 dist: release
@@ -99,17 +103,21 @@ image: $(if $(filter host,$(IMAGE_FROM)),dist)
 	scripts/image.sh $(IMAGE_FROM)
 
 lint-containers:
+	@$(STAMP)
 	@VENV="$(LINT_VENV)" PYTHON="$(PYTHON)" REQUIREMENTS=requirements-lint.txt scripts/venv.sh
 	PATH="$(CURDIR)/$(LINT_VENV)/bin:$$PATH" scripts/lint-containers.sh
 	PATH="$(CURDIR)/$(LINT_VENV)/bin:$$PATH" scripts/lint-kubernetes.sh
 
 test-containers: image-deps venv dist
+	@$(STAMP)
 	"$(VENV)/bin/python" -m pytest tests/container $(PYTEST_ARGS)
 
 unit: deps
+	@$(STAMP)
 	$(SWIFT) test
 
 integration: venv build
+	@$(STAMP)
 	@scripts/install-deps.sh $(BROWSER_PACKAGES)
 	GQLGATE_BIN="$${GQLGATE_BIN:-$$($(SWIFT) build --show-bin-path)/gqlgate}" \
 		"$(VENV)/bin/python" -m pytest tests/integration $(PYTEST_ARGS)
