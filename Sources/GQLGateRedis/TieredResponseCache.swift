@@ -52,7 +52,9 @@ package final class TieredResponseCache: ResponseCacheStore, InlineResponseCache
         if case .fresh(let answer, let age) = memory.lookup(key, now: now) { return .fresh(answer, age: age) }
         let purges = memoryPurges.load(ordering: .acquiring)
         let found = await redis.lookup(key, now: now)
-        if case .fresh(let answer, _) = found, memoryPurges.load(ordering: .acquiring) == purges { memory.store(answer, for: key) }
+        if case .fresh(let answer, _) = found {
+            _ = memory.store(answer, for: key, if: { memoryPurges.load(ordering: .acquiring) == purges })
+        }
         return found
     }
 
@@ -73,6 +75,9 @@ package final class TieredResponseCache: ResponseCacheStore, InlineResponseCache
         memoryPurges.add(1, ordering: .releasing)
         let local = memory.purge(purge, now: now)
         let shared = await redis.purge(purge, now: now)
+        // A miss that read Redis before its purge may have put the old answer in memory meanwhile.
+        memoryPurges.add(1, ordering: .releasing)
+        _ = memory.purge(purge, now: now)
         await publisher.publish(CacheInvalidationMessage(sender: sender, purge: purge))
         return max(local, shared)
     }

@@ -26,6 +26,15 @@ private func answer(_ body: String, tags: CacheTags = CacheTags(), ttl: Duration
         #expect(cache.statistics.entries == 1)
     }
 
+    @Test func aConditionalStoreAsksUnderTheLockAndStoresOnlyWhenTold() throws {
+        let cache = MemoryResponseCache(maxBytes: 1 << 20)
+        let k = try key("{ a }")
+        #expect(!cache.store(answer("old"), for: k, if: { false }))
+        if case .miss = cache.lookup(k, now: .zero) {} else { Issue.record("nothing should have been stored") }
+        #expect(cache.store(answer("new"), for: k, if: { true }))
+        #expect(cache.freshHit(for: k, now: .zero)?.answer.body == Bytes("new"))
+    }
+
     @Test func theLeastRecentlyUsedAnswersAreEvictedPastMaxBytes() throws {
         let body = String(repeating: "x", count: 1000)
         let (a, b, c) = (try key("{ a }"), try key("{ b }"), try key("{ c }"))

@@ -79,18 +79,32 @@ package final class MemoryResponseCache: ResponseCacheStore, InlineResponseCache
     /// (an answer larger than `maxBytes` is taken and dropped at once).
     @discardableResult
     package func store(_ answer: CachedAnswer, for key: RequestKey) -> Bool {
-        state.withLock { state in
-            Self.remove(key, from: &state)
-            let dropped = state.entries.insert(Entry(answer: answer), for: key, cost: answer.cost + key.byteCount)
-            for (droppedKey, entry) in dropped {
-                Self.unindex(droppedKey, tags: entry.answer.tags, from: &state)
-                state.statistics.evictions += 1
-            }
-            if state.entries.peek(key) != nil {
-                for tag in answer.tags.entities.union(answer.tags.types) { state.index[tag, default: []].insert(key) }
-            }
-        }
+        state.withLock { Self.insert(answer, for: key, into: &$0) }
         return true
+    }
+
+    /// Stores `answer` under `key` when `stillValid`, asked with the cache
+    /// locked: so that no purge falls between the question and the store
+    /// (a tiered cache keeps an answer read from Redis only if no purge came
+    /// meanwhile). Whether it was stored.
+    package func store(_ answer: CachedAnswer, for key: RequestKey, if stillValid: () -> Bool) -> Bool {
+        state.withLock { state in
+            guard stillValid() else { return false }
+            Self.insert(answer, for: key, into: &state)
+            return true
+        }
+    }
+
+    private static func insert(_ answer: CachedAnswer, for key: RequestKey, into state: inout State) {
+        remove(key, from: &state)
+        let dropped = state.entries.insert(Entry(answer: answer), for: key, cost: answer.cost + key.byteCount)
+        for (droppedKey, entry) in dropped {
+            unindex(droppedKey, tags: entry.answer.tags, from: &state)
+            state.statistics.evictions += 1
+        }
+        if state.entries.peek(key) != nil {
+            for tag in answer.tags.entities.union(answer.tags.types) { state.index[tag, default: []].insert(key) }
+        }
     }
 
     /// Lets another caller refresh `key` after a refresh failed.
