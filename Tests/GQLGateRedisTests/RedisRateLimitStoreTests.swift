@@ -193,7 +193,10 @@ final class GatewayFacts: FactRecorder {
         let admitted = counts.map(\.0).reduce(0, +)
         let alone = counts.map(\.1).reduce(0, +)
         let ratio = Double(admitted) / Double(alone)
-        #expect(ratio > 0.9 && ratio < 1.1, "the fleet admitted \(admitted), one bucket \(alone)")
+        // Within 20 %: this runs on wall and Redis time, and a machine loaded with every suite under a
+        // sanitizer delays the settlement rounds (0.86 seen once). Unshared, three replicas would admit
+        // 3×; the ±10 % bound itself is checked on a manual clock (`FleetRateLimiterTests`).
+        #expect(ratio > 0.8 && ratio < 1.2, "the fleet admitted \(admitted), one bucket \(alone)")
         #expect((140...160).contains(alone), "one bucket over 2 s: 50 + 2 × 50")
     }
 }
