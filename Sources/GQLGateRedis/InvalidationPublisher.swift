@@ -56,8 +56,8 @@ final class InvalidationPublisher: Sendable {
             var failures = 0
             while let delay = self?.backoff.delay(forAttempt: failures) {
                 try? await EventLoop.sleep(for: delay)
-                guard let failed = await self?.publishWaiting() else { return }
-                failures = failed ? failures + 1 : 0
+                guard let publisher = self, await !publisher.publishedWaiting() else { return }
+                failures += 1
             }
         }
     }
@@ -71,16 +71,16 @@ final class InvalidationPublisher: Sendable {
         state.waiting = [CacheInvalidationMessage(sender: message.sender, purge: CachePurge(entities: [CacheTags.everyAnswer]))]
     }
 
-    /// Publishes the waiting purges in order: true when one failed (they
-    /// wait for the next round), nil once none waits.
-    private func publishWaiting() async -> Bool? {
+    /// Publishes the waiting purges in order: true once none waits, false
+    /// when one failed (it and those after it wait for the next round).
+    private func publishedWaiting() async -> Bool {
         while true {
             let next = state.withLock { state in
                 if state.waiting.isEmpty { state.retrying = false }
                 return state.waiting.first
             }
-            guard let next else { return nil }
-            guard await send(next) else { return true }
+            guard let next else { return true }
+            guard await send(next) else { return false }
             state.withLock { state in
                 if state.waiting.first == next { state.waiting.removeFirst() }
             }

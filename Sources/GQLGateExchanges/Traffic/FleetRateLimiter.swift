@@ -84,6 +84,8 @@ package final class FleetRateLimiter: Sendable {
     private let capacity: UInt64
     private let settings: Settings
     private let policy: SharedRateLimitPolicy
+    /// `activeFor` in nanoseconds: a key not settled for that long is shared anew.
+    private let idleAfter: UInt64
     /// Who this replica is in the store.
     package let replica: String
     private let state: Lock<State>
@@ -116,6 +118,7 @@ package final class FleetRateLimiter: Sendable {
         let (product, overflow) = UInt64(settings.burst).multipliedReportingOverflow(by: interval)
         capacity = overflow ? limit : min(product, limit)
         policy = SharedRateLimitPolicy(interval: interval, capacity: capacity, activeFor: settings.activeFor)
+        idleAfter = settings.activeFor.nanoseconds
         self.replica = replica
         state = Lock(State(buckets: CostBoundedLRU(capacity: settings.maxTableBytes)))
         self.store = Lock(store)
@@ -143,16 +146,18 @@ package final class FleetRateLimiter: Sendable {
         return state.withLock { state in
             var decision = RateLimiter.Decision(allowed: false, remaining: 0, retryAfter: .zero, reset: .zero)
             var listed = false
-            let newShare = state.shared ? 1 / Double(state.fleetReplicas) : 1
-            let idleAfter = policy.activeFor.nanoseconds
+            let (shared, fleetReplicas) = (state.shared, state.fleetReplicas)
             let known = state.buckets.updateAsNewest(key) { bucket in
-                if bucket.settled, now &- bucket.settledAt >= idleAfter { self.forgetShare(of: &bucket, share: newShare, now: now) }
+                if bucket.settled, now &- bucket.settledAt >= self.idleAfter {
+                    self.forgetShare(of: &bucket, share: Self.newShare(shared: shared, fleetReplicas: fleetReplicas), now: now)
+                }
                 decision = self.take(Double(tokens), from: &bucket, now: now)
                 listed = bucket.active
                 bucket.active = true
             }
             if !known {
-                var bucket = Bucket(tokens: Self.ceiling(share: newShare, burst: burst), updated: now, share: newShare)
+                let share = Self.newShare(shared: shared, fleetReplicas: fleetReplicas)
+                var bucket = Bucket(tokens: Self.ceiling(share: share, burst: burst), updated: now, share: share)
                 decision = take(Double(tokens), from: &bucket, now: now)
                 bucket.active = true
                 dropIdleBuckets(from: &state.buckets, now: now)
@@ -179,6 +184,12 @@ package final class FleetRateLimiter: Sendable {
         let remaining = max(0, min(Double(burst), (bucket.tokens / bucket.share).rounded(.down)))
         return RateLimiter.Decision(allowed: true, remaining: Int(remaining), retryAfter: .zero,
                                     reset: Self.duration((ceiling - bucket.tokens) / perNanosecond))
+    }
+
+    /// The share of a key new to this replica (or idle on it): one over the
+    /// replicas running while the store answers, else the whole bucket.
+    private static func newShare(shared: Bool, fleetReplicas: Int) -> Double {
+        shared ? 1 / Double(fleetReplicas) : 1
     }
 
     /// A key this replica has not settled for `activeFor` is taken from as a
