@@ -1,13 +1,13 @@
 extension StringProtocol {
     /// The text without leading and trailing spaces and tabs.
     package func trimmingASCIISpaces() -> SubSequence {
-        trimming { $0 == " " || $0 == "\t" }
+        trimming(\.isASCIISpace)
     }
 
     /// The text without leading and trailing spaces, tabs and line breaks
     /// (a file's contents, say).
     package func trimmingASCIIWhitespace() -> SubSequence {
-        trimming { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        trimming { $0.isASCIISpace || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
     }
 
     /// Whether `needle` (lower-case ASCII) occurs in the text, ASCII letters compared without case.
@@ -27,12 +27,15 @@ extension StringProtocol {
     }
 
 
-    private func trimming(_ isTrimmed: (Character) -> Bool) -> SubSequence {
-        var start = startIndex, end = endIndex
-        while start < end, isTrimmed(self[start]) { start = index(after: start) }
+    /// Trims by bytes, not characters: every byte trimmed is ASCII, so each
+    /// cut falls on a scalar boundary, and no grapheme breaking is needed.
+    private func trimming(_ isTrimmed: (UInt8) -> Bool) -> SubSequence {
+        let bytes = Substring(self).utf8  // String's and Substring's, both bidirectional; the same indices
+        var start = bytes.startIndex, end = bytes.endIndex
+        while start < end, isTrimmed(bytes[start]) { bytes.formIndex(after: &start) }
         while end > start {
-            let before = index(before: end)
-            guard isTrimmed(self[before]) else { break }
+            let before = bytes.index(before: end)
+            guard isTrimmed(bytes[before]) else { break }
             end = before
         }
         return self[start..<end]

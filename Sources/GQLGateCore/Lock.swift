@@ -9,35 +9,25 @@ public import Darwin
 /// with raw futex calls on Linux, which ThreadSanitizer does not see, so code
 /// behind it was never checked; `pthread_mutex_lock` is intercepted, and TSan
 /// checks every access made under this lock (as SwiftNIO's `NIOLock` does).
-/// The mutex has an allocation of its own, which never moves. `public` (with
-/// `@inlinable` methods) so that other modules specialise it: the compiler
-/// serialises no `package` inlinable body.
-@_spi(GQLGateInternals) public final class Lock<Value>: @unchecked Sendable {
-    // @unchecked Sendable: `value` is read and written only while `mutex` is held; and
-    // exclusivity unchecked: the lock serialises every access, so the run-time check (a call
-    // into the runtime per access) only costs.
-    @usableFromInline @exclusivity(unchecked) var value: Value
-    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+/// A copy shares the one value and mutex, which live in one allocation
+/// (`LockStorage`) that never moves. `public` (with `@inlinable` methods) so
+/// that other modules specialise it: the compiler serialises no `package`
+/// inlinable body.
+@_spi(GQLGateInternals) public struct Lock<Value>: @unchecked Sendable {
+    // @unchecked Sendable: the value is read and written only while the mutex is held.
+    @usableFromInline let storage: LockStorage<Value>
 
     public init(_ value: consuming sending Value) {
-        self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        let status = pthread_mutex_init(mutex, nil)
-        precondition(status == 0, "pthread_mutex_init failed: \(status)")
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        storage = LockStorage.make(value)
     }
 
     /// Runs `body` with the value, the lock held.
     @inlinable @inline(__always)
     public func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
-        lock()
-        defer { unlock() }
-        return try body(&value)
+        let (value, mutex) = storage.pointers
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value.pointee)
     }
 
     /// Runs `body` with the value when the lock is free now; nil, without
@@ -46,23 +36,38 @@ public import Darwin
     public func withLockIfAvailable<Result, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result? {
-        guard tryLock() else { return nil }
-        defer { unlock() }
-        return try body(&value)
+        let (value, mutex) = storage.pointers
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value.pointee)
+    }
+}
+
+/// A `Lock`'s value and its mutex in one allocation: the value as the
+/// buffer's header, the mutex as its one element.
+@_spi(GQLGateInternals) public final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    @usableFromInline
+    static func make(_ value: sending Value) -> LockStorage {
+        let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in value }, to: LockStorage.self)
+        storage.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            let status = pthread_mutex_init(mutex, nil)
+            precondition(status == 0, "pthread_mutex_init failed: \(status)")
+        }
+        return storage
     }
 
+    /// The value's and the mutex's addresses: fixed for the storage's life,
+    /// read while a `Lock` holds it.
     @inlinable @inline(__always)
-    func lock() {
-        pthread_mutex_lock(mutex)
+    var pointers: (value: UnsafeMutablePointer<Value>, mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+        withUnsafeMutablePointers { ($0, $1) }
     }
 
-    @inlinable @inline(__always)
-    func tryLock() -> Bool {
-        pthread_mutex_trylock(mutex) == 0
-    }
-
-    @inlinable @inline(__always)
-    func unlock() {
-        pthread_mutex_unlock(mutex)
+    deinit {
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_destroy(mutex)
+            mutex.deinitialize(count: 1)
+        }
     }
 }

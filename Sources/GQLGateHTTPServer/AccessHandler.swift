@@ -89,6 +89,7 @@ private func answerOrDispatch<Delegate: HTTPServerDelegate>(_ request: ServerReq
     case .later(let pending):
         request.phase = .dispatched
         request.wasDispatched = true
+        request.willDispatch()
         noteAnswering(request, on: connection, server: server)
         MHD_suspend_connection(connection)
         server.noteSuspended()

@@ -62,7 +62,10 @@ package final class ServerRequest: @unchecked Sendable {
     @exclusivity(unchecked) var everyAnswerFields: HTTPHeaders?
     /// Set when the answer is streamed; told on the server thread when the request is over.
     @exclusivity(unchecked) var streamingBody: StreamingBody?
-    private let pending = Lock<ServerResponse?>(nil)
+    /// Where a dispatched request's answer waits for the server thread: made
+    /// when the delegate takes the request (`willDispatch`), so that a request
+    /// answered at once makes no lock.
+    @exclusivity(unchecked) private var pending: Lock<ServerResponse?>?
     /// The server outlives its requests: it is stopped only once none is suspended.
     unowned let server: HTTPServer
 
@@ -95,12 +98,18 @@ package final class ServerRequest: @unchecked Sendable {
     /// Answers a request that the delegate took (`dispatch`). Call exactly
     /// once, from any thread.
     package func respond(_ response: ServerResponse) {
+        guard let pending else { preconditionFailure("respond(_:) on a request the delegate did not take") }
         pending.withLock { $0 = response }
         server.resume(connection)
     }
 
+    /// Called on the server thread before the delegate takes the request.
+    func willDispatch() {
+        pending = Lock(nil)
+    }
+
     func takeResponse() -> ServerResponse? {
-        pending.withLock { slot in
+        pending?.withLock { slot in
             defer { slot = nil }
             return slot
         }

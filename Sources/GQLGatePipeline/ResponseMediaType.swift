@@ -32,12 +32,13 @@ package enum ResponseMediaType: Sendable, Equatable {
     /// (`text/event-stream`, `multipart/mixed`), `application/graphql-response+json`.
     /// Nil when it admits nothing gqlgate or the upstream can answer in: 406.
     package static func negotiated(byAccept accept: String?) -> ResponseMediaType? {
-        guard let accept, !accept.trimmingASCIISpaces().isEmpty else { return .graphQLResponse }
+        guard let accept else { return .graphQLResponse }
         switch accept {  // what most clients send, without reading the header
         case "*/*", "application/json": return .json
         case "application/graphql-response+json", "application/graphql-response+json, application/json;q=0.9": return .graphQLResponse
         default: break
         }
+        guard !accept.utf8.allSatisfy(\.isASCIISpace) else { return .graphQLResponse }
         let header = AcceptHeader(accept)
         let modern = header.rating(of: "application", "graphql-response+json", where: isUTF8)
         let legacy = header.rating(of: "application", "json", where: isUTF8)
