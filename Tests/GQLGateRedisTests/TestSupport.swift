@@ -7,6 +7,7 @@ import GQLGateExchanges
 @_spi(GQLGateInternals) import GQLGatePipeline
 import GQLGateRedis
 import Logging
+import Testing
 
 /// The loops the suites' clients run on.
 let testLoops = EventLoopGroup(count: 1)
@@ -127,6 +128,15 @@ private func waitUntilAccepting(port: Int) throws {
 struct RedisTestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// A client of `server` whose connection is up. A client connects in the
+/// background: a first command sent before that finds Redis unavailable, which
+/// a loaded machine (a sanitizer run) makes likely.
+func connectedClient(_ server: RedisTestServer) async -> RedisClient {
+    let client = RedisClient(url: server.url, group: testLoops, logger: quietLogger)
+    #expect(await eventually { (try? await client.send("PING")) == .status("PONG") })
+    return client
 }
 
 /// Retries `condition` every 20 ms until it holds or `timeout` passes.

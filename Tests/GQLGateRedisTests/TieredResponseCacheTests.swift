@@ -16,8 +16,8 @@ import Testing
 }
 
 @Suite(.serialized) struct TieredResponseCacheTests {
-    private func tiered(_ server: RedisTestServer, staleWhileRevalidate: Duration = .zero) -> TieredResponseCache {
-        let client = RedisClient(url: server.url, group: testLoops, logger: quietLogger)
+    private func tiered(_ server: RedisTestServer, staleWhileRevalidate: Duration = .zero) async -> TieredResponseCache {
+        let client = await connectedClient(server)
         return TieredResponseCache(
             memory: MemoryResponseCache(maxBytes: 1 << 20, staleWhileRevalidate: staleWhileRevalidate),
             redis: RedisResponseCache(client: client, staleWhileRevalidate: staleWhileRevalidate), client: client, channel: "gqlgate:invalidations")
@@ -26,7 +26,7 @@ import Testing
     @Test func aMissInMemoryIsReadFromRedisAndKeptInMemory() async throws {
         let server = try RedisTestServer()
         defer { server.stop() }
-        let (a, b) = (tiered(server), tiered(server))
+        let (a, b) = (await tiered(server), await tiered(server))
         let key = requestKey("{ reviews { stars } }")
         #expect(await a.store(cachedAnswer("one", storedAt: .seconds(1_000)), for: key))
         #expect(a.freshHit(for: key, now: .seconds(1_001)) != nil)
@@ -38,7 +38,7 @@ import Testing
     @Test func aPurgeOnOneReplicaReachesTheOthersMemory() async throws {
         let server = try RedisTestServer()
         defer { server.stop() }
-        let (a, b) = (tiered(server), tiered(server))
+        let (a, b) = (await tiered(server), await tiered(server))
         let key = requestKey("{ review(id: 7) { stars } }")
         #expect(await a.store(cachedAnswer("7", tags: CacheTags(entities: ["Review:7"])), for: key))
         _ = await b.lookup(key, now: .seconds(1_001))
@@ -50,14 +50,14 @@ import Testing
     @Test func aSoftPurgeLeavesAnswersStaleInBothTiers() async throws {
         let server = try RedisTestServer()
         defer { server.stop() }
-        let cache = tiered(server, staleWhileRevalidate: .seconds(30))
+        let cache = await tiered(server, staleWhileRevalidate: .seconds(30))
         let key = requestKey("{ hero { name } }")
         #expect(await cache.store(cachedAnswer("hero", storedAt: .seconds(1_000), ttl: .seconds(60), tags: CacheTags(entities: [CacheTags.everyAnswer])),
                                   for: key))
         #expect(await cache.purge(CachePurge(entities: [CacheTags.everyAnswer], soft: true), now: .seconds(1_005)) == 1)
         #expect(cache.freshHit(for: key, now: .seconds(1_006)) == nil)
         #expect(describe(await cache.lookup(key, now: .seconds(1_006))) == "stale hero 6s refresh=true")
-        let other = tiered(server, staleWhileRevalidate: .seconds(30))
+        let other = await tiered(server, staleWhileRevalidate: .seconds(30))
         #expect(describe(await other.lookup(key, now: .seconds(1_006))) == "stale hero 6s refresh=false")
     }
 }
