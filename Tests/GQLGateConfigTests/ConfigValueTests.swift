@@ -54,6 +54,7 @@ import Testing
 
     @Test func aFewAliasesStillLoad() throws {
         let config = try load("auth:\n  ws_init_payload:\n    a: &a [1, 2]\n    b: *a\n")
-        #expect(config.auth.wsInitPayload != nil)
+        let list = ConfigValue.array([.int(1), .int(2)])
+        #expect(config.auth.wsInitPayload == .object([.init(key: "a", value: list), .init(key: "b", value: list)]))
     }
 }
