@@ -31,8 +31,10 @@ import Testing
     }
 
     /// Runs curl with `arguments` (already shell-quoted) and splits off the status line.
+    /// `--max-time` only stops a hang: a sanitizer run of every suite at once has
+    /// kept the demo's first answer waiting over 10 s for a thread of the shared pool.
     private static func curl(_ arguments: String) async throws -> Reply {
-        let printed = try await shell("curl -sS --max-time 10 -w '\\n%{http_code} %{content_type}' \(arguments)")
+        let printed = try await shell("curl -sS --max-time 60 -w '\\n%{http_code} %{content_type}' \(arguments)")
         let lines = printed.split(separator: "\n", omittingEmptySubsequences: false)
         let trailer = lines.last?.split(separator: " ", maxSplits: 1) ?? []
         return Reply(

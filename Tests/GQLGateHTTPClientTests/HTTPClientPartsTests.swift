@@ -17,9 +17,11 @@ import Testing
         "\r\nContent-Type: application/json; charset=utf-8\r\n\r\n" + json + "\r\n---"
     }
 
+    /// A request to `peer`. Its timeout only stops a hang: a sanitizer run of every suite at
+    /// once has kept a test's steps waiting over 10 s for a thread of the shared pool.
     private func request(_ peer: LiveHTTPPeer, maxResponseBytes: Int = 64 << 20, readsParts: Bool = true) -> HTTPClientRequest {
-        HTTPClientRequest(url: "http://127.0.0.1:\(peer.port)/graphql", method: .post, body: Bytes("{}"), maxResponseBytes: maxResponseBytes,
-                          readsParts: readsParts)
+        HTTPClientRequest(url: "http://127.0.0.1:\(peer.port)/graphql", method: .post, body: Bytes("{}"), timeout: .seconds(60),
+                          maxResponseBytes: maxResponseBytes, readsParts: readsParts)
     }
 
     /// Runs `body` with a one-loop client and a live peer; closes the peer, then stops the loop.
