@@ -79,11 +79,9 @@ private let hash = DocumentCache.digest(of: query).hexString
         let queries = store(server.url, commandTimeout: .milliseconds(100), recorder: recorder)
         #expect(await eventually { await queries.register(hash: hash, document: query) })
         let sleeper = RedisClient(settings: .init(url: server.url, commandTimeout: .seconds(5)), group: testLoops, logger: quietLogger)
-        let started = ContinuousClock.now
         let sleeping = Task { try await sleeper.send("DEBUG", "SLEEP", "2") }
+        // Nothing, not the registered document: the command timeout gave up; the server's late reply would have carried it.
         #expect(await eventually { await queries.document(forHash: hash) == nil })
-        // Well before the server wakes: the command timeout gave up, not the server's late reply.
-        #expect(ContinuousClock.now - started < .milliseconds(1_500))
         #expect(recorder.failed.contains(.apq))
         _ = try await sleeping.value
         #expect(await eventually { await queries.document(forHash: hash) == query })
