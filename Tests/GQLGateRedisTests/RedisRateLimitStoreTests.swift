@@ -60,8 +60,9 @@ final class GatewayFacts: FactRecorder {
     }
 
     /// Waits until the store's connection is up (its first commands may come before).
-    private func connected(_ store: RedisRateLimitStore) async -> Bool {
-        await eventually { await store.announce(replica: "probe", policy: policy()) != nil }
+    /// The probe counts among the replicas running for `policy`'s `activeFor`.
+    private func connected(_ store: RedisRateLimitStore, policy: SharedRateLimitPolicy? = nil) async -> Bool {
+        await eventually { await store.announce(replica: "probe", policy: policy ?? self.policy()) != nil }
     }
 
     @Test func theScriptsAreSentByTheSHA1RedisKnowsThemBy() async throws {
@@ -112,9 +113,10 @@ final class GatewayFacts: FactRecorder {
         let server = try RedisTestServer()
         defer { server.stop() }
         let store = store(server)
-        #expect(await connected(store))
-        // Counted while they settle within `activeFor`: a long one here, so a slow machine counts the same.
+        // Counted while they settle within `activeFor`: a long one here, so a slow machine counts the same
+        // (the probe's too: an announcement sets how long the list of replicas lives).
         let steady = policy(activeFor: .seconds(60))
+        #expect(await connected(store, policy: steady))
         #expect(await store.settle("k", admitted: 1, replica: "a", policy: steady)?.replicas == 1)
         #expect(await store.settle("k", admitted: 1, replica: "b", policy: steady)?.replicas == 2)
         #expect(await store.announce(replica: "a", policy: steady) == 2)  // and the probe of `connected`
