@@ -241,8 +241,9 @@ import Glibc
 
     @Test func keepAliveKeepsAnAnsweringPeer() async throws {
         // Each ping comes only after the last one's pong was taken, so three pings prove the pongs count;
-        // the long pong timeout keeps a test thread slowed by a loaded machine from being taken for a dead peer.
-        let ws = await server(WebSocketConfiguration(pingInterval: .milliseconds(30), pongTimeout: .seconds(5)))
+        // the long pong timeout keeps a test thread slowed by a loaded machine from being taken for a dead peer
+        // (a sanitizer run of every suite at once has kept this test from resuming for over 5 s).
+        let ws = await server(WebSocketConfiguration(pingInterval: .milliseconds(30), pongTimeout: .seconds(60)))
         for _ in 0..<3 {
             let ping = try #require(ws.readFrame())
             #expect(ping.opcode == 9)
