@@ -68,8 +68,7 @@ final class GatewayFacts: FactRecorder {
     @Test func theScriptsAreSentByTheSHA1RedisKnowsThemBy() async throws {
         let server = try RedisTestServer()
         defer { server.stop() }
-        let redis = RedisClient(url: server.url, group: testLoops, logger: quietLogger)
-        #expect(await eventually { (try? await redis.send("PING")) == .status("PONG") })
+        let redis = await connectedClient(server)
         let settle = try await redis.send("SCRIPT", "LOAD", RedisRateLimitStore.settleScript)
         #expect(settle.bytes.map { String(decoding: $0, as: UTF8.self) } == RedisRateLimitStore.settleScriptSHA1)
         let announce = try await redis.send("SCRIPT", "LOAD", RedisRateLimitStore.announceScript)
