@@ -119,8 +119,17 @@ extension String {
     /// Whether `needle` (lower-case ASCII) occurs in the string, ASCII letters
     /// compared without case; searched in the string's own bytes.
     package func containsIgnoringASCIICase(_ needle: String) -> Bool {
-        var text = self, needle = needle
-        return text.withUTF8 { bytes in needle.withUTF8 { pattern in Self.bytes(bytes, containIgnoringCase: pattern) } }
+        // Both strings read in place (`withUTF8` needs a `var`: a copy, and a retain and a release).
+        let count = utf8.count, patternCount = needle.utf8.count
+        return withCString { text in
+            needle.withCString { pattern in
+                text.withMemoryRebound(to: UInt8.self, capacity: count) { text in
+                    pattern.withMemoryRebound(to: UInt8.self, capacity: patternCount) { pattern in
+                        Self.bytes(UnsafeBufferPointer(start: text, count: count), containIgnoringCase: UnsafeBufferPointer(start: pattern, count: patternCount))
+                    }
+                }
+            }
+        }
     }
 }
 

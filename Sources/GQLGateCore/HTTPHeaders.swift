@@ -61,9 +61,17 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         try fields.withUnsafeBufferPointer(body)
     }
 
-    /// Every value of `name`, in order.
+    /// Every value of `name`, in order. The fields are read in place, by index
+    /// (a closure or a `for` over them copies each one), lengths first.
     public func values(for name: String) -> [String] {
-        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+        let count = name.utf8.count
+        return fields.withUnsafeBufferPointer { fields in
+            var values: [String] = []
+            for index in fields.indices where fields[index].name.utf8.count == count && fields[index].name.equalsIgnoringASCIICase(name) {
+                values.append(fields[index].value)
+            }
+            return values
+        }
     }
 
     /// Makes room for `count` fields in all, so that adding the last few

@@ -17,6 +17,7 @@ public import Darwin
     // @unchecked Sendable: the value is read and written only while the mutex is held.
     @usableFromInline let storage: LockStorage<Value>
 
+    @inlinable
     public init(_ value: consuming sending Value) {
         storage = LockStorage.make(value)
     }
@@ -46,9 +47,13 @@ public import Darwin
 /// A `Lock`'s value and its mutex in one allocation: the value as the
 /// buffer's header, the mutex as its one element.
 @_spi(GQLGateInternals) public final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
-    @usableFromInline
-    static func make(_ value: sending Value) -> LockStorage {
-        let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in value }, to: LockStorage.self)
+    /// The storage holding `value`, moved in (a closure returning a captured
+    /// value would copy it, and the copy and the original's destruction cost a
+    /// retain and a release of each of its references).
+    @inlinable
+    static func make(_ value: consuming sending Value) -> LockStorage {
+        var moved = Optional(value)
+        let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in moved.take()! }, to: LockStorage.self)
         storage.withUnsafeMutablePointerToElements { mutex in
             mutex.initialize(to: pthread_mutex_t())
             let status = pthread_mutex_init(mutex, nil)

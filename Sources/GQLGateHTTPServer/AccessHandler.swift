@@ -235,7 +235,9 @@ private func collectHeaders(_ connection: OpaquePointer, cache: RecentHeaderFiel
             var kept = raw.count
             while kept > 0, raw[kept - 1] == UInt8(ascii: " ") || raw[kept - 1] == UInt8(ascii: "\t") { kept -= 1 }
             let value = UnsafeRawBufferPointer(rebasing: raw[..<kept])
-            collecting.pointee.fields.append(collecting.pointee.field(name: name, value: value))
+            // The cache read alone: a method called on `pointee` would copy the whole struct (a retain per member).
+            let field = collecting.pointee.cache?.field(name: name, value: value) ?? HTTPHeaders.Field(name: name, value: value)
+            collecting.pointee.fields.append(field)
             collecting.pointee.framing.note(name: name, value: value)
             collecting.pointee.bytes.note(name: name, value: raw)
             return .YES
@@ -265,11 +267,6 @@ private struct CollectedHeaders {
     var fields: [HTTPHeaders.Field] = []
     var framing = RequestFraming()
     var bytes = HeaderFieldBytes()
-
-    /// The field `name: value`, from the cache when there is one.
-    func field(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> HTTPHeaders.Field {
-        cache?.field(name: name, value: value) ?? HTTPHeaders.Field(name: name, value: value)
-    }
 }
 
 private func collectQueryItems(_ connection: OpaquePointer) -> [(name: String, value: String?)] {

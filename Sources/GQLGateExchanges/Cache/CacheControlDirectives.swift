@@ -12,10 +12,7 @@ package struct CacheControlDirectives: Sendable, Equatable {
     package var sharedMaxAge: Duration?
 
     package init(_ headers: HTTPHeaders) {
-        // Most requests carry no Cache-Control: the fields are looked through in place.
-        let values = headers.withFields { fields in
-            fields.compactMap { $0.name.equalsIgnoringASCIICase("cache-control") ? $0.value : nil }
-        }
+        let values = headers.values(for: "cache-control")
         for value in values {
             for token in value.split(separator: ",") {
                 let parts = token.split(separator: "=", maxSplits: 1)

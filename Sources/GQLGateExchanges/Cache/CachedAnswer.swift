@@ -3,26 +3,43 @@ package import GQLGateCore
 /// One stored answer: what the client gets back (status, end-to-end headers,
 /// the stripped body), when it was stored, how long it stays fresh, and the
 /// tags invalidation looks at.
+///
+/// What never changes after storing is held in one shared box: a hit copies
+/// the answer out of the cache with one retain instead of one per part.
 package struct CachedAnswer: Sendable {
-    package var status: Int
-    /// The upstream's headers without `X-Request-Id` and `Age` (set per answer).
-    package var headers: HTTPHeaders
-    package var body: Bytes
+    private let stored: Stored
     /// `CacheClock` time of storing.
     package var storedAt: Duration
     package var ttl: Duration
-    package var tags: CacheTags
+
+    package var status: Int { stored.status }
+    /// The upstream's headers without `X-Request-Id` and `Age` (set per answer).
+    package var headers: HTTPHeaders { stored.headers }
+    package var body: Bytes { stored.body }
+    package var tags: CacheTags { stored.tags }
     /// The body's compressed forms, made on the first hits that ask for them
     /// (`compression`); not counted in `cost` (a fraction of the body).
-    package let encodings = EncodedBodies()
+    package var encodings: EncodedBodies { stored.encodings }
 
     package init(status: Int, headers: HTTPHeaders, body: Bytes, storedAt: Duration, ttl: Duration, tags: CacheTags) {
-        self.status = status
-        self.headers = headers
-        self.body = body
+        stored = Stored(status: status, headers: headers, body: body, tags: tags)
         self.storedAt = storedAt
         self.ttl = ttl
-        self.tags = tags
+    }
+
+    private final class Stored: Sendable {
+        let status: Int
+        let headers: HTTPHeaders
+        let body: Bytes
+        let tags: CacheTags
+        let encodings = EncodedBodies()
+
+        init(status: Int, headers: HTTPHeaders, body: Bytes, tags: CacheTags) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.tags = tags
+        }
     }
 
     /// Bookkeeping per entry beyond its bytes (the entry, its LRU slot, index
