@@ -78,6 +78,11 @@ package final class OperationRecord: Sendable {
         state.withLock { $0 }
     }
 
+    /// The operation's kind, once known (`snapshot.kind`, without copying the rest).
+    package var kind: OperationKind? {
+        state.withLock { $0.kind }
+    }
+
     /// Keeps `fact` for the request's access line and span, and tells the gateway's recorder.
     package func record(_ fact: OperationFact) {
         if Self.shows(fact) { state.withLock { Self.apply(fact, to: &$0) } }

@@ -27,13 +27,13 @@ extension GatewayRecorder {
         let status = WatchedAnswer.status(of: outcome, as: operation.responseMediaType)
         if let spans, let (context, parent) = spans.start(operation) {
             facts.spanStarted(context)
-            log.record(status: status, requestID: operation.requestID, startedAt: facts.startedAt, facts: facts.snapshot,
+            log.record(status: status, requestID: operation.requestID, startedAt: facts.startedAt, facts: facts,
                        clientCertificate: facts.clientCertificate)
             spans.finish(context, parent: parent, ServerSpans.RequestFacts(operation, identifiesClientKeys: spans.identifiesClientKeys),
                          record: facts, status: status)
             return
         }
-        log.record(status: status, requestID: operation.requestID, startedAt: facts.startedAt, facts: facts.snapshot,
+        log.record(status: status, requestID: operation.requestID, startedAt: facts.startedAt, facts: facts,
                    clientCertificate: facts.clientCertificate)
     }
 
@@ -77,7 +77,7 @@ extension GatewayRecorder {
         let requestID = operation.requestID
         return try await WatchedAnswer.awaiting(operation, streams: operation.delivery.streams, rest) { status in
             guard !Task.isCancelled else { return }
-            log.record(status: status, requestID: requestID, startedAt: facts.startedAt, facts: facts.snapshot,
+            log.record(status: status, requestID: requestID, startedAt: facts.startedAt, facts: facts,
                        clientCertificate: facts.clientCertificate)
         }
     }

@@ -26,19 +26,23 @@ struct RequestLog: Sendable {
     /// Records an answer with `status` to the request `requestID` received at
     /// `startedAt` (monotonic nanoseconds), with the facts its operation
     /// gathered or, for a request the pipeline did not see, the subject of its
-    /// client certificate.
-    func record(status: Int, requestID: String?, startedAt: UInt64, facts: OperationRecord.Snapshot?, clientCertificate: String? = nil) {
+    /// client certificate. The facts are copied out of their record only when a line is written;
+    /// the metrics read the operation's kind alone.
+    func record(status: Int, requestID: String?, startedAt: UInt64, facts record: OperationRecord?, clientCertificate: String? = nil) {
         let elapsed = GatewayClock.system.monotonicNanoseconds() &- startedAt
-        metrics.requestFinished(kind: facts?.kind, status: status, duration: .nanoseconds(elapsed))
         switch sink {
         case .writer(let writer) where writer.isEnabled:
+            let facts = record?.snapshot
+            metrics.requestFinished(kind: facts?.kind, status: status, duration: .nanoseconds(elapsed))
             writer.write(Self.accessLine(
                 status: status, requestID: requestID, elapsedNanoseconds: elapsed, facts: facts, clientCertificate: clientCertificate))
         case .logger(let logger) where logger.logLevel <= .info:
+            let facts = record?.snapshot
+            metrics.requestFinished(kind: facts?.kind, status: status, duration: .nanoseconds(elapsed))
             logger.info("\(AccessLine.message)", metadata: Self.accessLine(
                 status: status, requestID: requestID, elapsedNanoseconds: elapsed, facts: facts, clientCertificate: clientCertificate).metadata)
         case .writer, .logger:
-            break
+            metrics.requestFinished(kind: record?.kind, status: status, duration: .nanoseconds(elapsed))
         }
     }
 

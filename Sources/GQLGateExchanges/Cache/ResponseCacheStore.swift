@@ -78,8 +78,10 @@ package enum ResponseCacheLookup: Sendable {
 
 /// A store whose fresh answers are in this process's memory, so that
 /// `CacheExchange` can serve them on the server thread without a task:
-/// `MemoryResponseCache`, and the memory tier of a tiered store.
-package protocol InlineResponseCache: Sendable {
+/// `MemoryResponseCache`, and the memory tier of a tiered store. A class, so
+/// that the stage holds it as one reference (an existential of any type is
+/// copied and destroyed through its type's value witnesses).
+package protocol InlineResponseCache: AnyObject, Sendable {
     /// The answer for `key` when it is fresh at time `now`, counted as a hit;
     /// nil for anything else (left for the store's `lookup`).
     func freshHit(for key: RequestKey, now: Duration) -> (answer: CachedAnswer, age: Duration)?
