@@ -78,27 +78,6 @@ public struct Operation: Sendable {
     /// through `record`.
     package let facts: OperationRecord?
 
-    /// An operation as a client would send it (a test's, a stage's own).
-    public init(request: GraphQLRequest, clientTransport: ClientTransport, delivery: ResultDelivery = .single,
-                headers: HTTPHeaders, requestID: String) {
-        self.init(request: request, clientTransport: clientTransport, delivery: delivery, headers: headers, requestID: requestID,
-                  originalBody: nil)
-    }
-
-    /// An operation as the gateway receives it: with the client's body as sent, who the client is, and its record.
-    package init(request: GraphQLRequest, clientTransport: ClientTransport, delivery: ResultDelivery = .single,
-                 headers: HTTPHeaders, requestID: String, originalBody: Bytes?, clientID: String? = nil,
-                 facts: OperationRecord? = nil) {
-        self.request = request
-        self.clientID = clientID
-        self.clientTransport = clientTransport
-        self.delivery = delivery
-        self.headers = headers
-        self.requestID = requestID
-        self.originalBody = originalBody
-        self.facts = facts
-    }
-
     /// States `fact` about the operation: kept in its record and told to the gateway's recorder.
     package func record(_ fact: OperationFact) {
         facts?.record(fact)
@@ -118,5 +97,25 @@ public struct Operation: Sendable {
     /// The body to send upstream: the client's bytes when untouched, else the request re-encoded.
     package func upstreamBody() -> Bytes {
         originalBody ?? Bytes(request.jsonBody())
+    }
+}
+
+extension Operation {
+    /// An operation as a client would send it (a test's, a stage's own).
+    public init(request: GraphQLRequest, clientTransport: ClientTransport, delivery: ResultDelivery = .single,
+                headers: HTTPHeaders, requestID: String) {
+        self.init(request: request, clientTransport: clientTransport, delivery: delivery, headers: headers, requestID: requestID,
+                  originalBody: nil)
+    }
+
+    /// An operation as the gateway receives it: with the client's body as sent, who the client is, and its record.
+    package init(request: GraphQLRequest, clientTransport: ClientTransport, delivery: ResultDelivery = .single,
+                 headers: HTTPHeaders, requestID: String, originalBody: Bytes?, clientID: String? = nil,
+                 facts: OperationRecord? = nil) {
+        // Through the memberwise initialiser (`responseMediaType` picks it): an initialiser
+        // that sets the fields one by one builds a value this large aside and copies it
+        // into place, a retain and a release of each of its references.
+        self.init(request: request, clientTransport: clientTransport, delivery: delivery, responseMediaType: .graphQLResponse,
+                  headers: headers, requestID: requestID, originalBody: originalBody, clientID: clientID, facts: facts)
     }
 }
