@@ -123,11 +123,9 @@ extension String {
         let count = utf8.count, patternCount = needle.utf8.count
         return withCString { text in
             needle.withCString { pattern in
-                text.withMemoryRebound(to: UInt8.self, capacity: count) { text in
-                    pattern.withMemoryRebound(to: UInt8.self, capacity: patternCount) { pattern in
-                        Self.bytes(UnsafeBufferPointer(start: text, count: count), containIgnoringCase: UnsafeBufferPointer(start: pattern, count: patternCount))
-                    }
-                }
+                // CChar and UInt8 differ only in sign: the same memory may be read as either.
+                Self.bytes(UnsafeRawBufferPointer(start: text, count: count).assumingMemoryBound(to: UInt8.self),
+                           containIgnoringCase: UnsafeRawBufferPointer(start: pattern, count: patternCount).assumingMemoryBound(to: UInt8.self))
             }
         }
     }

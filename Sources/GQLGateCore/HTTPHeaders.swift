@@ -61,16 +61,22 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         try fields.withUnsafeBufferPointer(body)
     }
 
-    /// Every value of `name`, in order. The fields are read in place, by index
-    /// (a closure or a `for` over them copies each one), lengths first.
+    /// Every value of `name`, in order.
     public func values(for name: String) -> [String] {
+        var values: [String] = []
+        forEachValue(of: name) { values.append($0) }
+        return values
+    }
+
+    /// Calls `body` with every value of `name`, in order. The fields are read
+    /// in place, by index (a closure or a `for` given each field copies it:
+    /// two retains and two releases), lengths compared first.
+    public func forEachValue(of name: String, _ body: (String) throws -> Void) rethrows {
         let count = name.utf8.count
-        return fields.withUnsafeBufferPointer { fields in
-            var values: [String] = []
+        try fields.withUnsafeBufferPointer { fields in
             for index in fields.indices where fields[index].name.utf8.count == count && fields[index].name.equalsIgnoringASCIICase(name) {
-                values.append(fields[index].value)
+                try body(fields[index].value)
             }
-            return values
         }
     }
 

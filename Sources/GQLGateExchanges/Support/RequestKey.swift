@@ -37,13 +37,21 @@ package struct RequestKey: Hashable, Sendable, CustomStringConvertible {
         }
         Self.append(name, to: &parts)
         Self.append(variables, to: &parts)
-        // The client's fields and the names read in place, by index: a `for` over
-        // either copies each element (a retain and a release per string).
-        hasEmptyScope = operation.headers.withFields { fields in
-            let scoped = Self.append(headers.scope, from: fields, to: &parts)
-            _ = Self.append(headers.forwarded, from: fields, to: &parts)
-            return !scoped
+        var scoped = false
+        for field in headers.scope {
+            operation.headers.forEachValue(of: field) { value in
+                Self.append(field, to: &parts)
+                Self.append(value, to: &parts)
+                scoped = true
+            }
         }
+        for field in headers.forwarded {
+            operation.headers.forEachValue(of: field) { value in
+                Self.append(field, to: &parts)
+                Self.append(value, to: &parts)
+            }
+        }
+        hasEmptyScope = !scoped
         // Otherwise the upstream is sent the gateway's Accept, and its answer is given each client in its media type.
         if let accept = operation.forwardedAccept {
             Self.append("accept", to: &parts)
@@ -76,24 +84,6 @@ package struct RequestKey: Hashable, Sendable, CustomStringConvertible {
             scope += name.lowercased() + ":" + values.joined(separator: ",") + "\n"
         }
         return scope
-    }
-
-    /// For each of `names`, each field of that name: the name and the value as
-    /// parts. Whether any field was found. Lengths are compared first, so most
-    /// fields cost no call.
-    private static func append(_ names: [String], from fields: UnsafeBufferPointer<HTTPHeaders.Field>, to bytes: inout [UInt8]) -> Bool {
-        var found = false
-        names.withUnsafeBufferPointer { names in
-            for n in names.indices {
-                let count = names[n].utf8.count
-                for f in fields.indices where fields[f].name.utf8.count == count && fields[f].name.equalsIgnoringASCIICase(names[n]) {
-                    append(names[n], to: &bytes)
-                    append(fields[f].value, to: &bytes)
-                    found = true
-                }
-            }
-        }
-        return found
     }
 
     /// One part and a NUL after it (parts are text, so NUL cannot occur inside one).
