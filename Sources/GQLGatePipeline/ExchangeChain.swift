@@ -10,12 +10,19 @@
 /// either way.
 package struct ExchangeChain: Sendable {
     /// `steps[i]`: the pipeline from stage `i` on (`steps[count]`: the transport).
-    private let steps: [ExchangeNext]
+    private let steps: [Step]
     /// The leading inline exchanges.
     private let head: [any InlineExchange]
     /// `resumeSteps[i]`: for `i` in the head, stage `i`'s `handle` (its `decide`
     /// said `.onLoop`) and then `steps[i + 1]`; `resumeSteps[head.count]`: `steps[head.count]`.
-    private let resumeSteps: [ExchangeNext]
+    private let resumeSteps: [Step]
+
+    /// A step of the chain. Held in a struct, not as a bare closure: an array
+    /// keeps a bare closure in its generic form, so every call through it went
+    /// through two reabstraction thunks, each an async frame of its own.
+    private struct Step: Sendable {
+        let run: ExchangeNext
+    }
 
     /// Where the synchronous run stopped: the position the pipeline goes on from.
     package struct Position: Sendable, Equatable {
@@ -37,16 +44,16 @@ package struct ExchangeChain: Sendable {
     ///   - stages: the stages in the order operations pass them.
     ///   - transport: what the last stage's `next` calls.
     package init(stages: [PipelineStage], transport: some Transport) {
-        var steps = [ExchangeNext](repeating: { try await transport.send($0) }, count: stages.count + 1)
+        var steps = [Step](repeating: Step(run: { try await transport.send($0) }), count: stages.count + 1)
         var rowEnd = stages.count  // the first stage after the row of inline exchanges met so far
         for index in stages.indices.reversed() {
             switch stages[index] {
             case .exchange(let exchange):
-                let next = steps[index + 1]
-                steps[index] = { try await exchange.handle($0, next: next) }
+                let next = steps[index + 1].run
+                steps[index] = Step(run: { try await exchange.handle($0, next: next) })
                 rowEnd = index
             case .inline:
-                steps[index] = Self.row(stages[index..<rowEnd], after: Array(steps[(index + 1)...rowEnd]))
+                steps[index] = Step(run: Self.row(stages[index..<rowEnd], after: Array(steps[(index + 1)...rowEnd])))
             }
         }
         self.steps = steps
@@ -57,27 +64,27 @@ package struct ExchangeChain: Sendable {
         }
         self.head = head
         resumeSteps = head.indices.map { index in
-            let (exchange, next) = (head[index], steps[index + 1])
-            return { try await exchange.handle($0, next: next) }
+            let (exchange, next) = (head[index], steps[index + 1].run)
+            return Step(run: { try await exchange.handle($0, next: next) })
         } + [steps[head.count]]
     }
 
     /// A row of inline exchanges as one step: each decides in turn; one that
     /// needs a loop goes on through its `handle`. `after[i]`: the pipeline
     /// after the row's stage `i` (its last: the first stage after the row).
-    private static func row(_ stages: ArraySlice<PipelineStage>, after: [ExchangeNext]) -> ExchangeNext {
+    private static func row(_ stages: ArraySlice<PipelineStage>, after: [Step]) -> ExchangeNext {
         let row = stages.map { stage -> any InlineExchange in
             guard case .inline(let exchange) = stage else { preconditionFailure("a row holds inline exchanges only") }
             return exchange
         }
-        let rest = after[row.count - 1]
+        let rest = after[row.count - 1].run
         return { operation in
             var operation = operation
             for index in row.indices {
                 switch try row[index].decide(&operation) {
                 case .passOn: continue
                 case .answer(let answer): return .single(answer)
-                case .onLoop: return try await row[index].handle(operation, next: after[index])
+                case .onLoop: return try await row[index].handle(operation, next: after[index].run)
                 }
             }
             return try await rest(operation)
@@ -86,7 +93,7 @@ package struct ExchangeChain: Sendable {
 
     /// Runs `operation` through the pipeline.
     package func run(_ operation: Operation) async throws -> ResultStream {
-        try await steps[0](operation)
+        try await steps[0].run(operation)
     }
 
     /// Runs the head on the calling thread: the answer when a stage there
@@ -106,6 +113,6 @@ package struct ExchangeChain: Sendable {
 
     /// Runs the pipeline from `position` (given by `runAtOnce`, or `.start`) on.
     package func resume(_ operation: Operation, at position: Position) async throws -> ResultStream {
-        position.index < 0 ? try await steps[0](operation) : try await resumeSteps[position.index](operation)
+        position.index < 0 ? try await steps[0].run(operation) : try await resumeSteps[position.index].run(operation)
     }
 }
