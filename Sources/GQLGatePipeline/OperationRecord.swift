@@ -1,4 +1,5 @@
 @_spi(GQLGateInternals) package import GQLGateCore
+import Synchronization
 
 /// The facts one client request's operation gathered on its way, for its
 /// access line, its metrics and its span: the gateway gives each client
@@ -55,7 +56,9 @@ package final class OperationRecord: Sendable {
     /// Waits shorter than this (a free place, a token already held) are not noted.
     package static let shortestWait: UInt64 = 50_000
 
-    private let state: Lock<Snapshot>
+    /// A `Mutex`, held in the record itself: a `Lock` would be a second
+    /// allocation for every request.
+    private let state: Mutex<Snapshot>
     /// Where each fact goes too: the gateway's recorder.
     private let recorder: (any FactRecorder)?
     /// When the client request was received (monotonic nanoseconds, `GatewayClock`).
@@ -70,7 +73,7 @@ package final class OperationRecord: Sendable {
         self.startedAt = startedAt
         self.clientCertificate = clientCertificate
         self.recorder = recorder
-        state = Lock(Snapshot())
+        state = Mutex(Snapshot())
     }
 
     /// The facts recorded so far.
