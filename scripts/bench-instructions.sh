@@ -8,6 +8,8 @@
 #   B  bare libmicrohttpd+libcurl proxy in front of U (scripts/bench/bare-proxy.c)
 #   M  bare libmicrohttpd answering one fixed answer from memory (scripts/bench/bare-answer.c):
 #      the floor under H, counted by its own GET /answered
+#   MF M reading the request's header fields and answering with a hit's (bare-answer.c
+#      --hit-fields): libmicrohttpd's own work for a hit's fields, whatever the code above it
 #   G  gqlgate in front of U, in the configuration scripts/bench.sh gives its G row
 #   H  gqlgate with the cache on (scripts/bench.sh's Gc row): every request a cache hit after
 #      the first, counted by gqlgate's own gqlgate_requests_total (U answers only the first)
@@ -59,7 +61,7 @@
 # Environment:
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G is skipped if missing
 #   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
-#   TARGETS       comma-separated servers to measure, of P, B, M, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT, HI,
+#   TARGETS       comma-separated servers to measure, of P, B, M, MF, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT, HI,
 #                 GI
 #                 (default P,B,G,S)
 #   DURATION      seconds of measured load per server (default 15)
@@ -98,8 +100,8 @@ die() { log "error: $*"; exit 1; }
 wants() { [[ ,$TARGETS, == *,"$1",* ]]; }
 
 for t in ${TARGETS//,/ }; do
-    [[ $t =~ ^(P|B|M|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL|V|HV|VD|HR|HT|HI|GI)$ ]] ||
-        die "TARGETS: unknown server $t (known: P, B, M, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT, HI, GI)"
+    [[ $t =~ ^(P|B|M|MF|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL|V|HV|VD|HR|HT|HI|GI)$ ]] ||
+        die "TARGETS: unknown server $t (known: P, B, M, MF, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT, HI, GI)"
 done
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || die "DURATION must be a positive number of seconds"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a number of seconds"
@@ -217,6 +219,17 @@ if wants M; then
     M_ANSWERED=http://127.0.0.1:$M_PORT/answered
     answered_requests() { curl -s --max-time 30 "$M_ANSWERED"; }
     measure M "$LAST_PID" "http://127.0.0.1:$M_PORT/graphql" answered_requests
+    stop_pid "$LAST_PID"
+fi
+
+if wants MF; then
+    cc -O2 -o "$TMP/bare-answer" "$BENCH_DIR/bare-answer.c" -lmicrohttpd 2>"$TMP/bare-answer-build.log" ||
+        die "bare-answer.c did not build"
+    under_callgrind MF "$TMP/bare-answer" --hit-fields "$M_PORT"
+    wait_http "bare answer with a hit's fields (MF)" "$LAST_PID" "http://127.0.0.1:$M_PORT/answered"
+    M_ANSWERED=http://127.0.0.1:$M_PORT/answered
+    answered_requests() { curl -s --max-time 30 "$M_ANSWERED"; }
+    measure MF "$LAST_PID" "http://127.0.0.1:$M_PORT/graphql" answered_requests
     stop_pid "$LAST_PID"
 fi
 
@@ -380,6 +393,8 @@ REPORT=$RESULTS_DIR/instructions.md
         { per[$1] = $3 / $2 }
         END {
             if (("H" in per) && ("M" in per)) printf "H / M (cache hit, against the bare answer from memory): %.2fx\n", per["H"] / per["M"]
+            if (("MF" in per) && ("M" in per)) printf "MF / M (a hit'"'"'s header fields in libmicrohttpd): %.2fx\n", per["MF"] / per["M"]
+            if (("H" in per) && ("MF" in per)) printf "H / MF (cache hit, against the bare answer with a hit'"'"'s fields): %.2fx\n", per["H"] / per["MF"]
             if (("S" in per) && ("G" in per)) printf "S / G (safelist, 1,000 documents, proxied): %+.2f%%\n", (per["S"] / per["G"] - 1) * 100
             if (("HS" in per) && ("H" in per)) printf "HS / H (safelist, 1,000 documents, cache hit): %+.2f%%\n", (per["HS"] / per["H"] - 1) * 100
             if (("T" in per) && ("G" in per)) printf "T / G (rate limit, concurrency limit, circuit breaker, proxied): %+.2f%%\n", (per["T"] / per["G"] - 1) * 100

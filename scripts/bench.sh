@@ -303,6 +303,7 @@ label() {
         U/*) echo "nginx return 200 (U)" ;;
         C/*) echo "nginx proxy_cache (C)" ;;
         M/*) echo "bare MHD answer (M)" ;;
+        Mf/*) echo "bare MHD answer, a hit's fields (Mf)" ;;
         G/health) echo "gqlgate /healthz (G)" ;;
         G/*) echo "gqlgate (G)" ;;
         Gb/*) echo "gqlgate no auth, no retry (Gb)" ;;
@@ -356,7 +357,7 @@ LOADAVG_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 # ------------------------------------------------------------------ servers
 
 read -r U_PORT P_PORT B_PORT C_PORT M_PORT S_PORT G_PORT GB_PORT GA_PORT GC_PORT GD_PORT GZ_PORT PT_PORT GT_PORT \
-    GO_PORT GX_PORT GH_PORT R_PORT DOWN_PORT GL_PORT BL_PORT < <(free_ports 21)
+    GO_PORT GX_PORT GH_PORT R_PORT DOWN_PORT GL_PORT BL_PORT MF_PORT < <(free_ports 22)
 
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_GRAPHQL_AUTH=http://127.0.0.1:$U_PORT/graphql-auth
@@ -365,6 +366,7 @@ P_GRAPHQL=http://127.0.0.1:$P_PORT/graphql
 B_GRAPHQL=http://127.0.0.1:$B_PORT/graphql
 C_GRAPHQL=http://127.0.0.1:$C_PORT/graphql
 M_GRAPHQL=http://127.0.0.1:$M_PORT/graphql
+MF_GRAPHQL=http://127.0.0.1:$MF_PORT/graphql
 S_GRAPHQL=http://127.0.0.1:$S_PORT/graphql
 S_COUNT=http://127.0.0.1:$S_PORT/count
 G_GRAPHQL=http://127.0.0.1:$G_PORT/graphql
@@ -467,6 +469,12 @@ else
     SERVER_PIDS+=("$M_PID")
     wait_http "bare answer (M)" "$M_PID" "$M_GRAPHQL"
     log "M: bare libmicrohttpd answer from memory on 127.0.0.1:$M_PORT (pid $M_PID)"
+    # Mf: M reading the request's fields and answering with a hit's (bare-answer.c, --hit-fields).
+    "$TMP/bare-answer" --hit-fields "$MF_PORT" >"$TMP/bare-answer-fields.log" 2>&1 &
+    MF_PID=$!
+    SERVER_PIDS+=("$MF_PID")
+    wait_http "bare answer with a hit's fields (Mf)" "$MF_PID" "$MF_GRAPHQL"
+    log "Mf: the same with a hit's header fields on 127.0.0.1:$MF_PORT (pid $MF_PID)"
 fi
 
 if wants burst; then
@@ -595,6 +603,7 @@ fi
 if wants cache; then
     check_cache_hit "C" "$C_GRAPHQL" X-Cache-Status
     [[ -z $M_SKIP ]] && check_answer "M" POST "$M_GRAPHQL" '"hello"'
+    [[ -z $M_SKIP ]] && check_answer "Mf" POST "$MF_GRAPHQL" '"hello"'
 fi
 wants burst && check_answer "S" POST "$S_GRAPHQL" '"hello"'
 wants tls && check_answer "Pt" POST "$PT_GRAPHQL" '"hello"'
@@ -640,6 +649,7 @@ fi
 if wants cache; then
     targets+=("cache C graphql $C_GRAPHQL $CONNECTIONS - $C_PID")
     [[ -z $M_SKIP ]] && targets+=("cache M graphql $M_GRAPHQL $CONNECTIONS - $M_PID")
+    [[ -z $M_SKIP ]] && targets+=("cache Mf graphql $MF_GRAPHQL $CONNECTIONS - $MF_PID")
     [[ -z $G_SKIP ]] && targets+=("cache Gc graphql $GC_GRAPHQL $CONNECTIONS - $GC_PID")
 fi
 if wants compression; then

@@ -11,11 +11,18 @@
  * `GET /answered` answers how many answers were sent before it (for a benchmark that counts
  * requests from outside, as scripts/bench-instructions.sh does).
  *
- * usage: bare-answer LISTEN_PORT   (listens on 127.0.0.1)
+ * With --hit-fields (the MF row), it also does what libmicrohttpd must do for the header
+ * fields of a gqlgate cache hit, and nothing else: it reads each of the request's header
+ * fields once, and answers with the fields a hit carries (the upstream's Server, Date and
+ * Content-Type, Age, X-Cache and a fresh 32-digit X-Request-Id). M with those fields is the
+ * floor of libmicrohttpd's work under a hit, whatever the code above it.
+ *
+ * usage: bare-answer [--hit-fields] LISTEN_PORT   (listens on 127.0.0.1)
  */
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +30,41 @@
 
 static const char answer[] = "{\"data\":{\"hello\":\"world\"}}";
 static unsigned long answered; /* one server thread: no lock */
+static int hit_fields;           /* --hit-fields */
+static uint64_t id_state = 0x9E3779B97F4A7C15u;
+
+/* Counts a request header field: each is read once, as a server that hands them on must. */
+static enum MHD_Result read_field(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                                  const char *value, size_t value_size) {
+    (void)kind; (void)key; (void)value;
+    *(size_t *)cls += key_size + value_size;
+    return MHD_YES;
+}
+
+/* A fresh request id: 32 lower-case hex digits of two xorshift64 draws. */
+static void next_request_id(char id[33]) {
+    static const char digits[] = "0123456789abcdef";
+    for (int half = 0; half < 2; half++) {
+        id_state ^= id_state << 13;
+        id_state ^= id_state >> 7;
+        id_state ^= id_state << 17;
+        uint64_t bits = id_state;
+        for (int i = 0; i < 16; i++, bits >>= 4) id[half * 16 + i] = digits[bits & 15];
+    }
+    id[32] = '\0';
+}
+
+/* The fields of a gqlgate cache hit, as the bench's upstream (nginx) gave them. */
+static void add_hit_fields(struct MHD_Response *response) {
+    char id[33];
+    next_request_id(id);
+    MHD_add_response_header(response, "Server", "nginx");
+    MHD_add_response_header(response, "Date", "Sun, 29 Nov 2026 10:00:00 GMT");
+    MHD_add_response_header(response, "Content-Type", "application/json");
+    MHD_add_response_header(response, "Age", "0");
+    MHD_add_response_header(response, "X-Cache", "HIT");
+    MHD_add_response_header(response, "X-Request-Id", id);
+}
 
 struct body {
     size_t length, capacity;
@@ -64,10 +106,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         return queued;
     }
     answered++;
+    if (hit_fields) {
+        size_t field_bytes = 0;
+        MHD_get_connection_values_n(connection, MHD_HEADER_KIND, read_field, &field_bytes);
+        if (field_bytes == 0) return MHD_NO;
+    }
     struct MHD_Response *response =
         MHD_create_response_from_buffer(sizeof answer - 1, (void *)answer, MHD_RESPMEM_PERSISTENT);
     if (response == NULL) return MHD_NO;
-    MHD_add_response_header(response, "Content-Type", "application/json");
+    if (hit_fields) {
+        add_hit_fields(response);
+    } else {
+        MHD_add_response_header(response, "Content-Type", "application/json");
+    }
     enum MHD_Result queued = MHD_queue_response(connection, MHD_HTTP_OK, response);
     MHD_destroy_response(response);
     return queued;
@@ -83,20 +134,21 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **re
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s LISTEN_PORT\n", argv[0]);
+    hit_fields = argc == 3 && strcmp(argv[1], "--hit-fields") == 0;
+    if (argc != 2 + hit_fields) {
+        fprintf(stderr, "usage: %s [--hit-fields] LISTEN_PORT\n", argv[0]);
         return 2;
     }
     struct sockaddr_in address = {0};
     address.sin_family = AF_INET;
-    address.sin_port = htons((uint16_t)atoi(argv[1]));
+    address.sin_port = htons((uint16_t)atoi(argv[argc - 1]));
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     struct MHD_Daemon *daemon = MHD_start_daemon(
         MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_TURBO, 0, NULL, NULL, on_request, NULL,
         MHD_OPTION_SOCK_ADDR, &address, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
         MHD_OPTION_CONNECTION_LIMIT, 4096u, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384, MHD_OPTION_END);
     if (daemon == NULL) {
-        fprintf(stderr, "bare-answer: cannot listen on 127.0.0.1:%s\n", argv[1]);
+        fprintf(stderr, "bare-answer: cannot listen on 127.0.0.1:%s\n", argv[argc - 1]);
         return 1;
     }
     sigset_t signals;

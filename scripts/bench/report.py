@@ -26,6 +26,7 @@ ROWS = [
     ("health", "G", "health", "gqlgate /healthz (G)"),
     ("cache", "C", "cache hit", "nginx proxy_cache (C)"),
     ("cache", "M", "cache hit", "bare MHD answer (M)"),
+    ("cache", "Mf", "cache hit", "bare MHD answer, a hit's fields (Mf)"),
     ("cache", "Gc", "cache hit", "gqlgate cache (Gc)"),
     ("burst", "Gd", "burst", "gqlgate dedupe, slow upstream (Gd)"),
     ("compression", "Cz", "20 KiB hit", "nginx proxy_cache + gzip (Cz)"),
@@ -71,6 +72,8 @@ RATIOS = [
     Ratio("cache", "Gc", "C", "cache hit: gqlgate / nginx proxy_cache", max_events=0.5, min_rps=1.3),
     Ratio("cache", "M", "C", "cache hit: bare MHD answer / nginx proxy_cache"),
     Ratio("cache", "Gc", "M", "cache hit: gqlgate / bare MHD answer"),
+    Ratio("cache", "Mf", "M", "cache hit floor: a hit's header fields / none"),
+    Ratio("cache", "Gc", "Mf", "cache hit: gqlgate / bare MHD answer with a hit's fields"),
     # A compressed hit is compressed once, when first asked for: it costs about what an
     # uncompressed one does (goal 1.1x), where nginx's gzip compresses every hit again.
     Ratio("compression", "Gzb", "Gz", "20 KiB hit: gqlgate br / identity", max_cpu=1.1),
