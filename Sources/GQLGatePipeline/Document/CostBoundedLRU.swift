@@ -17,9 +17,13 @@
     @usableFromInline var newest = -1
     @usableFromInline var oldest = -1
 
+    /// An entry's place. Its parts are fields of their own, so that reading
+    /// one (a hit's value, the links) copies nothing else.
     @usableFromInline
     struct Slot {
-        @usableFromInline var entry: (key: Key, value: Value, cost: Int)?
+        @usableFromInline var key: Key?
+        @usableFromInline var value: Value?
+        @usableFromInline var cost = 0
         @usableFromInline var newer = -1
         @usableFromInline var older = -1
 
@@ -40,29 +44,28 @@
     public mutating func value(for key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
         moveToNewest(slot)
-        return slots[slot].entry?.value
+        return slots[slot].value
     }
 
     /// The value for `key`, leaving the recency order alone.
     @inlinable
     public func peek(_ key: Key) -> Value? {
-        index[key].flatMap { slots[$0].entry?.value }
+        index[key].flatMap { slots[$0].value }
     }
 
     /// The least recently used entry, leaving the order alone.
     @inlinable
     public var oldestEntry: (key: Key, value: Value)? {
-        guard oldest >= 0, let entry = slots[oldest].entry else { return nil }
-        return (entry.key, entry.value)
+        guard oldest >= 0, let key = slots[oldest].key, let value = slots[oldest].value else { return nil }
+        return (key, value)
     }
 
     /// Replaces the value for `key` in place, keeping its cost and recency.
     /// Returns false when there is none.
     @inlinable @discardableResult
     public mutating func update(_ key: Key, _ change: (inout Value) -> Void) -> Bool {
-        guard let slot = index[key], var entry = slots[slot].entry else { return false }
-        change(&entry.value)
-        slots[slot].entry = entry
+        guard let slot = index[key], slots[slot].value != nil else { return false }
+        change(&slots[slot].value!)
         return true
     }
 
@@ -70,8 +73,8 @@
     /// most recently used: one look-up. Returns false when there is none.
     @inlinable @discardableResult
     public mutating func updateAsNewest(_ key: Key, _ change: (inout Value) -> Void) -> Bool {
-        guard let slot = index[key], slots[slot].entry != nil else { return false }
-        change(&slots[slot].entry!.value)
+        guard let slot = index[key], slots[slot].value != nil else { return false }
+        change(&slots[slot].value!)
         moveToNewest(slot)
         return true
     }
@@ -85,9 +88,9 @@
         removeValue(for: key)
         guard cost <= capacity else { return [] }
         var dropped: [(key: Key, value: Value)] = []
-        while totalCost + cost > capacity, oldest >= 0, let entry = slots[oldest].entry {
-            _ = removeValue(for: entry.key)
-            dropped.append((entry.key, entry.value))
+        while totalCost + cost > capacity, oldest >= 0, let oldestKey = slots[oldest].key, let oldestValue = slots[oldest].value {
+            _ = removeValue(for: oldestKey)
+            dropped.append((oldestKey, oldestValue))
         }
         let slot: Int
         if let reused = freeSlots.popLast() {
@@ -96,7 +99,7 @@
             slot = slots.count
             slots.append(Slot())
         }
-        slots[slot].entry = (key, value, cost)
+        (slots[slot].key, slots[slot].value, slots[slot].cost) = (key, value, cost)
         index[key] = slot
         storedCost += cost
         linkAsNewest(slot)
@@ -106,12 +109,12 @@
     /// Removes and returns the value for `key`.
     @inlinable @discardableResult
     public mutating func removeValue(for key: Key) -> Value? {
-        guard let slot = index.removeValue(forKey: key), let entry = slots[slot].entry else { return nil }
+        guard let slot = index.removeValue(forKey: key), let value = slots[slot].value else { return nil }
         unlink(slot)
+        storedCost -= slots[slot].cost
         slots[slot] = Slot()
         freeSlots.append(slot)
-        storedCost -= entry.cost
-        return entry.value
+        return value
     }
 
     @inlinable
@@ -123,9 +126,9 @@
 
     @inlinable
     mutating func unlink(_ slot: Int) {
-        let node = slots[slot]
-        if node.newer >= 0 { slots[node.newer].older = node.older } else { newest = node.older }
-        if node.older >= 0 { slots[node.older].newer = node.newer } else { oldest = node.newer }
+        let (newer, older) = (slots[slot].newer, slots[slot].older)  // the links alone: no copy of the entry
+        if newer >= 0 { slots[newer].older = older } else { newest = older }
+        if older >= 0 { slots[older].newer = newer } else { oldest = newer }
         slots[slot].newer = -1
         slots[slot].older = -1
     }

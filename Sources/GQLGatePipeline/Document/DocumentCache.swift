@@ -6,44 +6,28 @@ import Glibc
 #endif
 
 /// Parses and analyses each distinct query text once: an LRU of
-/// `AnalysedDocument`s keyed by the SHA-256 of the text, shared by all loops.
-/// A text seen before is found by the text itself (its SHA-256 remembered
-/// with it), so a repeated query costs a dictionary look-up, not a SHA-256
-/// of its text: about 3.5k instructions for a short query, and ten times the
-/// text's length in cycles for a long one.
+/// `AnalysedDocument`s keyed by the text itself (its bytes), shared by all
+/// loops. A repeated query costs one look-up, not a SHA-256 of its text
+/// (about 3.5k instructions for a short query, and ten times the text's
+/// length in cycles for a long one); the SHA-256 is taken on a miss only.
 package final class DocumentCache: Sendable {
-    private struct Entries {
-        var documents: CostBoundedLRU<DigestKey, AnalysedDocument>
-        /// The key of every held document, by its text.
-        var keysByText: [QueryText: DigestKey] = [:]
-
-        mutating func document(forText query: String) -> AnalysedDocument? {
-            keysByText[QueryText(query)].flatMap { documents.value(for: $0) }
-        }
-
-        mutating func insert(_ document: AnalysedDocument, for key: DigestKey) {
-            for (_, dropped) in documents.insert(document, for: key, cost: 1) {
-                keysByText.removeValue(forKey: QueryText(dropped.queryText))
-            }
-            keysByText[QueryText(document.queryText)] = key  // a document costs 1, so it always fits
-        }
-    }
+    private typealias Entries = CostBoundedLRU<QueryText, AnalysedDocument>
 
     private let entries: Lock<Entries>
     private let parses = Lock<Int>(0)
 
     /// - Parameter capacity: distinct documents kept.
     package init(capacity: Int = 2048) {
-        entries = Lock(Entries(documents: CostBoundedLRU(capacity: capacity)))
+        entries = Lock(Entries(capacity: capacity))
     }
 
     /// The analysed document for `query`, parsing it only on a miss.
     /// Syntax errors throw `GRAPHQL_PARSE_FAILED` located in `query`, nesting past
     /// `DocumentNesting.limit` `QUERY_TOO_COMPLEX` (before parsing); neither is cached.
     package func analyse(_ query: String) throws(GatewayError) -> AnalysedDocument {
-        if let hit = entries.withLock({ $0.document(forText: query) }) { return hit }
+        if let hit = entries.withLock({ $0.value(for: QueryText(query)) }) { return hit }
         try DocumentNesting.check(query)
-        let digest = Self.digest(of: query)  // not held by its text, so not by its digest either
+        let digest = Self.digest(of: query)
         let document: Document
         let input = ParserInput(query)
         do {
@@ -55,17 +39,17 @@ package final class DocumentCache: Sendable {
         }
         parses.withLock { $0 += 1 }
         let analysed = try AnalysedDocument(document: document, query: query, sha256: digest.hexString)
-        entries.withLock { $0.insert(analysed, for: DigestKey(digest)) }
+        entries.withLock { $0.insert(analysed, for: QueryText(query), cost: 1) }
         return analysed
     }
 
     /// The analysed document for `query` when it is held already; never parses.
     package func cachedDocument(for query: String) -> AnalysedDocument? {
-        entries.withLock { $0.document(forText: query) }
+        entries.withLock { $0.value(for: QueryText(query)) }
     }
 
     /// Documents held.
-    package var count: Int { entries.withLock { $0.documents.count } }
+    package var count: Int { entries.withLock { $0.count } }
 
     /// Documents parsed so far (misses).
     var parseCount: Int { parses.withLock { $0 } }
@@ -116,7 +100,7 @@ struct DigestKey: Hashable, Sendable {
 /// A query text compared and hashed as its UTF-8 bytes. `String`'s own
 /// equality is Unicode canonical equivalence: two texts that differ in bytes
 /// (and so in SHA-256, and in what the upstream is sent) could compare equal.
-struct QueryText: Hashable {
+struct QueryText: Hashable, Sendable {
     let text: String
 
     init(_ text: String) {
