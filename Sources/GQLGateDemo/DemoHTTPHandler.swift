@@ -48,8 +48,8 @@ final class DemoHTTPHandler: HTTPServerDelegate {
         admission.withLock { $0.draining = true }
     }
 
-    func answer(_ request: ServerRequest) -> ServerAnswer<Void> {
-        immediateAnswer(request).map { .now($0) } ?? .later(())
+    func answer(_ request: ServerRequest) -> ServerAnswer {
+        immediateAnswer(request).map { .now($0) } ?? .later { self.dispatch(request) }
     }
 
     /// The answer given on the server thread; nil takes the request.
@@ -78,7 +78,7 @@ final class DemoHTTPHandler: HTTPServerDelegate {
         }
     }
 
-    func dispatch(_ request: ServerRequest, _: Void) {
+    private func dispatch(_ request: ServerRequest) {
         Task {
             request.respond(await response(to: request))
             let none = admission.withLock { admission in

@@ -80,20 +80,19 @@ private func verifiedClientSubject(_ connection: OpaquePointer) -> String? {
 
 /// Sends the delegate's answer at once, or suspends the connection and
 /// dispatches the request with what the delegate worked out.
-private func answerOrDispatch<Delegate: HTTPServerDelegate>(_ request: ServerRequest, on connection: OpaquePointer, server: HTTPServer,
-                                                            delegate: Delegate) -> MHD_Result {
-    switch delegate.answer(request) {
+private func answerOrDispatch(_ request: ServerRequest, on connection: OpaquePointer, server: HTTPServer) -> MHD_Result {
+    switch server.delegate.answer(request) {
     case .now(let response):
         request.phase = .done
         return queue(response, on: connection, for: request)
-    case .later(let pending):
+    case .later(let dispatch):
         request.phase = .dispatched
         request.wasDispatched = true
         request.willDispatch()
         noteAnswering(request, on: connection, server: server)
         MHD_suspend_connection(connection)
         server.noteSuspended()
-        delegate.dispatch(request, pending)
+        dispatch()
         return .YES
     }
 }
@@ -118,7 +117,7 @@ private func step(_ request: ServerRequest, on connection: OpaquePointer, upload
         }
         request.storedBody = request.collected.take()
         request.storedQueryItems = collectQueryItems(connection)
-        return answerOrDispatch(request, on: connection, server: server, delegate: server.delegate)
+        return answerOrDispatch(request, on: connection, server: server)
     case .discarding:
         guard uploadDataSize.pointee == 0 else {
             uploadDataSize.pointee = 0

@@ -4,27 +4,23 @@ import GQLGateCore
 import Synchronization
 
 /// What a delegate does with a request it received whole: answers it at once,
-/// or takes it, keeping what it worked out about it (`Pending`) for `dispatch`.
-package enum ServerAnswer<Pending> {
+/// or takes it. Not generic: the server's access handler is not specialised
+/// for a delegate in another module, and a generic answer went through its
+/// type's metadata (about 1.2k instructions a request).
+package enum ServerAnswer {
     /// Send this answer now, on the server thread.
     case now(ServerResponse)
-    /// The server suspends the connection, then calls `dispatch(_:_:)` with this.
-    case later(Pending)
+    /// The server suspends the connection, then calls `dispatch` on the same
+    /// server thread (with what the delegate worked out about the request).
+    /// It must see that `request.respond(_:)` is called exactly once, from any thread.
+    case later(dispatch: () -> Void)
 }
 
 /// Decides what to do with each request the server has fully received.
 package protocol HTTPServerDelegate: AnyObject, Sendable {
-    /// What `answer(_:)` works out about a request it takes and hands to
-    /// `dispatch(_:_:)` (say, the decoded body), so it is not worked out twice.
-    associatedtype Pending
-
     /// Called on a server thread once the whole body is in: the answer to
     /// send at once, or `.later` to take the request.
-    func answer(_ request: ServerRequest) -> ServerAnswer<Pending>
-    /// Called on the same server thread right after the connection was
-    /// suspended, with what `answer(_:)` gave. The delegate must call
-    /// `request.respond(_:)` exactly once, from any thread.
-    func dispatch(_ request: ServerRequest, _ pending: Pending)
+    func answer(_ request: ServerRequest) -> ServerAnswer
     /// The answer to a body over `maxBodyBytes`: sent before the body is read
     /// when its length is declared, else once the rest was read and dropped;
     /// the connection closes after it.

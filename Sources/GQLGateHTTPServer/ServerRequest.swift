@@ -95,7 +95,7 @@ package final class ServerRequest: @unchecked Sendable {
         everyAnswerFields = fields
     }
 
-    /// Answers a request that the delegate took (`dispatch`). Call exactly
+    /// Answers a request that the delegate took (`ServerAnswer.later`). Call exactly
     /// once, from any thread.
     package func respond(_ response: ServerResponse) {
         guard let pending else { preconditionFailure("respond(_:) on a request the delegate did not take") }

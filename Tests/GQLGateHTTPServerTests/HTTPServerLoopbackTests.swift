@@ -161,8 +161,8 @@ private func drain(_ server: HTTPServer) async {
 
 /// Answers every request at once with what it saw.
 final class EchoDelegate: HTTPServerDelegate {
-    func answer(_ request: ServerRequest) -> ServerAnswer<Void> {
-        echo(request).map { .now($0) } ?? .later(())
+    func answer(_ request: ServerRequest) -> ServerAnswer {
+        echo(request).map { .now($0) } ?? .later {}
     }
 
     private func echo(_ request: ServerRequest) -> ServerResponse? {
@@ -170,8 +170,6 @@ final class EchoDelegate: HTTPServerDelegate {
         let text = "path=\(request.path) \(items) custom=\(request.headers["x-custom"] ?? "none")"
         return ServerResponse(status: 200, headers: ["X-Echo-Method": request.method], body: Bytes(request.method == "POST" ? "posted" : text))
     }
-
-    func dispatch(_ request: ServerRequest, _: Void) {}
 
     func payloadTooLarge(_ request: ServerRequest) -> ServerResponse {
         ServerResponse(status: 413, body: Bytes("too large"))
@@ -188,9 +186,9 @@ final class DeferredDelegate: HTTPServerDelegate {
         self.delay = delay
     }
 
-    func answer(_ request: ServerRequest) -> ServerAnswer<Void> { .later(()) }
+    func answer(_ request: ServerRequest) -> ServerAnswer { .later { self.dispatch(request) } }
 
-    func dispatch(_ request: ServerRequest, _: Void) {
+    private func dispatch(_ request: ServerRequest) {
         let delay = delay
         loop.execute { [loop] in
             loop.schedule(after: delay) {

@@ -199,9 +199,9 @@ final class StreamingDelegate: HTTPServerDelegate {
         return await iterator.next()
     }
 
-    func answer(_ request: ServerRequest) -> ServerAnswer<Void> { .later(()) }
+    func answer(_ request: ServerRequest) -> ServerAnswer { .later { self.dispatch(request) } }
 
-    func dispatch(_ request: ServerRequest, _: Void) {
+    private func dispatch(_ request: ServerRequest) {
         let opened = OpenedStream(body: StreamingBody(bufferLimit: bufferLimit))
         loop.execute { [sink] in
             request.respond(.streaming(headers: ["Content-Type": "text/plain"], body: opened.body))

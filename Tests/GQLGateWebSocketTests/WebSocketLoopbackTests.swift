@@ -69,8 +69,8 @@ final class EchoUpgradeDelegate: HTTPServerDelegate {
         self.loop = loop
     }
 
-    func answer(_ request: ServerRequest) -> ServerAnswer<Void> {
-        upgrade(request).map { .now($0) } ?? .later(())
+    func answer(_ request: ServerRequest) -> ServerAnswer {
+        upgrade(request).map { .now($0) } ?? .later {}
     }
 
     private func upgrade(_ request: ServerRequest) -> ServerResponse? {
@@ -93,8 +93,6 @@ final class EchoUpgradeDelegate: HTTPServerDelegate {
             return ServerResponse(status: error.httpStatus, headers: error.responseHeaders)
         }
     }
-
-    func dispatch(_ request: ServerRequest, _: Void) {}
 
     func payloadTooLarge(_ request: ServerRequest) -> ServerResponse {
         ServerResponse(status: 413)

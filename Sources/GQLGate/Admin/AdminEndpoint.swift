@@ -35,7 +35,7 @@ final class AdminEndpoint: HTTPServerDelegate {
         self.logger = logger
     }
 
-    func answer(_ request: ServerRequest) -> ServerAnswer<Pending> {
+    func answer(_ request: ServerRequest) -> ServerAnswer {
         let pipeline = generations.current
         if let token = pipeline.adminToken, !token.accepts(request.headers) {
             return .now(Self.refusal(Self.unauthenticated))
@@ -48,7 +48,7 @@ final class AdminEndpoint: HTTPServerDelegate {
             }
             do {
                 let purge = try AdminPurgeRequest.decode(contentType: request.headers["content-type"], body: request.body)
-                return .later(.purge(purge, pipeline))
+                return .later { self.dispatch(request, .purge(purge, pipeline)) }
             } catch {
                 return .now(Self.refusal(error))
             }
@@ -65,7 +65,7 @@ final class AdminEndpoint: HTTPServerDelegate {
         }
     }
 
-    func dispatch(_ request: ServerRequest, _ pending: Pending) {
+    private func dispatch(_ request: ServerRequest, _ pending: Pending) {
         switch pending {
         case .purge(let purge, let pipeline):
             inFlight.start(request, on: loops.next()) { await self.purge(purge, in: pipeline) }

@@ -36,7 +36,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         webSockets = WebSocketEndpoint(generations: generations, loops: loops, requestIDs: requestIDs)
     }
 
-    func answer(_ request: ServerRequest) -> ServerAnswer<PendingRequest> {
+    func answer(_ request: ServerRequest) -> ServerAnswer {
         let pipeline = generations.current
         if request.path == pipeline.path {
             if let cors = pipeline.cors, let fields = cors.answerFields(origin: request.headers["origin"]) {
@@ -68,12 +68,13 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         }
         switch operations.route(request, metricsEnabled: pipeline.config.metrics.enabled) {
         case .answer(let response): return .now(response)
-        case .probe: return .later(.readiness(pipeline.readinessProbe))
+        case .probe: return .later { self.dispatch(request, .readiness(pipeline.readinessProbe)) }
         case nil: return .now(refuse(request, .notFound(request.path)))
         }
     }
 
-    func dispatch(_ request: ServerRequest, _ pending: PendingRequest) {
+    /// Runs what `answer` took on a loop; called on the server thread once the connection is suspended.
+    private func dispatch(_ request: ServerRequest, _ pending: PendingRequest) {
         switch pending {
         case .graphQL(let context):
             inFlight.start(request, on: loops.next()) { await self.process(context) }
@@ -127,8 +128,8 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     /// every request with 503, nothing runs. Every JSON answer is in the
     /// negotiated media type. The pipeline's recorder records
     /// how each request was answered, whichever way (`GatewayRecorder`).
-    private func graphQL(_ request: ServerRequest, pipeline: GatewayGeneration) -> ServerAnswer<PendingRequest> {
-        guard !inFlight.isClosed else { return .later(.shuttingDown) }
+    private func graphQL(_ request: ServerRequest, pipeline: GatewayGeneration) -> ServerAnswer {
+        guard !inFlight.isClosed else { return .later { self.dispatch(request, .shuttingDown) } }
         let accept = request.headers["accept"]
         guard let mediaType = ResponseMediaType.negotiated(byAccept: accept) else {
             return .now(refuse(request, .noAcceptableMediaType))
@@ -169,7 +170,8 @@ final class GraphQLEndpoint: HTTPServerDelegate {
                 return .now(errorResponse(error, requestID: requestID, mediaType: mediaType))
             }
         }
-        return .later(.graphQL(RequestContext(pipeline: pipeline, operation: consume operation, position: position, stream: stream)))
+        let context = RequestContext(pipeline: pipeline, operation: consume operation, position: position, stream: stream)
+        return .later { self.dispatch(request, .graphQL(context)) }
     }
 
     /// Runs the rest of the pipeline and turns the first result (or the

@@ -3,8 +3,8 @@ import GQLGatePipeline
 /// One GraphQL request as the endpoint carries it from the server thread,
 /// where it was decoded and went through the pipeline's synchronous head, to
 /// the loop that runs the rest of the pipeline. A class: it is handed on as
-/// one reference (through the server's generic dispatch and into the task),
-/// not copied field by field.
+/// one reference (into the dispatch closure and the task), not copied field
+/// by field.
 final class RequestContext: Sendable {
     /// The pipeline the request runs through, taken when it arrived (a reload never changes it half-way).
     let pipeline: GatewayGeneration
