@@ -9,6 +9,8 @@
 #   C  nginx `proxy_cache` in front of U, POST answers cached by request body
 #   M  bare libmicrohttpd answering one fixed answer from memory (scripts/bench/bare-answer.c):
 #      the floor under any cache hit on gqlgate's server library
+#   Mf M reading the request's header fields and answering with a gqlgate hit's (bare-answer.c
+#      --hit-fields): what libmicrohttpd itself does for a hit's fields
 #   S  a slow upstream that counts its requests (scripts/bench/slow-upstream.py)
 #   G  gqlgate in front of U, dedupe off (so every request is proxied), retries on, no
 #      credentials
