@@ -211,27 +211,23 @@ if wants B; then
     stop_pid "$LAST_PID"
 fi
 
-if wants M; then
-    cc -O2 -o "$TMP/bare-answer" "$BENCH_DIR/bare-answer.c" -lmicrohttpd 2>"$TMP/bare-answer-build.log" ||
+# measure_bare_answer name label [option]: bare-answer.c under callgrind, counted by its own GET /answered.
+measure_bare_answer() {
+    local name=$1 label=$2
+    shift 2
+    [[ -x $TMP/bare-answer ]] ||
+        cc -O2 -o "$TMP/bare-answer" "$BENCH_DIR/bare-answer.c" -lmicrohttpd 2>"$TMP/bare-answer-build.log" ||
         die "bare-answer.c did not build"
-    under_callgrind M "$TMP/bare-answer" "$M_PORT"
-    wait_http "bare answer (M)" "$LAST_PID" "http://127.0.0.1:$M_PORT/answered"
+    under_callgrind "$name" "$TMP/bare-answer" "$@" "$M_PORT"
+    wait_http "$label" "$LAST_PID" "http://127.0.0.1:$M_PORT/answered"
     M_ANSWERED=http://127.0.0.1:$M_PORT/answered
     answered_requests() { curl -s --max-time 30 "$M_ANSWERED"; }
-    measure M "$LAST_PID" "http://127.0.0.1:$M_PORT/graphql" answered_requests
+    measure "$name" "$LAST_PID" "http://127.0.0.1:$M_PORT/graphql" answered_requests
     stop_pid "$LAST_PID"
-fi
+}
 
-if wants MF; then
-    cc -O2 -o "$TMP/bare-answer" "$BENCH_DIR/bare-answer.c" -lmicrohttpd 2>"$TMP/bare-answer-build.log" ||
-        die "bare-answer.c did not build"
-    under_callgrind MF "$TMP/bare-answer" --hit-fields "$M_PORT"
-    wait_http "bare answer with a hit's fields (MF)" "$LAST_PID" "http://127.0.0.1:$M_PORT/answered"
-    M_ANSWERED=http://127.0.0.1:$M_PORT/answered
-    answered_requests() { curl -s --max-time 30 "$M_ANSWERED"; }
-    measure MF "$LAST_PID" "http://127.0.0.1:$M_PORT/graphql" answered_requests
-    stop_pid "$LAST_PID"
-fi
+wants M && measure_bare_answer M "bare answer (M)"
+wants MF && measure_bare_answer MF "bare answer with a hit's fields (MF)" --hit-fields
 
 G_COMMAND=
 if wants G; then

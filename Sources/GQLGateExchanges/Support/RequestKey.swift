@@ -37,21 +37,8 @@ package struct RequestKey: Hashable, Sendable, CustomStringConvertible {
         }
         Self.append(name, to: &parts)
         Self.append(variables, to: &parts)
-        var scoped = false
-        for field in headers.scope {
-            operation.headers.forEachValue(of: field) { value in
-                Self.append(field, to: &parts)
-                Self.append(value, to: &parts)
-                scoped = true
-            }
-        }
-        for field in headers.forwarded {
-            operation.headers.forEachValue(of: field) { value in
-                Self.append(field, to: &parts)
-                Self.append(value, to: &parts)
-            }
-        }
-        hasEmptyScope = !scoped
+        hasEmptyScope = !Self.append(headers.scope, of: operation.headers, to: &parts)
+        Self.append(headers.forwarded, of: operation.headers, to: &parts)
         // Otherwise the upstream is sent the gateway's Accept, and its answer is given each client in its media type.
         if let accept = operation.forwardedAccept {
             Self.append("accept", to: &parts)
@@ -84,6 +71,21 @@ package struct RequestKey: Hashable, Sendable, CustomStringConvertible {
             scope += name.lowercased() + ":" + values.joined(separator: ",") + "\n"
         }
         return scope
+    }
+
+    /// For each of `names`, each field of that name in `fields`: the name and
+    /// the value as parts. Whether any field was found.
+    @discardableResult
+    private static func append(_ names: [String], of fields: HTTPHeaders, to bytes: inout [UInt8]) -> Bool {
+        var found = false
+        for name in names {
+            fields.forEachValue(of: name) { value in
+                append(name, to: &bytes)
+                append(value, to: &bytes)
+                found = true
+            }
+        }
+        return found
     }
 
     /// One part and a NUL after it (parts are text, so NUL cannot occur inside one).

@@ -18,7 +18,8 @@
     @usableFromInline var oldest = -1
 
     /// An entry's place. Its parts are fields of their own, so that reading
-    /// one (a hit's value, the links) copies nothing else.
+    /// one (a hit's value, the links) copies nothing else; `key` and `value`
+    /// are set together, and both nil in a free slot.
     @usableFromInline
     struct Slot {
         @usableFromInline var key: Key?
