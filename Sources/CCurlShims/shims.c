@@ -24,6 +24,9 @@ CURLcode gqlgate_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value
 CURLcode gqlgate_curl_easy_getinfo_ptr(CURL *handle, CURLINFO info, void **value) {
     return curl_easy_getinfo(handle, info, value);
 }
+CURLcode gqlgate_curl_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
 CURLcode gqlgate_curl_easy_getinfo_socket(CURL *handle, curl_socket_t *value) {
     return curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, value);
 }

@@ -38,6 +38,15 @@ package struct ByteAccumulator: ~Copyable {
         return true
     }
 
+    /// Makes room for `total` bytes in all, when it has less; false when memory runs out.
+    package mutating func reserve(_ total: Int) -> Bool {
+        guard total > capacity else { return true }
+        guard let grown = realloc(memory, total) else { return false }
+        memory = grown
+        capacity = total
+        return true
+    }
+
     /// The capacity after appending `length` more bytes: the same while they
     /// fit, else at least double.
     package func capacity(toAppend length: Int) -> Int {

@@ -80,6 +80,23 @@ import Glibc
         #expect(accumulator.take() == .empty)
     }
 
+    @Test func reservedRoomTakesAppendsWithoutGrowing() {
+        var accumulator = ByteAccumulator()
+        let reserved = accumulator.reserve(10_000)
+        #expect(reserved)
+        #expect(accumulator.capacity == 10_000)
+        let reservedLess = accumulator.reserve(100)  // less than it has: nothing changes
+        #expect(reservedLess)
+        let chunk = [UInt8](repeating: 0x61, count: 1000)
+        for _ in 0..<10 {
+            _ = chunk.withUnsafeBytes { accumulator.append($0.baseAddress!, length: $0.count) }
+        }
+        #expect(accumulator.capacity == 10_000)
+        _ = chunk.withUnsafeBytes { accumulator.append($0.baseAddress!, length: 1) }
+        #expect(accumulator.capacity == 20_000)
+        #expect(accumulator.take().count == 10_001)
+    }
+
     @Test func emptyAppendsChangeNothing() {
         var accumulator = ByteAccumulator()
         var byte: UInt8 = 7

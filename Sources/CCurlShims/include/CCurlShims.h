@@ -19,6 +19,7 @@ CURLcode gqlgate_curl_easy_setopt_header_function(CURL *handle, gqlgate_curl_dat
 CURLcode gqlgate_curl_easy_setopt_closesocket_function(CURL *handle, curl_closesocket_callback callback);
 CURLcode gqlgate_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode gqlgate_curl_easy_getinfo_ptr(CURL *handle, CURLINFO info, void **value);
+CURLcode gqlgate_curl_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode gqlgate_curl_easy_getinfo_socket(CURL *handle, curl_socket_t *value);
 
 CURLMcode gqlgate_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);

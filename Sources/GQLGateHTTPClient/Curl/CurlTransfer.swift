@@ -106,6 +106,7 @@ final class CurlTransfer {
             answerTooLarge = true
             return false
         }
+        if body.capacity == 0, length < request.maxResponseBytes { reserveDeclaredLength(beyond: length) }
         // The budget counts what the body allocates (it grows by doubling), not what it holds.
         let growth = body.capacity(toAppend: length) - body.capacity
         if growth > 0 {
@@ -116,6 +117,23 @@ final class CurlTransfer {
             taken += growth
         }
         return body.append(bytes, length: length)
+    }
+
+    /// Sizes the body for the answer's `Content-Length` before its first bytes,
+    /// when that is more than they are and within the limit and the budget: a
+    /// large answer then lands in one allocation instead of being copied at
+    /// each doubling. (A body libcurl decodes may still grow past it.)
+    private func reserveDeclaredLength(beyond length: Int) {
+        guard let easy else { return }
+        var declared: curl_off_t = -1
+        guard gqlgate_curl_easy_getinfo_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared) == CURLE_OK,
+              declared > length, declared <= request.maxResponseBytes, budget.take(Int(declared))
+        else { return }
+        guard body.reserve(Int(declared)) else {
+            budget.giveBack(Int(declared))
+            return
+        }
+        taken += Int(declared)
     }
 
     /// Whether the transfer should pause before taking more body bytes: the
