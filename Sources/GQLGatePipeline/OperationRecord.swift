@@ -1,5 +1,4 @@
 @_spi(GQLGateInternals) package import GQLGateCore
-import Synchronization
 
 /// The facts one client request's operation gathered on its way, for its
 /// access line, its metrics and its span: the gateway gives each client
@@ -56,9 +55,7 @@ package final class OperationRecord: Sendable {
     /// Waits shorter than this (a free place, a token already held) are not noted.
     package static let shortestWait: UInt64 = 50_000
 
-    /// A `Mutex`, held in the record itself: a `Lock` would be a second
-    /// allocation for every request.
-    private let state: Mutex<Snapshot>
+    private let state: Lock<Snapshot>
     /// Where each fact goes too: the gateway's recorder.
     private let recorder: (any FactRecorder)?
     /// When the client request was received (monotonic nanoseconds, `GatewayClock`).
@@ -73,7 +70,7 @@ package final class OperationRecord: Sendable {
         self.startedAt = startedAt
         self.clientCertificate = clientCertificate
         self.recorder = recorder
-        state = Mutex(Snapshot())
+        state = Lock(Snapshot())
     }
 
     /// The facts recorded so far.
