@@ -151,13 +151,15 @@ fuzz: deps
 
 SANITIZERS ?= address
 TSAN_FILTER ?=
+# One test at a time: under a sanitizer, tests run side by side starve each other's tasks
+# (two cores), and those that wait on wall-clock time or Redis then fail for that alone.
 test-sanitize: deps
 	@for sanitizer in $(SANITIZERS); do \
 		filter=; if [ "$$sanitizer" = thread ] && [ -n "$(TSAN_FILTER)" ]; then filter="--filter $(TSAN_FILTER)"; fi; \
 		echo "== unit tests under $$sanitizer sanitizer"; \
 		TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/Tests/tsan-suppressions.txt" \
 			ASAN_OPTIONS="detect_leaks=0" SWIFT_BACKTRACE=enable=no \
-			$(SWIFT) test --sanitize=$$sanitizer --scratch-path .build-$$sanitizer $$filter || exit 1; \
+			$(SWIFT) test --sanitize=$$sanitizer --scratch-path .build-$$sanitizer --no-parallel $$filter || exit 1; \
 	done
 
 soak: deps venv release

@@ -57,8 +57,8 @@ final class GatedUpstream: Sendable {
                 continuation?.resume(returning: false)
             }
             guard opened else { throw CancellationError() }
-            let count = self.calls
-            let headers = HTTPHeaders([.init(name: "X-Request-Id", value: operation.requestID), .init(name: "X-Upstream", value: "\(count)")]
+            // This call's number: calls made at the same time each answer as their own.
+            let headers = HTTPHeaders([.init(name: "X-Request-Id", value: operation.requestID), .init(name: "X-Upstream", value: "\(id)")]
                 + self.answerFields)
             return .single(GraphQLResponse(status: 200, headers: headers, body: Bytes(#"{"data":{"hello":"world"}}"#), source: .upstream))
         }
