@@ -106,7 +106,7 @@ final class CurlTransfer {
             answerTooLarge = true
             return false
         }
-        if body.capacity == 0, length < request.maxResponseBytes { reserveDeclaredLength(beyond: length) }
+        if body.capacity == 0 { reserveDeclaredLength(beyond: length) }
         // The budget counts what the body allocates (it grows by doubling), not what it holds.
         let growth = body.capacity(toAppend: length) - body.capacity
         if growth > 0 {
