@@ -198,15 +198,15 @@ final class GatewayFacts: FactRecorder {
         let alone = rounds.map(\.alone).reduce(0, +)
         let ratio = Double(admitted) / Double(alone)
         // Unshared, three replicas would admit 3×: at most 1.2× shows the bucket is shared. Below, this
-        // runs on wall and Redis time, and a machine running every suite under a sanitizer delays the
-        // settlement rounds, so the fleet admits less for a while (0.86 and 0.77 seen there): 0.6 only
-        // catches a fleet held far below its rate. The ±10 % bound is checked on a manual clock
+        // runs on wall and Redis time, and a loaded machine delays the settlement rounds, so the fleet
+        // admits less for a while (0.86 and 0.77 seen with every suite side by side under a sanitizer):
+        // 0.6 only catches a fleet held far below its rate. The ±10 % bound is checked on a manual clock
         // (`FleetRateLimiterTests`) and, with real processes, end to end.
         #expect(ratio > 0.6 && ratio < 1.2, "the fleet admitted \(admitted), one bucket \(alone)")
         // The single bucket was drained: it gave its burst and every token that dripped in between the
         // first take and the last (a bucket full before the first take keeps no more than its burst).
-        // Less 5 tokens (100 ms): the clock is read around a take, and a machine running every suite
-        // under a sanitizer may stop a task between the two (with 2 tokens to spare, a run came 1 short).
+        // Less 5 tokens (100 ms): the clock is read around a take, and a loaded machine (every suite
+        // side by side under a sanitizer) may stop a task between the two (with 2 tokens to spare, a run came 1 short).
         let (first, last) = (rounds.compactMap(\.first).min()!, rounds.compactMap(\.last).max()!)
         let fewest = 50 + 50 * ((last - first) / .seconds(1)) - 5, most = 50 + 50 * ((last - created) / .seconds(1)) + 2
         #expect(Double(alone) >= fewest && Double(alone) <= most, "one bucket gave \(alone); drained, it gives \(fewest)...\(most)")
