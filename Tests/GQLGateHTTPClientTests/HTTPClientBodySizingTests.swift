@@ -8,7 +8,7 @@ import Testing
 /// bytes; what it holds stays within the budget of the answers in flight and
 /// goes back to it.
 @Suite struct HTTPClientBodySizingTests {
-    /// Bytes no compressor shrinks much: a large body arrives in many writes.
+    /// Pseudo-random digits and letters: gzip shrinks them only partly, so a compressed body is still large.
     static func varied(_ count: Int) -> [UInt8] {
         var state: UInt32 = 2_463_534_242
         return (0..<count).map { _ in

@@ -33,7 +33,7 @@ static unsigned long answered; /* one server thread: no lock */
 static int hit_fields;           /* --hit-fields */
 static uint64_t id_state = 0x9E3779B97F4A7C15u;
 
-/* Visits a request header field: each is read once, as a server that hands them on must. */
+/* Visited for each request header field: libmicrohttpd hands each over once, as a server that passes them on must ask it to. */
 static enum MHD_Result read_field(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
                                   const char *value, size_t value_size) {
     (void)cls; (void)kind; (void)key; (void)key_size; (void)value; (void)value_size;
