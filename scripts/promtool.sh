@@ -15,6 +15,10 @@ fi
 
 DIR=.build/tools/prometheus
 BIN=$DIR/usr/bin/promtool
+# The integration tests run side by side (pytest-xdist): one unpacks, the others wait for it.
+mkdir -p .build/tools
+exec 9>.build/tools/prometheus.lock
+flock 9
 if [ -x "$BIN" ]; then
     echo "$PWD/$BIN"
     exit 0
