@@ -50,7 +50,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 VENV ?= .venv
 PYTEST_ARGS ?=
-# Integration tests run at once (pytest-xdist workers; 0: one at a time, in pytest's own
+# How many integration tests run at once (pytest-xdist workers; 0: one at a time, in pytest's own
 # process). The tests mostly wait on the peers they start: three take 2.2 min where one at
 # a time took 6, and four saturate the two cores for 10 s less.
 INTEGRATION_JOBS ?= 3

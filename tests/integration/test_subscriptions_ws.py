@@ -308,8 +308,8 @@ def test_websockets_count_against_max_connections(gqlgate):
     """gqlgate takes an upgraded socket over from libmicrohttpd: it still counts until it is closed."""
     gw = gqlgate(config="server: {max_connections: 3}\n")
     held: list[ClientConnection] = []
-    # The fixture's readiness probe holds a place until the server reads its close, which a busy
-    # machine can delay past the first upgrades: each of the three waits for a free place.
+    # A place may still be held by the fixture's readiness probe, whose close a busy server can
+    # read after the first upgrades come: each of the three waits for a free place.
     for _ in range(3):
         wait_until(lambda: held.append(initialised(gw)) is None, timeout=10, what="a place for a WebSocket", alive=gw.proc)
     try:
