@@ -55,6 +55,8 @@ package final class OperationRecord: Sendable {
     /// Waits shorter than this (a free place, a token already held) are not noted.
     package static let shortestWait: UInt64 = 50_000
 
+    /// The facts so far. A `Lock`, not the standard library's `Mutex`: ThreadSanitizer
+    /// does not see `Mutex`'s futex calls, so it could not check them (docs/fuzzing.md).
     private let state: Lock<Snapshot>
     /// Where each fact goes too: the gateway's recorder.
     private let recorder: (any FactRecorder)?
