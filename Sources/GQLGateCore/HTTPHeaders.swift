@@ -97,6 +97,16 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         add(name: name, value: value)
     }
 
+    /// The position of the first field named `name` (in any case) in `fields`.
+    public func position(of name: String) -> Int? {
+        firstIndex(of: name)
+    }
+
+    /// Gives the field at `position` in `fields` the value `value`, keeping its name and place.
+    public mutating func setValue(_ value: String, at position: Int) {
+        fields[position].value = value
+    }
+
     /// Removes every field named `name`.
     public mutating func remove(name: String) {
         guard firstIndex(of: name) != nil else { return }  // usually none: no pass that moves fields

@@ -49,6 +49,8 @@ package struct CacheExchange: InlineExchange {
     private let cache: any ResponseCacheStore
     /// The same store when its fresh answers are in memory, which `decide` gives.
     private let memory: (any InlineResponseCache)?
+    /// What `decide`'s hits hand the endpoint, to serve them again (with `memory`).
+    private let renewal: MemoryHitRenewal?
     /// Whether answers may come from a store other replicas write (not only from this process's memory).
     private let shared: Bool
     private let settings: Settings
@@ -61,7 +63,9 @@ package struct CacheExchange: InlineExchange {
         memory = cache as? any InlineResponseCache
         shared = !(cache is MemoryResponseCache)
         self.settings = settings
-        self.clock = clock ?? cache.clock
+        let clock = clock ?? cache.clock
+        self.clock = clock
+        renewal = memory.map { MemoryHitRenewal(memory: $0, clock: clock) }
     }
 
     package func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
@@ -75,22 +79,20 @@ package struct CacheExchange: InlineExchange {
 
     /// The fresh answer to a query, when the store keeps answers in memory
     /// (`InlineResponseCache`) and holds one, as `handle` would give it (`X-Cache: HIT`, `Age`, the
-    /// hit counted); anything else (a client's `Cache-Control: no-cache`
+    /// hit counted), with the operation's `cacheHit` ticket; anything else (a client's `Cache-Control: no-cache`
     /// included) `handle` decides, on a loop.
     package func decide(_ operation: inout Operation) -> InlineDecision {
-        answerAtOnce(operation).map { .answer($0) } ?? .onLoop
-    }
-
-    private func answerAtOnce(_ operation: borrowing Operation) -> GraphQLResponse? {
-        guard let memory, operation.kind == .query, !operation.defersResults else { return nil }
+        guard let memory, let renewal, operation.kind == .query, !operation.defersResults else { return .onLoop }
         let client = CacheControlDirectives(operation.headers)
         guard !client.noCache, !client.noStore,
               let found = memory.freshHit(for: requestKey(for: operation), now: clock.now())
-        else { return nil }
+        else { return .onLoop }
         var response = served(found.answer, age: found.age)
         response.headers.add(name: "X-Cache", value: CacheOutcome.hit.rawValue)  // stored without one
         operation.record(.cacheServed(.hit))
-        return response
+        operation.cacheHit = CacheHitTicket(
+            renewal: renewal, changeCount: found.changeCount, storedAt: found.answer.storedAt, ttl: found.answer.ttl)
+        return .answer(response)
     }
 
     /// The key a query's answer is stored under: its document, operation

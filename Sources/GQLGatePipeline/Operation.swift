@@ -73,6 +73,9 @@ public struct Operation: Sendable {
     /// The operation's estimated cost (`demand_control`), once the demand
     /// control stage ran; nil when nothing estimated it.
     package var estimatedCost: Double?
+    /// Set by a cache stage that answered at once from memory: how the
+    /// endpoint may serve the same answer again (`CacheHitTicket`).
+    package var cacheHit: CacheHitTicket?
     /// The facts gathered for the client request (its access line, metrics
     /// and span read them); `nil` when nobody keeps them. Stages add to it
     /// through `record`.

@@ -38,6 +38,10 @@ package final class OperationRecord: Sendable {
         package var reconnects: [UpstreamReconnect] = []
         /// Reconnects past `mostReconnects`, counted only.
         package var reconnectsLeftOut = 0
+        /// False once a fact the snapshot does not keep was recorded (a
+        /// persisted document's outcome, the fields selected, a retry):
+        /// the kept facts then do not tell everything that was recorded.
+        package var keepsEveryFact = true
 
         package init() {}
     }
@@ -68,11 +72,18 @@ package final class OperationRecord: Sendable {
     /// - Parameters:
     ///   - clientCertificate: the subject of the client's TLS certificate, when the server asks for one.
     ///   - recorder: the gateway's recorder, told every fact.
-    package init(startedAt: UInt64 = 0, clientCertificate: String? = nil, recorder: (any FactRecorder)? = nil) {
+    ///   - kept: the facts kept already (a request answered as another was).
+    package init(startedAt: UInt64 = 0, clientCertificate: String? = nil, recorder: (any FactRecorder)? = nil, kept: Snapshot = Snapshot()) {
         self.startedAt = startedAt
         self.clientCertificate = clientCertificate
         self.recorder = recorder
-        state = Lock(Snapshot())
+        state = Lock(kept)
+    }
+
+    /// Tells the gateway's recorder `facts`, which the record keeps already (`init`'s `kept`).
+    package func retell(_ facts: [OperationFact]) {
+        guard let recorder else { return }
+        for fact in facts { recorder.record(fact, in: self) }
     }
 
     /// The facts recorded so far.
@@ -87,11 +98,15 @@ package final class OperationRecord: Sendable {
 
     /// Keeps `fact` for the request's access line and span, and tells the gateway's recorder.
     package func record(_ fact: OperationFact) {
-        if Self.shows(fact) { state.withLock { Self.apply(fact, to: &$0) } }
+        if Self.shows(fact) {
+            state.withLock { Self.apply(fact, to: &$0) }
+        } else {
+            state.withLock { $0.keepsEveryFact = false }
+        }
         recorder?.record(fact, in: self)
     }
 
-    /// Whether `fact` changes what the access line and span show (the others take no lock here).
+    /// Whether `fact` changes what the access line and span show (the others only clear `keepsEveryFact`).
     private static func shows(_ fact: OperationFact) -> Bool {
         switch fact {
         case .persistedDocument, .unlistedOperation, .validationWouldRefuse, .retrying, .cachePurged, .fieldsSelected: false

@@ -33,6 +33,14 @@ package struct PipelineBuilder: Sendable {
         PipelineSlot.allCases.filter { filled[$0] != nil }
     }
 
+    /// The slots whose stages run before `slot`'s, in order, or nil when an
+    /// exchange placed from outside runs before it.
+    package func builtInSlots(before slot: PipelineSlot) -> [PipelineSlot]? {
+        let earlier = PipelineSlot.allCases.prefix { $0 != slot }
+        guard !placed.contains(where: { earlier.contains($0.slot) || ($0.slot == slot && $0.isBefore) }) else { return nil }
+        return earlier.filter { filled[$0] != nil }
+    }
+
     /// Adds exchanges at their placements, after any placed there already.
     package mutating func place(_ placements: [ExchangePlacement]) {
         placed += placements

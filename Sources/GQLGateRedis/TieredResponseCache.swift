@@ -44,8 +44,12 @@ package final class TieredResponseCache: ResponseCacheStore, InlineResponseCache
         self.subscription.withLock { $0 = subscription }
     }
 
-    package func freshHit(for key: RequestKey, now: Duration) -> (answer: CachedAnswer, age: Duration)? {
+    package func freshHit(for key: RequestKey, now: Duration) -> (answer: CachedAnswer, age: Duration, changeCount: UInt64)? {
         memory.freshHit(for: key, now: now)
+    }
+
+    package func countHit(unchangedSince changeCount: UInt64) -> Bool {
+        memory.countHit(unchangedSince: changeCount)
     }
 
     package func lookup(_ key: RequestKey, now: Duration) async -> ResponseCacheLookup {

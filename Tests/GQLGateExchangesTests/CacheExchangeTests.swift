@@ -37,6 +37,33 @@ private struct Fixture {
         #expect((statistics.hits, statistics.misses, statistics.bypasses, statistics.entries) == (1, 1, 0, 1))
     }
 
+    /// A hit answered at once carries a ticket (`CacheHitTicket`): renewed,
+    /// it gives the age now and counts a hit, until the answer expires or the
+    /// cache removes or replaces an answer.
+    @Test func aHitAtOnceCarriesATicketThatHoldsWhileTheAnswerIsFreshAndUnchanged() async throws {
+        let fixture = Fixture()
+        let upstream = ScriptedUpstream(heroAnswer)
+        let query = try analysed("{ hero { name } }")
+        _ = try await fixture.serve(query, upstream)
+        var hit = query
+        guard case .answer = fixture.exchange.decide(&hit) else { Issue.record("a fresh answer should be given at once"); return }
+        let ticket = try #require(hit.cacheHit)
+        fixture.clock.advance(by: .seconds(4))
+        #expect(ticket.renewedAge() == .seconds(4))
+        #expect(fixture.cache.statistics.hits == 2)
+        fixture.clock.advance(by: .seconds(26))
+        #expect(ticket.renewedAge() == nil, "expired at the answer's TTL of 30 s")
+
+        let purged = Fixture()
+        _ = try await purged.serve(query, upstream)
+        var again = query
+        guard case .answer = purged.exchange.decide(&again) else { Issue.record("a fresh answer should be given at once"); return }
+        let second = try #require(again.cacheHit)
+        #expect(await purged.cache.purge(entities: [], types: ["Droid"], arguments: [:]) == 1)
+        #expect(second.renewedAge() == nil, "the answer was purged")
+        #expect(purged.cache.statistics.hits == 1)
+    }
+
     @Test func aQueryUsingDeferIsSentAsItIsAndNeverStored() async throws {
         let fixture = Fixture()
         let upstream = ScriptedUpstream(#"{"data":{"hero":{"name":"R2-D2"}},"hasNext":true}"#)

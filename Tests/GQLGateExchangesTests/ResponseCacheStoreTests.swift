@@ -60,6 +60,37 @@ private func answer(_ body: String, tags: CacheTags = CacheTags(), ttl: Duration
         #expect(cache.statistics.entries == 0)
     }
 
+    /// The count a hit replay's ticket holds to (`CacheHitTicket`): storing
+    /// an answer for another key leaves it; whatever removes or replaces an
+    /// answer moves it, and a hit counted against an old count is refused.
+    @Test func anAnswerRemovedOrReplacedMovesTheChangeCountThatHitsAreCountedAgainst() throws {
+        let tags = CacheTags(types: ["Review"])
+        let (a, b) = (try key("{ a }"), try key("{ b }"))
+        let changes: [(String, @Sendable (MemoryResponseCache) -> Void)] = [
+            ("replaced", { $0.store(answer("new"), for: a) }),
+            ("purged", { _ = $0.purge(entities: [], types: ["Review"], arguments: [:]) }),
+            ("soft-purged", { _ = $0.purge(CachePurge(types: ["Review"], soft: true), now: .seconds(1)) }),
+            ("all removed", { _ = $0.removeAll() }),
+            ("expired and dropped", { _ = $0.lookup(a, now: .seconds(60)) }),
+        ]
+        for (name, change) in changes {
+            let cache = MemoryResponseCache(maxBytes: 1 << 20)
+            cache.store(answer("old", tags: tags), for: a)
+            let hit = try #require(cache.freshHit(for: a, now: .zero))
+            cache.store(answer("other"), for: b)
+            #expect(cache.countHit(unchangedSince: hit.changeCount), "\(name): storing another key changes nothing")
+            change(cache)
+            #expect(!cache.countHit(unchangedSince: hit.changeCount), "\(name)")
+            #expect(cache.statistics.hits == 2, "\(name): the refused hit is not counted")
+        }
+        let body = String(repeating: "x", count: 1000)
+        let small = MemoryResponseCache(maxBytes: answer(body).cost + a.byteCount)
+        small.store(answer(body), for: a)
+        let hit = try #require(small.freshHit(for: a, now: .zero))
+        small.store(answer(body), for: b)
+        #expect(!small.countHit(unchangedSince: hit.changeCount), "evicted")
+    }
+
     @Test func staleWindowsFollowTheTTL() throws {
         let cache = MemoryResponseCache(maxBytes: 1 << 20, staleWhileRevalidate: .seconds(5), staleIfError: .seconds(20))
         let k = try key("{ a }")

@@ -6,6 +6,18 @@ import Testing
     /// A client body with spacing no encoder would produce, so its bytes are recognisable.
     static let clientBody = #"{ "query" : "{ a }",  "variables" : { "id" : 1 } }"#
 
+    @Test func aRecordKeepsEveryFactUntilOneItDoesNotShowIsRecorded() {
+        let record = OperationRecord()
+        record.record(.operationSelected(kind: .query, name: "Q", documentSHA256: "ab"))
+        record.record(.cacheServed(.hit))
+        #expect(record.snapshot.keepsEveryFact)
+        record.record(.persistedDocument(.listedText))
+        #expect(!record.snapshot.keepsEveryFact)
+        #expect(record.snapshot.cache == .hit)
+        let kept = OperationRecord(kept: record.snapshot)
+        #expect(kept.snapshot == record.snapshot)
+    }
+
     @Test func upstreamBodyIsTheClientsBytesWhileUntouched() {
         var op = operation("{ a }", variables: .object([("id", .integer(1))]), body: Self.clientBody)
         op.headers.add(name: "X-Extra", value: "1")

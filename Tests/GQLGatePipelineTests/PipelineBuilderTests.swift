@@ -57,6 +57,23 @@ private func names(_ builder: PipelineBuilder) -> [String] {
         ])
     }
 
+    @Test func theBuiltInSlotsBeforeASlotAreNoneOnceAnExchangeIsPlacedAmongThem() {
+        var builder = PipelineBuilder()
+        builder.fill(.document, with: Named(name: "document"))
+        builder.fill(.cache, with: Named(name: "cache"))
+        builder.fill(.retry, with: Named(name: "retry"))
+        #expect(builder.builtInSlots(before: .cache) == [.document])
+        var placedAfter = builder
+        placedAfter.place([.after(.cache, Named(name: "after cache"))])
+        #expect(placedAfter.builtInSlots(before: .cache) == [.document])
+        var placedBefore = builder
+        placedBefore.place([.before(.cache, Named(name: "before cache"))])
+        #expect(placedBefore.builtInSlots(before: .cache) == nil)
+        var placedEarlier = builder
+        placedEarlier.place([.after(.rateLimit, Named(name: "early"))])
+        #expect(placedEarlier.builtInSlots(before: .cache) == nil)
+    }
+
     @Test func fillingASlotAgainReplacesItsExchange() {
         var builder = PipelineBuilder()
         builder.fill(.limits, with: Named(name: "old"))

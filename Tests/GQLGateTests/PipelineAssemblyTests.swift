@@ -5,7 +5,7 @@ import Testing
 /// `makePipeline`: which built-in slots a configuration fills, in which order.
 @Suite(.serialized) struct PipelineAssemblyTests {
     /// The configuration every row starts from: the defaults, an upstream, one loop.
-    private static func base() -> GatewayConfig {
+    static func base() -> GatewayConfig {
         var config = GatewayConfig()
         config.server.listen = ListenAddress(host: "127.0.0.1", port: 0)
         config.server.loops = .fixed(1)
@@ -48,14 +48,14 @@ import Testing
     ]
 
     /// A schema file, for the schema row.
-    private static let schemaFile: String = {
+    static let schemaFile: String = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-assembly-\(getpid()).graphql").path
         precondition(FileManager.default.createFile(atPath: path, contents: Data("type Query { ping: String }".utf8)), "cannot write \(path)")
         return path
     }()
 
     /// A manifest of one document, for the persisted documents row.
-    private static let manifest: String = {
+    static let manifest: String = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-assembly-\(getpid()).json").path
         precondition(FileManager.default.createFile(atPath: path, contents: Data(#"{"ping": "query Ping { ping }"}"#.utf8)), "cannot write \(path)")
         return path

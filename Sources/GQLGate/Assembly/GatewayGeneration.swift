@@ -18,6 +18,8 @@ final class GatewayGeneration: Sendable {
     let chain: ExchangeChain
     /// The built-in slots the configuration filled, in order.
     let slots: [PipelineSlot]
+    /// Repeated cache hits answered from their bytes, when the pipeline allows it (`HitReplayAssembly`).
+    let hitReplay: HitReplay?
     /// Records how each client request was answered: metrics, the access line, server spans.
     let recorder: GatewayRecorder
     /// Checks client keys, when `clients.api_keys_file` is set.
@@ -48,12 +50,13 @@ final class GatewayGeneration: Sendable {
     /// The client header fields whose values reach the upstream (lower case).
     private let passedOnHeaders: [String]
 
-    init(config: GatewayConfig, chain: ExchangeChain, slots: [PipelineSlot], recorder: GatewayRecorder, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
+    init(config: GatewayConfig, chain: ExchangeChain, slots: [PipelineSlot], hitReplay: HitReplay? = nil, recorder: GatewayRecorder, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
          subscriptions: UpstreamSubscriptions, schema: GatewaySchema? = nil, schemaLoading: SchemaLoading? = nil, schemaLearning: SchemaLearning?,
          traffic: TrafficAssembly = TrafficAssembly(), tracer: Tracer? = nil, adminToken: AdminToken? = nil) {
         self.config = config
         self.chain = chain
         self.slots = slots
+        self.hitReplay = hitReplay
         self.recorder = recorder
         self.clientAuth = clientAuth
         self.cache = cache

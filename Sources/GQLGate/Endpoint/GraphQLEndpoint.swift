@@ -130,13 +130,17 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     /// how each request was answered, whichever way (`GatewayRecorder`).
     private func graphQL(_ request: ServerRequest, pipeline: GatewayGeneration) -> ServerAnswer {
         guard !inFlight.isClosed else { return .later { self.dispatch(request, .shuttingDown) } }
+        let requestID = clientRequestID(request) ?? requestIDs.next()
+        let replayKey = pipeline.hitReplay != nil ? ReplayKey(request) : nil
+        if let replayKey, let replay = pipeline.hitReplay, let (response, facts, kept) = replay.answer(for: replayKey, requestID: requestID) {
+            return .now(replayed(response, requestID: requestID, facts: facts, kept: kept, to: request, pipeline: pipeline))
+        }
         let accept = request.headers["accept"]
         guard let mediaType = ResponseMediaType.negotiated(byAccept: accept) else {
             return .now(refuse(request, .noAcceptableMediaType))
         }
         let facts = OperationRecord(
             startedAt: GatewayClock.system.monotonicNanoseconds(), clientCertificate: request.clientCertificateSubject, recorder: pipeline.recorder)
-        let requestID = clientRequestID(request) ?? requestIDs.next()
         let sent: GraphQLRequest, transport: ClientTransport
         do {
             (sent, transport) = try GraphQLHTTPDecoder.decode(
@@ -162,7 +166,11 @@ final class GraphQLEndpoint: HTTPServerDelegate {
                 case .answered(let result):
                     let answer = result.delivered(as: mediaType)
                     pipeline.recorder.answeredAtOnce(operation, .success(answer))
-                    return .now(serverResponse(answer, requestID: requestID, compression: pipeline.compression, requestHeaders: request.headers))
+                    let response = serverResponse(answer, requestID: requestID, compression: pipeline.compression, requestHeaders: request.headers)
+                    if let replayKey, let replay = pipeline.hitReplay, let ticket = operation.cacheHit, let facts = operation.facts {
+                        replay.remember(response, for: replayKey, ticket: ticket, facts: facts.snapshot)
+                    }
+                    return .now(response)
                 case .goOn(let next): position = next
                 }
             } catch {
@@ -172,6 +180,19 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         }
         let context = RequestContext(pipeline: pipeline, operation: consume operation, position: position, stream: stream)
         return .later { self.dispatch(request, .graphQL(context)) }
+    }
+
+    /// `response`, given again by the hit replay to `request`, recorded as
+    /// the first request's answer was: its record keeps what the first one's
+    /// `kept`, and the recorder is told the same `facts`.
+    private func replayed(_ response: ServerResponse, requestID: String, facts: [OperationFact], kept: OperationRecord.Snapshot,
+                          to request: ServerRequest, pipeline: GatewayGeneration) -> ServerResponse {
+        let record = OperationRecord(startedAt: GatewayClock.system.monotonicNanoseconds(), clientCertificate: request.clientCertificateSubject,
+                                     recorder: pipeline.recorder, kept: kept)
+        record.retell(facts)
+        requestLog.record(status: response.status, requestID: requestID, startedAt: record.startedAt, facts: record,
+                          clientCertificate: request.clientCertificateSubject)
+        return response
     }
 
     /// Runs the rest of the pipeline and turns the first result (or the

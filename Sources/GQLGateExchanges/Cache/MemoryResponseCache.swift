@@ -18,6 +18,8 @@ package final class MemoryResponseCache: ResponseCacheStore, InlineResponseCache
         var entries: CostBoundedLRU<RequestKey, Entry>
         var index: [String: Set<RequestKey>] = [:]
         var statistics = ResponseCacheStatistics()
+        /// Answers removed or replaced so far, for any reason (`CacheHitTicket`).
+        var changeCount: UInt64 = 0
     }
 
     private let state: Lock<State>
@@ -62,17 +64,30 @@ package final class MemoryResponseCache: ResponseCacheStore, InlineResponseCache
     /// The answer for `key` when it is fresh at time `now`, counted as a hit;
     /// unlike `lookup`, an expired answer is left as it is (no refresh
     /// claimed, nothing dropped, nothing counted).
-    package func freshHit(for key: RequestKey, now: Duration) -> (answer: CachedAnswer, age: Duration)? {
-        let found: (answer: CachedAnswer, age: Duration, bytesHeld: Int)? = state.withLock { state in
+    package func freshHit(for key: RequestKey, now: Duration) -> (answer: CachedAnswer, age: Duration, changeCount: UInt64)? {
+        let found: (answer: CachedAnswer, age: Duration, changeCount: UInt64, bytesHeld: Int)? = state.withLock { state in
             guard let entry = state.entries.value(for: key) else { return nil }
             let age = now - entry.answer.storedAt
             guard age < entry.answer.ttl else { return nil }
             state.statistics.hits += 1
-            return (entry.answer, age, state.entries.totalCost)
+            return (entry.answer, age, state.changeCount, state.entries.totalCost)
         }
         guard let found else { return nil }
         recorder?.record(.cacheBytesHeld(found.bytesHeld))
-        return (found.answer, found.age)
+        return (found.answer, found.age, found.changeCount)
+    }
+
+    /// Counts a hit, as `freshHit` does, when no answer was removed or
+    /// replaced since the store's change count was `changeCount`.
+    package func countHit(unchangedSince changeCount: UInt64) -> Bool {
+        let bytesHeld: Int? = state.withLock { state in
+            guard state.changeCount == changeCount else { return nil }
+            state.statistics.hits += 1
+            return state.entries.totalCost
+        }
+        guard let bytesHeld else { return false }
+        recorder?.record(.cacheBytesHeld(bytesHeld))
+        return true
     }
 
     /// Stores `answer` under `key`, replacing what was there. Always true
@@ -101,6 +116,7 @@ package final class MemoryResponseCache: ResponseCacheStore, InlineResponseCache
         for (droppedKey, entry) in dropped {
             unindex(droppedKey, tags: entry.answer.tags, from: &state)
             state.statistics.evictions += 1
+            state.changeCount &+= 1
         }
         if state.entries.peek(key) != nil {
             for tag in answer.tags.entities.union(answer.tags.types) { state.index[tag, default: []].insert(key) }
@@ -142,6 +158,7 @@ package final class MemoryResponseCache: ResponseCacheStore, InlineResponseCache
                 }
             }
             state.statistics.invalidations += doomed.count
+            if !doomed.isEmpty { state.changeCount &+= 1 }
             return doomed.count
         }
     }
@@ -154,6 +171,7 @@ package final class MemoryResponseCache: ResponseCacheStore, InlineResponseCache
             state.entries = CostBoundedLRU(capacity: maxBytes)
             state.index = [:]
             state.statistics.invalidations += count
+            state.changeCount &+= 1
             return count
         }
     }
@@ -184,6 +202,7 @@ package final class MemoryResponseCache: ResponseCacheStore, InlineResponseCache
     private static func remove(_ key: RequestKey, from state: inout State) {
         guard let entry = state.entries.removeValue(for: key) else { return }
         unindex(key, tags: entry.answer.tags, from: &state)
+        state.changeCount &+= 1
     }
 
     private static func unindex(_ key: RequestKey, tags: CacheTags, from state: inout State) {

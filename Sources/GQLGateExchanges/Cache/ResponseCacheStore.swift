@@ -82,7 +82,11 @@ package enum ResponseCacheLookup: Sendable {
 /// that the stage holds it as one reference (an existential of any type is
 /// copied and destroyed through its type's value witnesses).
 package protocol InlineResponseCache: AnyObject, Sendable {
-    /// The answer for `key` when it is fresh at time `now`, counted as a hit;
+    /// The answer for `key` when it is fresh at time `now`, counted as a hit,
+    /// with how many answers the store had removed or replaced by then;
     /// nil for anything else (left for the store's `lookup`).
-    func freshHit(for key: RequestKey, now: Duration) -> (answer: CachedAnswer, age: Duration)?
+    func freshHit(for key: RequestKey, now: Duration) -> (answer: CachedAnswer, age: Duration, changeCount: UInt64)?
+    /// Counts a hit, as `freshHit` does, when the store has removed or
+    /// replaced no answer since its count was `changeCount`; false (nothing counted) otherwise.
+    func countHit(unchangedSince changeCount: UInt64) -> Bool
 }
