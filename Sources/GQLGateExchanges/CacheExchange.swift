@@ -49,8 +49,6 @@ package struct CacheExchange: InlineExchange {
     private let cache: any ResponseCacheStore
     /// The same store when its fresh answers are in memory, which `decide` gives.
     private let memory: (any InlineResponseCache)?
-    /// What `decide`'s hits hand the endpoint, to serve them again (with `memory`).
-    private let renewal: MemoryHitRenewal?
     /// Whether answers may come from a store other replicas write (not only from this process's memory).
     private let shared: Bool
     private let settings: Settings
@@ -63,9 +61,7 @@ package struct CacheExchange: InlineExchange {
         memory = cache as? any InlineResponseCache
         shared = !(cache is MemoryResponseCache)
         self.settings = settings
-        let clock = clock ?? cache.clock
-        self.clock = clock
-        renewal = memory.map { MemoryHitRenewal(memory: $0, clock: clock) }
+        self.clock = clock ?? cache.clock
     }
 
     package func handle(_ operation: Operation, next: @escaping ExchangeNext) async throws -> ResultStream {
@@ -82,16 +78,14 @@ package struct CacheExchange: InlineExchange {
     /// hit counted), with the operation's `cacheHit` ticket; anything else (a client's `Cache-Control: no-cache`
     /// included) `handle` decides, on a loop.
     package func decide(_ operation: inout Operation) -> InlineDecision {
-        guard let memory, let renewal, operation.kind == .query, !operation.defersResults else { return .onLoop }
+        guard let memory, operation.kind == .query, !operation.defersResults else { return .onLoop }
         let client = CacheControlDirectives(operation.headers)
-        guard !client.noCache, !client.noStore,
-              let found = memory.freshHit(for: requestKey(for: operation), now: clock.now())
-        else { return .onLoop }
+        let key = requestKey(for: operation)
+        guard !client.noCache, !client.noStore, let found = memory.freshHit(for: key, now: clock.now()) else { return .onLoop }
         var response = served(found.answer, age: found.age)
         response.headers.add(name: "X-Cache", value: CacheOutcome.hit.rawValue)  // stored without one
         operation.record(.cacheServed(.hit))
-        operation.cacheHit = CacheHitTicket(
-            renewal: renewal, changeCount: found.changeCount, storedAt: found.answer.storedAt, ttl: found.answer.ttl)
+        operation.cacheHit = MemoryHitTicket(memory: memory, clock: clock, key: key, changeCount: found.changeCount, answer: found.answer)
         return .answer(response)
     }
 

@@ -75,7 +75,7 @@ public struct Operation: Sendable {
     package var estimatedCost: Double?
     /// Set by a cache stage that answered at once from memory: how the
     /// endpoint may serve the same answer again (`CacheHitTicket`).
-    package var cacheHit: CacheHitTicket?
+    package var cacheHit: (any CacheHitTicket)?
     /// The facts gathered for the client request (its access line, metrics
     /// and span read them); `nil` when nobody keeps them. Stages add to it
     /// through `record`.

@@ -48,8 +48,8 @@ package final class TieredResponseCache: ResponseCacheStore, InlineResponseCache
         memory.freshHit(for: key, now: now)
     }
 
-    package func countHit(unchangedSince changeCount: UInt64) -> Bool {
-        memory.countHit(unchangedSince: changeCount)
+    package func countHit(for key: RequestKey, unchangedSince changeCount: UInt64) -> Bool {
+        memory.countHit(for: key, unchangedSince: changeCount)
     }
 
     package func lookup(_ key: RequestKey, now: Duration) async -> ResponseCacheLookup {

@@ -78,9 +78,9 @@ private func answer(_ body: String, tags: CacheTags = CacheTags(), ttl: Duration
             cache.store(answer("old", tags: tags), for: a)
             let hit = try #require(cache.freshHit(for: a, now: .zero))
             cache.store(answer("other"), for: b)
-            #expect(cache.countHit(unchangedSince: hit.changeCount), "\(name): storing another key changes nothing")
+            #expect(cache.countHit(for: a, unchangedSince: hit.changeCount), "\(name): storing another key changes nothing")
             change(cache)
-            #expect(!cache.countHit(unchangedSince: hit.changeCount), "\(name)")
+            #expect(!cache.countHit(for: a, unchangedSince: hit.changeCount), "\(name)")
             #expect(cache.statistics.hits == 2, "\(name): the refused hit is not counted")
         }
         let body = String(repeating: "x", count: 1000)
@@ -88,7 +88,20 @@ private func answer(_ body: String, tags: CacheTags = CacheTags(), ttl: Duration
         small.store(answer(body), for: a)
         let hit = try #require(small.freshHit(for: a, now: .zero))
         small.store(answer(body), for: b)
-        #expect(!small.countHit(unchangedSince: hit.changeCount), "evicted")
+        #expect(!small.countHit(for: a, unchangedSince: hit.changeCount), "evicted")
+    }
+
+    @Test func aHitCountedAgainstTheChangeCountMakesItsAnswerTheMostRecentlyUsed() throws {
+        let body = String(repeating: "x", count: 1000)
+        let (a, b, c) = (try key("{ a }"), try key("{ b }"), try key("{ c }"))
+        let cache = MemoryResponseCache(maxBytes: 2 * (answer(body).cost + a.byteCount))
+        cache.store(answer(body), for: a)
+        let hit = try #require(cache.freshHit(for: a, now: .zero))
+        cache.store(answer(body), for: b)
+        #expect(cache.countHit(for: a, unchangedSince: hit.changeCount))
+        cache.store(answer(body), for: c)
+        if case .miss = cache.lookup(b, now: .zero) {} else { Issue.record("b, the least recently used, should have been evicted") }
+        if case .fresh = cache.lookup(a, now: .zero) {} else { Issue.record("a should still be held") }
     }
 
     @Test func staleWindowsFollowTheTTL() throws {

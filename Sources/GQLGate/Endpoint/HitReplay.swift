@@ -19,14 +19,14 @@ final class HitReplay: Sendable {
         let response: ServerResponse
         /// Where `Age` and `X-Request-Id` are in the response's fields.
         let agePosition: Int, requestIDPosition: Int
-        let ticket: CacheHitTicket
+        let ticket: any CacheHitTicket
         let facts: [OperationFact]
         /// The facts as the first request's record kept them.
         let kept: OperationRecord.Snapshot
         let schema: LoadedSchema?
         let bytes: Int
 
-        init(response: ServerResponse, agePosition: Int, requestIDPosition: Int, ticket: CacheHitTicket, facts: [OperationFact],
+        init(response: ServerResponse, agePosition: Int, requestIDPosition: Int, ticket: any CacheHitTicket, facts: [OperationFact],
              kept: OperationRecord.Snapshot, schema: LoadedSchema?, bytes: Int) {
             self.kept = kept
             self.response = response
@@ -78,7 +78,7 @@ final class HitReplay: Sendable {
 
     /// Remembers `response`, sent at once to the request of `key` with an answer from the memory cache
     /// (`ticket`), when `facts` tell everything its stages recorded.
-    func remember(_ response: ServerResponse, for key: ReplayKey, ticket: CacheHitTicket, facts: OperationRecord.Snapshot) {
+    func remember(_ response: ServerResponse, for key: ReplayKey, ticket: any CacheHitTicket, facts: OperationRecord.Snapshot) {
         guard let replayed = Self.replayed(facts), let agePosition = response.headers.position(of: "Age"),
               let requestIDPosition = response.headers.position(of: "X-Request-Id")
         else { return }

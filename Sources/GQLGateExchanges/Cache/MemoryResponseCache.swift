@@ -77,11 +77,12 @@ package final class MemoryResponseCache: ResponseCacheStore, InlineResponseCache
         return (found.answer, found.age, found.changeCount)
     }
 
-    /// Counts a hit, as `freshHit` does, when no answer was removed or
-    /// replaced since the store's change count was `changeCount`.
-    package func countHit(unchangedSince changeCount: UInt64) -> Bool {
+    /// Counts a hit on `key`'s answer, as `freshHit` does (it becomes the
+    /// most recently used), when no answer was removed or replaced since the
+    /// store's change count was `changeCount`.
+    package func countHit(for key: RequestKey, unchangedSince changeCount: UInt64) -> Bool {
         let bytesHeld: Int? = state.withLock { state in
-            guard state.changeCount == changeCount else { return nil }
+            guard state.changeCount == changeCount, state.entries.value(for: key) != nil else { return nil }
             state.statistics.hits += 1
             return state.entries.totalCost
         }

@@ -86,7 +86,8 @@ package protocol InlineResponseCache: AnyObject, Sendable {
     /// with how many answers the store had removed or replaced by then;
     /// nil for anything else (left for the store's `lookup`).
     func freshHit(for key: RequestKey, now: Duration) -> (answer: CachedAnswer, age: Duration, changeCount: UInt64)?
-    /// Counts a hit, as `freshHit` does, when the store has removed or
-    /// replaced no answer since its count was `changeCount`; false (nothing counted) otherwise.
-    func countHit(unchangedSince changeCount: UInt64) -> Bool
+    /// Counts a hit on `key`'s answer, as `freshHit` does (it becomes the
+    /// most recently used), when the store has removed or replaced no answer
+    /// since its count was `changeCount`; false (nothing counted) otherwise.
+    func countHit(for key: RequestKey, unchangedSince changeCount: UInt64) -> Bool
 }
