@@ -414,3 +414,16 @@ def rss_kib(pid: int) -> int:
 def peak_rss_kib(pid: int) -> int:
     """A process's peak resident memory so far, in KiB."""
     return _status_kib(pid, "VmHWM")
+
+
+def access_record(gw, request_id: str) -> dict:
+    """The JSON access line gqlgate wrote to stderr for `request_id`, waited for."""
+
+    def find() -> dict | None:
+        for line in gw.proc.stderr().splitlines():
+            if line.startswith("{") and f'"request_id":"{request_id}"' in line:
+                return json.loads(line)
+        return None
+
+    wait_until(lambda: find() is not None, timeout=10, what=f"the access line of {request_id}", alive=gw.proc)
+    return typing.cast(dict, find())

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import signal
 import time
-import typing
 import uuid
 
 import pytest
 
-from harness import GRAPHQL_RESPONSE, PREFLIGHT, assert_gateway_error, curl, get_graphql, post_graphql, wait_until
+from harness import GRAPHQL_RESPONSE, PREFLIGHT, access_record, assert_gateway_error, curl, get_graphql, post_graphql, wait_until
 
 CACHE_CONFIG = """
 cache:
@@ -161,17 +159,6 @@ def test_without_introspection_the_cache_falls_back_to_client_ids(gqlgate, straw
     assert post_graphql(gw.url, "{ headers }").header("X-Cache") == "MISS"
     assert post_graphql(gw.url, "{ headers }").header("X-Cache") == "HIT"
     assert len([line for line in gw.proc.stderr().splitlines() if "upstream schema" in line]) == 1, gw.proc.stderr()
-
-
-def access_record(gw, request_id: str) -> dict:
-    def find() -> dict | None:
-        for line in gw.proc.stderr().splitlines():
-            if line.startswith("{") and f'"request_id":"{request_id}"' in line:
-                return json.loads(line)
-        return None
-
-    wait_until(lambda: find() is not None, timeout=10, what=f"the access line of {request_id}", alive=gw.proc)
-    return typing.cast(dict, find())
 
 
 def hits_counted(gw) -> float:

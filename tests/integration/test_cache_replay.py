@@ -12,7 +12,6 @@ still applied to every repeated hit when it is configured (the replay is off the
 
 from __future__ import annotations
 
-import json
 import re
 import time
 import typing
@@ -20,7 +19,7 @@ import uuid
 
 import pytest
 
-from harness import Response, assert_gateway_error, curl, free_port, get_graphql, port_open, post_graphql, wait_until
+from harness import Response, access_record, assert_gateway_error, curl, free_port, get_graphql, port_open, post_graphql, wait_until
 
 CACHE_CONFIG = "cache:\n  enabled: true\n  default_ttl: 30s\n"
 
@@ -58,17 +57,6 @@ def metric(gw, series: str) -> float:
         if line.startswith(series + " "):
             return float(line.split()[-1])
     return 0.0
-
-
-def access_record(gw, request_id: str) -> dict:
-    def find() -> typing.Optional[dict]:
-        for line in gw.proc.stderr().splitlines():
-            if line.startswith("{") and f'"request_id":"{request_id}"' in line:
-                return json.loads(line)
-        return None
-
-    wait_until(lambda: find() is not None, timeout=10, what=f"the access line of {request_id}", alive=gw.proc)
-    return typing.cast(dict, find())
 
 
 def names(r: Response) -> list[str]:
