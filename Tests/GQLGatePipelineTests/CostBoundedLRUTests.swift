@@ -28,6 +28,17 @@ import Testing
         #expect(cache.totalCost == 8)
     }
 
+    @Test func markingAsNewestChangesOnlyTheRecency() {
+        var cache = CostBoundedLRU<String, Int>(capacity: 10)
+        cache.insert(1, for: "a", cost: 4)
+        cache.insert(2, for: "b", cost: 4)
+        let (marked, unknown) = (cache.markAsNewest("a"), cache.markAsNewest("z"))
+        #expect(marked && !unknown)
+        #expect(cache.oldestEntry?.key == "b")
+        #expect(cache.peek("a") == 1)
+        #expect(cache.insert(3, for: "c", cost: 5).map(\.key) == ["b"])
+    }
+
     @Test func replacingAKeyFreesItsOldCost() {
         var cache = CostBoundedLRU<String, Int>(capacity: 10)
         cache.insert(1, for: "a", cost: 8)

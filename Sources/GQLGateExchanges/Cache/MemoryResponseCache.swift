@@ -82,7 +82,7 @@ package final class MemoryResponseCache: ResponseCacheStore, InlineResponseCache
     /// store's change count was `changeCount`.
     package func countHit(for key: RequestKey, unchangedSince changeCount: UInt64) -> Bool {
         let bytesHeld: Int? = state.withLock { state in
-            guard state.changeCount == changeCount, state.entries.value(for: key) != nil else { return nil }
+            guard state.changeCount == changeCount, state.entries.markAsNewest(key) else { return nil }
             state.statistics.hits += 1
             return state.entries.totalCost
         }

@@ -48,6 +48,14 @@
         return slots[slot].value
     }
 
+    /// Marks `key` most recently used, without reading its value. Returns false when there is none.
+    @inlinable
+    public mutating func markAsNewest(_ key: Key) -> Bool {
+        guard let slot = index[key] else { return false }
+        moveToNewest(slot)
+        return true
+    }
+
     /// The value for `key`, leaving the recency order alone.
     @inlinable
     public func peek(_ key: Key) -> Value? {
