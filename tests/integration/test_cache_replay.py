@@ -283,3 +283,18 @@ def test_with_a_rate_limit_every_repeated_hit_is_still_counted_against_it(gqlgat
     assert [greet(gw, expect=None).header("X-Cache") for _ in range(3)] == ["MISS", "HIT", "HIT"]
     assert_gateway_error(post_graphql(gw.url, GREETING), 429, "RATE_LIMITED")
 
+
+
+def test_a_revoked_client_key_is_refused_even_for_a_repeated_hit(gqlgate, tmp_path):
+    keys = tmp_path / "client-keys"
+    keys.write_text("key-one\n")
+    gw = start(gqlgate, config=CACHE_CONFIG + f"clients:\n  api_keys_file: {keys}\n")
+    headers = {"X-Api-Key": "key-one"}
+    greet(gw, headers=headers, expect="MISS")
+    for _ in range(3):
+        greet(gw, headers=headers)
+    (tmp_path / "client-keys.next").write_text("key-two\n")
+    (tmp_path / "client-keys.next").replace(keys)
+
+    wait_until(lambda: post_graphql(gw.url, GREETING, headers=headers).status == 401, timeout=5, what="the revoked key to be refused")
+    assert_gateway_error(post_graphql(gw.url, GREETING, headers=headers), 401, "UNAUTHENTICATED")

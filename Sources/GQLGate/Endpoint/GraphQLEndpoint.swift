@@ -42,6 +42,13 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             if let cors = pipeline.cors, let fields = cors.answerFields(origin: request.headers["origin"]) {
                 request.addToEveryAnswer(fields)
             }
+            // A request with the bytes of an earlier hit passed every check below then and would again,
+            // but the client key's: the keys file is read again as it changes.
+            let replayKey = pipeline.hitReplay != nil && !inFlight.isClosed ? ReplayKey(request) : nil
+            if let replayKey, let replay = pipeline.hitReplay, pipeline.clientAuth?.authenticate(request.headers) != false,
+               let response = replayed(replayKey, replay, request: request, pipeline: pipeline) {
+                return .now(response)
+            }
             if request.method == "OPTIONS", request.headers.contains("access-control-request-method") {
                 return .now(preflight(request, cors: pipeline.cors))
             }
@@ -63,7 +70,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             if let clientAuth = pipeline.clientAuth, !clientAuth.authenticate(request.headers) {
                 return .now(refuse(request, ClientAuthenticator.rejection))
             }
-            if request.method == "GET" || request.method == "POST" { return graphQL(request, pipeline: pipeline) }
+            if request.method == "GET" || request.method == "POST" { return graphQL(request, pipeline: pipeline, replayKey: replayKey) }
             return .now(refuse(request, .methodNotAllowed("Method \(request.method) is not supported; use GET or POST.", allow: "GET, POST")))
         }
         switch operations.route(request, metricsEnabled: pipeline.config.metrics.enabled) {
@@ -128,13 +135,9 @@ final class GraphQLEndpoint: HTTPServerDelegate {
     /// every request with 503, nothing runs. Every JSON answer is in the
     /// negotiated media type. The pipeline's recorder records
     /// how each request was answered, whichever way (`GatewayRecorder`).
-    private func graphQL(_ request: ServerRequest, pipeline: GatewayGeneration) -> ServerAnswer {
+    private func graphQL(_ request: ServerRequest, pipeline: GatewayGeneration, replayKey: ReplayKey?) -> ServerAnswer {
         guard !inFlight.isClosed else { return .later { self.dispatch(request, .shuttingDown) } }
         let requestID = clientRequestID(request) ?? requestIDs.next()
-        let replayKey = pipeline.hitReplay != nil ? ReplayKey(request) : nil
-        if let replayKey, let replay = pipeline.hitReplay, let (response, facts, kept) = replay.answer(for: replayKey, requestID: requestID) {
-            return .now(replayed(response, requestID: requestID, facts: facts, kept: kept, to: request, pipeline: pipeline))
-        }
         let accept = request.headers["accept"]
         guard let mediaType = ResponseMediaType.negotiated(byAccept: accept) else {
             return .now(refuse(request, .noAcceptableMediaType))
@@ -182,14 +185,19 @@ final class GraphQLEndpoint: HTTPServerDelegate {
         return .later { self.dispatch(request, .graphQL(context)) }
     }
 
-    /// `response`, given again by the hit replay to `request`, recorded as
-    /// the first request's answer was: its record keeps what the first one's
-    /// `kept`, and the recorder is told the same `facts`.
-    private func replayed(_ response: ServerResponse, requestID: String, facts: [OperationFact], kept: OperationRecord.Snapshot,
-                          to request: ServerRequest, pipeline: GatewayGeneration) -> ServerResponse {
+    /// The answer the hit replay remembers for `key`, given again to
+    /// `request` and recorded as the first request's was: its record keeps
+    /// what the first one's kept, and the recorder is told the same facts.
+    /// Nil when it remembers none that still holds.
+    private func replayed(_ key: ReplayKey, _ replay: HitReplay, request: ServerRequest, pipeline: GatewayGeneration) -> ServerResponse? {
+        var requestID = ""
+        guard let (response, facts) = replay.answer(for: key, requestID: {
+            requestID = clientRequestID(request) ?? requestIDs.next()
+            return requestID
+        }) else { return nil }
         let record = OperationRecord(startedAt: GatewayClock.system.monotonicNanoseconds(), clientCertificate: request.clientCertificateSubject,
-                                     recorder: pipeline.recorder, kept: kept)
-        record.retell(facts)
+                                     recorder: pipeline.recorder, kept: facts.kept)
+        record.retell(facts.told)
         requestLog.record(status: response.status, requestID: requestID, startedAt: record.startedAt, facts: record,
                           clientCertificate: request.clientCertificateSubject)
         return response

@@ -15,20 +15,29 @@ import GQLGateHTTPServer
 /// record does not keep is not remembered. Holds at most `mostEntries`
 /// requests and `mostBytes` of keys and answers; when full, it starts again empty.
 final class HitReplay: Sendable {
+    /// What a remembered hit's first request recorded: the facts told to the
+    /// recorder, and the facts as its record kept them.
+    final class Facts: Sendable {
+        let told: [OperationFact]
+        let kept: OperationRecord.Snapshot
+
+        init(told: [OperationFact], kept: OperationRecord.Snapshot) {
+            self.told = told
+            self.kept = kept
+        }
+    }
+
     private final class Entry: Sendable {
         let response: ServerResponse
         /// Where `Age` and `X-Request-Id` are in the response's fields.
         let agePosition: Int, requestIDPosition: Int
         let ticket: any CacheHitTicket
-        let facts: [OperationFact]
-        /// The facts as the first request's record kept them.
-        let kept: OperationRecord.Snapshot
+        let facts: Facts
         let schema: LoadedSchema?
         let bytes: Int
 
-        init(response: ServerResponse, agePosition: Int, requestIDPosition: Int, ticket: any CacheHitTicket, facts: [OperationFact],
-             kept: OperationRecord.Snapshot, schema: LoadedSchema?, bytes: Int) {
-            self.kept = kept
+        init(response: ServerResponse, agePosition: Int, requestIDPosition: Int, ticket: any CacheHitTicket, facts: Facts,
+             schema: LoadedSchema?, bytes: Int) {
             self.response = response
             self.agePosition = agePosition
             self.requestIDPosition = requestIDPosition
@@ -59,10 +68,10 @@ final class HitReplay: Sendable {
         self.schema = schema
     }
 
-    /// The answer remembered for `key` with `requestID`, `Age` brought up to date and the hit
+    /// The answer remembered for `key` with the request id `requestID` gives, `Age` brought up to date and the hit
     /// counted by the cache, with the facts its first request recorded; nil
     /// when none is remembered or it no longer holds (then it is forgotten).
-    func answer(for key: ReplayKey, requestID: String) -> (response: ServerResponse, facts: [OperationFact], kept: OperationRecord.Snapshot)? {
+    func answer(for key: ReplayKey, requestID: () -> String) -> (response: ServerResponse, facts: Facts)? {
         guard let entry = state.withLock({ $0.entries[key] }) else { return nil }
         guard entry.schema === schema?.current, let age = entry.ticket.renewedAge() else {
             state.withLock { state in
@@ -72,8 +81,8 @@ final class HitReplay: Sendable {
         }
         var response = entry.response
         response.headers.setValue(String(max(0, age.components.seconds)), at: entry.agePosition)
-        response.headers.setValue(requestID, at: entry.requestIDPosition)
-        return (response, entry.facts, entry.kept)
+        response.headers.setValue(requestID(), at: entry.requestIDPosition)
+        return (response, entry.facts)
     }
 
     /// Remembers `response`, sent at once to the request of `key` with an answer from the memory cache
@@ -83,7 +92,7 @@ final class HitReplay: Sendable {
               let requestIDPosition = response.headers.position(of: "X-Request-Id")
         else { return }
         let entry = Entry(response: response, agePosition: agePosition, requestIDPosition: requestIDPosition, ticket: ticket,
-                          facts: replayed, kept: facts, schema: schema?.current, bytes: key.byteCount + response.body.count + 64 * response.headers.count)
+                          facts: Facts(told: replayed, kept: facts), schema: schema?.current, bytes: key.byteCount + response.body.count + 64 * response.headers.count)
         guard entry.bytes <= mostBytes else { return }
         state.withLock { state in
             if let replaced = state.entries[key] { state.bytes -= replaced.bytes }

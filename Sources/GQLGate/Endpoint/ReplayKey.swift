@@ -62,8 +62,11 @@ struct ReplayKey: Hashable, Sendable {
         var position = 0
 
         mutating func write(_ text: String) {
-            var text = text
-            text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+            // Native strings (every one a request holds) give their bytes in place; others are copied once.
+            if text.utf8.withContiguousStorageIfAvailable({ write(UnsafeRawBufferPointer($0)) }) == nil {
+                var copy = text
+                copy.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+            }
         }
 
         mutating func write(_ part: UnsafeRawBufferPointer) {
