@@ -98,6 +98,8 @@ public final class Gateway: Sendable {
                 writeTimeoutSeconds: Int(config.server.writeTimeout.components.seconds), connectionLimit: config.server.maxConnections,
                 connectionMemoryBytes: config.server.maxHeaderBytes, tls: tlsFiles?.store),
             delegate: endpoint)
+        // A repeated hit is answered from the header fields' bytes (`ReplayKey`): none read as strings.
+        server.readHeadersOnDemand(generations.current.hitReplay != nil)
         if let listen = config.admin.listen {
             let endpoint = AdminEndpoint(generations: generations, loops: loops, logger: logger)
             admin = (endpoint, HTTPServer(configuration: Self.adminServerConfiguration(listen), delegate: endpoint))

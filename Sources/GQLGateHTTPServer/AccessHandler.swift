@@ -36,9 +36,16 @@ private func begin(on connection: OpaquePointer, method: UnsafePointer<CChar>?, 
         path: url.map { String(cString: $0) } ?? "/",
         server: server)
     slot.pointee = Unmanaged.passRetained(request).toOpaque()  // released in completedHandler
-    let (headers, framing, fieldBytes) = collectHeaders(connection, cache: server.requestHeaders)
-    request.storedHeaders = headers
-    request.answerRoom = answerRoom(on: connection, fields: headers.count, fieldBytes: fieldBytes, method: method, url: url, memory: server.connectionMemory)
+    let fields: RequestHeaderFields.Measure
+    if server.readsHeadersOnDemand {
+        // Read as `HTTPHeaders` only when something asks for them (`ServerRequest.headers`).
+        fields = RequestHeaderFields.measure(connection)
+    } else {
+        (request.storedHeaders, fields) = RequestHeaderFields.collectAndMeasure(connection, cache: server.requestHeaders)
+        request.headersCollected = true
+    }
+    (request.headerLineBytes, request.headerFieldCount) = (fields.bytes.summed, fields.count)
+    request.answerRoom = answerRoom(on: connection, fields: fields.count, fieldBytes: fields.bytes, method: method, url: url, memory: server.connectionMemory)
     guard server.connectionMemory.admits(answerRoom: request.answerRoom) else {
         // Refused before anything is done for it: its answer's header block might not fit.
         request.phase = .rejected
@@ -54,7 +61,7 @@ private func begin(on connection: OpaquePointer, method: UnsafePointer<CChar>?, 
             return queue(refusal, on: connection, for: request)
         }
     }
-    switch framing.verdict(maxBodyBytes: server.configuration.maxBodyBytes) {
+    switch fields.framing.verdict(maxBodyBytes: server.configuration.maxBodyBytes) {
     case .accept(let closeAfterAnswer):
         request.closesConnection = closeAfterAnswer
         return .YES
@@ -86,6 +93,7 @@ private func answerOrDispatch(_ request: ServerRequest, on connection: OpaquePoi
         request.phase = .done
         return queue(response, on: connection, for: request)
     case .later(let dispatch):
+        request.collectHeaders()  // read from the connection's memory: here, before the request leaves this thread
         request.phase = .dispatched
         request.wasDispatched = true
         request.willDispatch()
@@ -202,6 +210,7 @@ private func queue(_ response: ServerResponse, on connection: OpaquePointer, for
         return MHD_queue_response(connection, UInt32(prebuilt.status), handle)
     }
     if let body = response.streamingBody {
+        request.collectHeaders()
         request.streamingBody = body
         body.attach(to: connection, server: request.server)
         guard let handle = ResponseBuilder.makeStreaming(response, body: body) else { return .NO }
@@ -210,6 +219,7 @@ private func queue(_ response: ServerResponse, on connection: OpaquePointer, for
         return result
     }
     if let upgradeHandler = response.upgradeHandler {
+        request.collectHeaders()
         request.upgradeHandler = upgradeHandler
         request.upgrades = true
     }
@@ -217,32 +227,6 @@ private func queue(_ response: ServerResponse, on connection: OpaquePointer, for
     let result = MHD_queue_response(connection, UInt32(response.status), handle)
     MHD_destroy_response(handle)
     return result
-}
-
-/// The request's header fields, through `cache` when the server keeps one,
-/// what they say about the body's framing, and their bytes.
-private func collectHeaders(_ connection: OpaquePointer, cache: RecentHeaderFields?) -> (HTTPHeaders, RequestFraming, HeaderFieldBytes) {
-    var collecting = CollectedHeaders(cache: cache)
-    collecting.fields.reserveCapacity(16)
-    withUnsafeMutablePointer(to: &collecting) { pointer in
-        _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
-            guard let cls, let key else { return .YES }
-            let collecting = cls.assumingMemoryBound(to: CollectedHeaders.self)
-            let name = UnsafeRawBufferPointer(start: key, count: keySize)
-            let raw = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
-            // libmicrohttpd drops the whitespace before a value, not the whitespace after it (RFC 9110 §5.5: neither is part of it).
-            var kept = raw.count
-            while kept > 0, raw[kept - 1] == UInt8(ascii: " ") || raw[kept - 1] == UInt8(ascii: "\t") { kept -= 1 }
-            let value = UnsafeRawBufferPointer(rebasing: raw[..<kept])
-            // The cache read alone: a method called on `pointee` would copy the whole struct (a retain per member).
-            let field = collecting.pointee.cache?.field(name: name, value: value) ?? HTTPHeaders.Field(name: name, value: value)
-            collecting.pointee.fields.append(field)
-            collecting.pointee.framing.note(name: name, value: value)
-            collecting.pointee.bytes.note(name: name, value: raw)
-            return .YES
-        }, pointer)
-    }
-    return (HTTPHeaders(collecting.fields), collecting.framing, collecting.bytes)
 }
 
 /// The room the request leaves its answer's header fields in the connection's memory.
@@ -258,14 +242,6 @@ private func answerRoom(on connection: OpaquePointer, fields: Int, fieldBytes: H
 /// How many values of `kind` libmicrohttpd holds for the request.
 private func valueCount(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> Int {
     Int(MHD_get_connection_values(connection, kind, nil, nil))
-}
-
-/// What `collectHeaders` gathers through libmicrohttpd's iterator.
-private struct CollectedHeaders {
-    let cache: RecentHeaderFields?
-    var fields: [HTTPHeaders.Field] = []
-    var framing = RequestFraming()
-    var bytes = HeaderFieldBytes()
 }
 
 private func collectQueryItems(_ connection: OpaquePointer) -> [(name: String, value: String?)] {

@@ -88,7 +88,8 @@ struct ConnectionMemory: Equatable {
 /// their lines' lengths, which stands in for the header block's size when
 /// libmicrohttpd does not say it, and the `Cookie` fields' value bytes.
 struct HeaderFieldBytes {
-    private var summed = 0
+    /// Every field's name and value bytes, with four more a field (`: `, CRLF).
+    private(set) var summed = 0
     /// The `Cookie` fields' value bytes.
     private(set) var cookieBytes = 0
 

@@ -142,6 +142,7 @@ package final class HTTPServer: @unchecked Sendable {
     private let quiesced = Atomic<Bool>(false)
     /// Set once `quiesce()` closed the listening socket.
     private let listenSocketClosed = Atomic<Bool>(false)
+    private let headersOnDemand = Atomic<Bool>(false)
     /// `configuration`'s timeouts, as libmicrohttpd takes them.
     let idleTimeout: UInt32
     let writeTimeout: UInt32
@@ -154,6 +155,16 @@ package final class HTTPServer: @unchecked Sendable {
     let requiresClientCertificates: Bool
     /// Deadlines, clients closing streams, and the connection limit.
     let watch: ConnectionWatch
+
+    /// Whether requests from now on read their header fields as `HTTPHeaders`
+    /// only when something asks for them (`ServerRequest.headers`): for a
+    /// delegate that may answer from the fields' bytes alone. Off at first:
+    /// each request reads them as it begins, in the pass that measures them.
+    package func readHeadersOnDemand(_ on: Bool) {
+        headersOnDemand.store(on, ordering: .relaxed)
+    }
+
+    var readsHeadersOnDemand: Bool { headersOnDemand.load(ordering: .relaxed) }
 
     package init(configuration: HTTPServerConfiguration, delegate: any HTTPServerDelegate) {
         self.configuration = configuration

@@ -25,8 +25,13 @@ package final class ServerRequest: @unchecked Sendable {
     package let method: String
     /// The path, without the query string.
     package let path: String
-    /// Header fields in the order received.
-    package var headers: HTTPHeaders { storedHeaders }
+    /// Header fields in the order received. Read from libmicrohttpd the first
+    /// time they are asked for (on the server thread: the server reads them
+    /// before a request it answers later leaves it).
+    package var headers: HTTPHeaders {
+        if !headersCollected { collectHeaders() }
+        return storedHeaders
+    }
     /// URL query parameters, decoded; the value is nil for `?key` without `=`.
     package var queryItems: [(name: String, value: String?)] { storedQueryItems }
     /// The request body.
@@ -38,6 +43,9 @@ package final class ServerRequest: @unchecked Sendable {
     // The public fields read through accessors of this module: an access from
     // another module would be checked at run time, the attribute notwithstanding.
     @exclusivity(unchecked) var storedHeaders = HTTPHeaders()
+    @exclusivity(unchecked) var headersCollected = false
+    /// Every header field's name and value bytes with four more a field, and how many fields (set as the request begins).
+    @exclusivity(unchecked) var headerLineBytes = 0, headerFieldCount = 0
     @exclusivity(unchecked) var storedQueryItems: [(name: String, value: String?)] = []
     @exclusivity(unchecked) var storedBody: Bytes = .empty
     @exclusivity(unchecked) var storedClientCertificateSubject: String?
@@ -74,6 +82,31 @@ package final class ServerRequest: @unchecked Sendable {
         self.method = method
         self.path = path
         self.server = server
+    }
+
+    /// Reads the header fields into `headers`, once.
+    @inline(never)
+    func collectHeaders() {
+        guard !headersCollected else { return }
+        storedHeaders = RequestHeaderFields.collect(connection, cache: server.requestHeaders)
+        headersCollected = true
+    }
+
+    /// The value of the first header field named `name` (in any case), as
+    /// `headers` gives it, without reading every field when they were not
+    /// read yet. On the server thread, while the delegate answers.
+    package func headerValue(_ name: String) -> String? {
+        headersCollected ? storedHeaders[name] : RequestHeaderFields.firstValue(connection, named: name)
+    }
+
+    /// Room enough to copy every header field's name and value with a length of four bytes before each.
+    package var headerFieldRoom: Int { headerLineBytes + 4 * headerFieldCount }
+
+    /// Calls `body` with each header field's name and value (without the
+    /// whitespace around it) as the client sent them, in order. On the
+    /// server thread, while the delegate answers.
+    package func forEachHeaderField(_ body: (_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void) {
+        RequestHeaderFields.forEach(connection, body)
     }
 
     /// The client's IP address as text (`192.0.2.1`, `2001:db8::1`); nil

@@ -298,3 +298,14 @@ def test_a_revoked_client_key_is_refused_even_for_a_repeated_hit(gqlgate, tmp_pa
 
     wait_until(lambda: post_graphql(gw.url, GREETING, headers=headers).status == 401, timeout=5, what="the revoked key to be refused")
     assert_gateway_error(post_graphql(gw.url, GREETING, headers=headers), 401, "UNAUTHENTICATED")
+
+
+def test_a_request_with_many_and_large_header_fields_is_answered_again(cached, strawberry_upstream):
+    headers = {f"X-Field-{i}": ("v" * 60 + "  ") for i in range(40)}
+    headers["Cookie"] = "session=" + "c" * 2000
+    greet(cached, headers=headers, expect=None)
+    first = greet(cached, headers=headers)
+    before = strawberry_upstream.count()
+    for _ in range(3):
+        assert_same_answer(greet(cached, headers=headers), first)
+    assert strawberry_upstream.count() == before

@@ -268,7 +268,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
 
     /// The client's `X-Request-Id`, when it is kept (1 to 200 visible ASCII characters).
     func clientRequestID(_ request: ServerRequest) -> String? {
-        guard let id = request.headers["x-request-id"], id.isAcceptableRequestID else { return nil }
+        guard let id = request.headerValue("x-request-id"), id.isAcceptableRequestID else { return nil }
         return id
     }
 }

@@ -4,27 +4,26 @@ import Glibc
 
 /// A GraphQL request's bytes as `HitReplay` compares them: its method,
 /// query string items, body, every header field but `X-Request-Id` (names
-/// and values as sent, in order) and its client certificate's subject, each
-/// part length-prefixed so that no two requests share a key.
+/// and values as the client sent them, in order) and its client
+/// certificate's subject, each part length-prefixed so that no two
+/// requests share a key. The header fields are read from the connection,
+/// not as `HTTPHeaders`: a repeated hit never needs those.
 struct ReplayKey: Hashable, Sendable {
     private let bytes: [UInt8]
 
     /// Keys of more bytes than this are not made (nor are such requests replayed).
     static let mostBytes = 16 << 10
 
+    /// Nil for a request of more than `mostBytes`. On the server thread, while the delegate answers.
     init?(_ request: ServerRequest) {
         let body = request.body
-        let headers = request.headers
         let queryItems = request.queryItems
         let subject = request.clientCertificateSubject
-        // Sized first, then written once: four bytes of length before each part.
-        var count = 4 + request.method.utf8.count + 1 + 4 + body.count + 1 + (subject.map { 4 + $0.utf8.count } ?? 0)
-        for item in queryItems { count += 8 + item.name.utf8.count + (item.value?.utf8.count ?? 0) }
-        headers.withFields { fields in
-            for field in fields { count += 8 + field.name.utf8.count + field.value.utf8.count }
-        }
-        guard count <= Self.mostBytes else { return nil }
-        bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        // Room for every part and its length, measured first, then written once.
+        var room = 4 + request.method.utf8.count + 1 + 4 + body.count + request.headerFieldRoom + 1 + (subject.map { 4 + $0.utf8.count } ?? 0)
+        for item in queryItems { room += 8 + item.name.utf8.count + (item.value?.utf8.count ?? 0) }
+        guard room <= Self.mostBytes else { return nil }
+        bytes = [UInt8](unsafeUninitializedCapacity: room) { buffer, initialized in
             var writer = Writer(buffer: buffer)
             writer.write(request.method)
             for item in queryItems {
@@ -33,16 +32,16 @@ struct ReplayKey: Hashable, Sendable {
             }
             writer.writeByte(0xFF)  // no length starts with it below 4 GiB: the end of the query items
             body.withUnsafeBytes { writer.write($0) }
-            headers.withFields { fields in
-                for field in fields where !field.name.equalsIgnoringASCIICase("x-request-id") {
-                    writer.write(field.name)
-                    writer.write(field.value)
-                }
+            request.forEachHeaderField { name, value in
+                guard !Self.isRequestID(name) else { return }
+                writer.write(name)
+                writer.write(value)
             }
             writer.writeByte(0xFF)  // the end of the header fields
             if let subject { writer.write(subject) }
-            initialized = writer.position
+            initialized = writer.overflowed ? 0 : writer.position
         }
+        guard !bytes.isEmpty else { return nil }  // fields the room did not foresee: not remembered
     }
 
     static func == (lhs: ReplayKey, rhs: ReplayKey) -> Bool {
@@ -56,10 +55,24 @@ struct ReplayKey: Hashable, Sendable {
     /// How many bytes the key holds.
     var byteCount: Int { bytes.count }
 
-    /// Writes length-prefixed parts into a buffer sized for them.
+    private static let requestID: StaticString = "x-request-id"
+
+    /// Whether `name` is `X-Request-Id`, in any case.
+    private static func isRequestID(_ name: UnsafeRawBufferPointer) -> Bool {
+        guard name.count == requestID.utf8CodeUnitCount else { return false }
+        for (byte, lower) in zip(name, UnsafeBufferPointer(start: requestID.utf8Start, count: requestID.utf8CodeUnitCount)) {
+            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            if folded != lower { return false }
+        }
+        return true
+    }
+
+    /// Writes length-prefixed parts into a buffer with room for them; past
+    /// its end it writes nothing more and says it `overflowed`.
     private struct Writer {
         let buffer: UnsafeMutableBufferPointer<UInt8>
         var position = 0
+        var overflowed = false
 
         mutating func write(_ text: String) {
             // Native strings (every one a request holds) give their bytes in place; others are copied once.
@@ -71,19 +84,26 @@ struct ReplayKey: Hashable, Sendable {
 
         mutating func write(_ part: UnsafeRawBufferPointer) {
             writeLength(part.count)
-            guard let base = part.baseAddress, part.count > 0 else { return }
+            guard let base = part.baseAddress, part.count > 0, fits(part.count) else { return }
             UnsafeMutableRawPointer(buffer.baseAddress! + position).copyMemory(from: base, byteCount: part.count)
             position += part.count
         }
 
         mutating func writeLength(_ count: Int) {
+            guard fits(4) else { return }
             UnsafeMutableRawPointer(buffer.baseAddress! + position).storeBytes(of: UInt32(truncatingIfNeeded: count).bigEndian, as: UInt32.self)
             position += 4
         }
 
         mutating func writeByte(_ byte: UInt8) {
+            guard fits(1) else { return }
             buffer[position] = byte
             position += 1
+        }
+
+        private mutating func fits(_ count: Int) -> Bool {
+            if !overflowed, position + count > buffer.count { overflowed = true }
+            return !overflowed
         }
     }
 }

@@ -27,6 +27,7 @@ extension Gateway {
             config: reload.effective, client: client, exchanges: exchanges, metrics: metrics, requestLog: requestLog,
             readiness: readiness, spanExport: spanExport,
             subscriptions: SubscriptionContext(loops: loops, logger: logger, previous: previous))
+        server.readHeadersOnDemand(pipeline.hitReplay != nil)
         generations.replace(with: pipeline)
         if pipeline.subscriptions !== previous.subscriptions { previous.subscriptions.shutdown() }
         previous.schemaLearning?.stop()
