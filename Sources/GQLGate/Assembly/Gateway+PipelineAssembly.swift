@@ -82,9 +82,9 @@ extension Gateway {
         let schemaLearning = schemaLoading != nil ? nil : caching.schema.map { SchemaLearning(chain: introspection, source: $0) }
         let hitReplay = HitReplayAssembly.make(config: config, builder: builder, cache: caching.cache, tracer: tracer, schema: schema)
         return GatewayGeneration(
-            config: config, chain: chain, slots: builder.filledSlots, hitReplay: hitReplay, recorder: recorder, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
+            config: config, chain: chain, slots: builder.filledSlots, recorder: recorder, clientAuth: try clientAuthenticator(config.clients), cache: caching.cache,
             subscriptions: subscriptions, schema: schema, schemaLoading: schemaLoading, schemaLearning: schemaLearning, traffic: traffic,
-            tracer: tracer, adminToken: try adminToken(config.admin))
+            tracer: tracer, adminToken: try adminToken(config.admin), hitReplay: hitReplay)
     }
 
     /// The admin API's token, read now, when the admin listener is on with

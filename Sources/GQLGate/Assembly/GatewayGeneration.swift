@@ -50,9 +50,10 @@ final class GatewayGeneration: Sendable {
     /// The client header fields whose values reach the upstream (lower case).
     private let passedOnHeaders: [String]
 
-    init(config: GatewayConfig, chain: ExchangeChain, slots: [PipelineSlot], hitReplay: HitReplay? = nil, recorder: GatewayRecorder, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
+    init(config: GatewayConfig, chain: ExchangeChain, slots: [PipelineSlot], recorder: GatewayRecorder, clientAuth: ClientAuthenticator?, cache: (any ResponseCacheStore)?,
          subscriptions: UpstreamSubscriptions, schema: GatewaySchema? = nil, schemaLoading: SchemaLoading? = nil, schemaLearning: SchemaLearning?,
-         traffic: TrafficAssembly = TrafficAssembly(), tracer: Tracer? = nil, adminToken: AdminToken? = nil) {
+         traffic: TrafficAssembly = TrafficAssembly(), tracer: Tracer? = nil, adminToken: AdminToken? = nil,
+         hitReplay: HitReplay? = nil) {
         self.config = config
         self.chain = chain
         self.slots = slots

@@ -92,7 +92,8 @@ final class HitReplay: Sendable {
               let requestIDPosition = response.headers.position(of: "X-Request-Id")
         else { return }
         let entry = Entry(response: response, agePosition: agePosition, requestIDPosition: requestIDPosition, ticket: ticket,
-                          facts: Facts(told: replayed, kept: facts), schema: schema?.current, bytes: key.byteCount + response.body.count + 64 * response.headers.count)
+                          facts: Facts(told: replayed, kept: facts), schema: schema?.current,
+                          bytes: key.byteCount + response.body.count + 64 * response.headers.count)
         guard entry.bytes <= mostBytes else { return }
         state.withLock { state in
             if let replaced = state.entries[key] { state.bytes -= replaced.bytes }

@@ -45,7 +45,8 @@ struct ReplayKey: Hashable, Sendable {
     }
 
     static func == (lhs: ReplayKey, rhs: ReplayKey) -> Bool {
-        lhs.bytes.count == rhs.bytes.count && lhs.bytes.withUnsafeBytes { l in rhs.bytes.withUnsafeBytes { r in memcmp(l.baseAddress!, r.baseAddress!, l.count) == 0 } }
+        guard lhs.bytes.count == rhs.bytes.count else { return false }
+        return lhs.bytes.withUnsafeBytes { l in rhs.bytes.withUnsafeBytes { r in memcmp(l.baseAddress!, r.baseAddress!, l.count) == 0 } }
     }
 
     func hash(into hasher: inout Hasher) {
