@@ -691,9 +691,11 @@ if [[ $WARMUP != 0 && $WARMUP != 0[smh] ]]; then
 fi
 
 log "measuring: $ROUNDS rounds x ${#targets[@]} runs of $DURATION, wrk -t$THREADS -c$CONNECTIONS (burst -c$BURST_CONNECTIONS, big -c$BIG_CONNECTIONS)"
+# Each round starts one target further on, so that no server is always measured last in a
+# round: this VM's speed drifts within a round, which would otherwise favour whoever runs first.
 for ((round = 1; round <= ROUNDS; round++)); do
-    for t in "${targets[@]}"; do
-        read -r wl srv kind url conns counter pid <<<"$t"
+    for ((i = 0; i < ${#targets[@]}; i++)); do
+        read -r wl srv kind url conns counter pid <<<"${targets[(i + round - 1) % ${#targets[@]}]}"
         run_wrk "$round" "$wl" "$srv" "$kind" "$url" "$DURATION" "$conns" "$counter" "$pid"
     done
 done
