@@ -84,7 +84,8 @@ package final class ServerRequest: @unchecked Sendable {
         self.server = server
     }
 
-    /// Reads the header fields into `headers`, once.
+    /// Reads the header fields into `headers`, once. Never inlined, so that
+    /// the `headers` accessor, read many times a request, stays a load and a branch.
     @inline(never)
     func collectHeaders() {
         guard !headersCollected else { return }
