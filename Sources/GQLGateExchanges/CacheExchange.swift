@@ -75,7 +75,7 @@ package struct CacheExchange: InlineExchange {
 
     /// The fresh answer to a query, when the store keeps answers in memory
     /// (`InlineResponseCache`) and holds one, as `handle` would give it (`X-Cache: HIT`, `Age`, the
-    /// hit counted), with the operation's `cacheHit` ticket; anything else (a client's `Cache-Control: no-cache`
+    /// hit counted), with the operation's `cacheHit` ticket when it asks for one; anything else (a client's `Cache-Control: no-cache`
     /// included) `handle` decides, on a loop.
     package func decide(_ operation: inout Operation) -> InlineDecision {
         guard let memory, operation.kind == .query, !operation.defersResults else { return .onLoop }
@@ -85,7 +85,9 @@ package struct CacheExchange: InlineExchange {
         var response = served(found.answer, age: found.age)
         response.headers.add(name: "X-Cache", value: CacheOutcome.hit.rawValue)  // stored without one
         operation.record(.cacheServed(.hit))
-        operation.cacheHit = MemoryHitTicket(memory: memory, clock: clock, key: key, changeCount: found.changeCount, answer: found.answer)
+        if operation.asksForCacheHitTicket {
+            operation.cacheHit = MemoryHitTicket(memory: memory, clock: clock, key: key, changeCount: found.changeCount, answer: found.answer)
+        }
         return .answer(response)
     }
 

@@ -73,8 +73,11 @@ public struct Operation: Sendable {
     /// The operation's estimated cost (`demand_control`), once the demand
     /// control stage ran; nil when nothing estimated it.
     package var estimatedCost: Double?
-    /// Set by a cache stage that answered at once from memory: how the
-    /// endpoint may serve the same answer again (`CacheHitTicket`).
+    /// Set by the endpoint when it would serve a hit again (the hit replay):
+    /// a cache stage that answers at once from memory then sets `cacheHit`.
+    package var asksForCacheHitTicket = false
+    /// How the endpoint may serve the same answer again (`CacheHitTicket`),
+    /// when it asked for it and a cache stage answered at once from memory.
     package var cacheHit: (any CacheHitTicket)?
     /// The facts gathered for the client request (its access line, metrics
     /// and span read them); `nil` when nobody keeps them. Stages add to it

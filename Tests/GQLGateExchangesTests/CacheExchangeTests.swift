@@ -45,18 +45,23 @@ private struct Fixture {
         let upstream = ScriptedUpstream(heroAnswer)
         let query = try analysed("{ hero { name } }")
         _ = try await fixture.serve(query, upstream)
+        var unasked = query
+        guard case .answer = fixture.exchange.decide(&unasked) else { Issue.record("a fresh answer should be given at once"); return }
+        #expect(unasked.cacheHit == nil, "no ticket unless asked for")
         var hit = query
+        hit.asksForCacheHitTicket = true
         guard case .answer = fixture.exchange.decide(&hit) else { Issue.record("a fresh answer should be given at once"); return }
         let ticket = try #require(hit.cacheHit)
         fixture.clock.advance(by: .seconds(4))
         #expect(ticket.renewedAge() == .seconds(4))
-        #expect(fixture.cache.statistics.hits == 2)
+        #expect(fixture.cache.statistics.hits == 3, "two hits at once, one renewal")
         fixture.clock.advance(by: .seconds(26))
         #expect(ticket.renewedAge() == nil, "expired at the answer's TTL of 30 s")
 
         let purged = Fixture()
         _ = try await purged.serve(query, upstream)
         var again = query
+        again.asksForCacheHitTicket = true
         guard case .answer = purged.exchange.decide(&again) else { Issue.record("a fresh answer should be given at once"); return }
         let second = try #require(again.cacheHit)
         #expect(await purged.cache.purge(entities: [], types: ["Droid"], arguments: [:]) == 1)

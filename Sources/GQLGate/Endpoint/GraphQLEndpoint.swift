@@ -45,9 +45,12 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             // A request with the bytes of an earlier hit passed every check below then and would again,
             // but the client key's: the keys file is read again as it changes.
             let replayKey = pipeline.hitReplay != nil && !inFlight.isClosed ? ReplayKey(request) : nil
-            if let replayKey, let replay = pipeline.hitReplay, pipeline.clientAuth?.authenticate(request.headers) != false,
-               let response = replayed(replayKey, replay, request: request, pipeline: pipeline) {
-                return .now(response)
+            var keyAccepted: Bool?  // the client key's check, once made here
+            if let replayKey, let replay = pipeline.hitReplay {
+                keyAccepted = pipeline.clientAuth?.authenticate(request.headers)
+                if keyAccepted != false, let response = replayed(replayKey, replay, request: request, pipeline: pipeline) {
+                    return .now(response)
+                }
             }
             if request.method == "OPTIONS", request.headers.contains("access-control-request-method") {
                 return .now(preflight(request, cors: pipeline.cors))
@@ -67,7 +70,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             if let csrf = pipeline.csrf, !csrf.allows(request.headers) {
                 return .now(refuse(request, .csrf(requiredHeaders: csrf.requiredHeaders)))
             }
-            if let clientAuth = pipeline.clientAuth, !clientAuth.authenticate(request.headers) {
+            if let clientAuth = pipeline.clientAuth, !(keyAccepted ?? clientAuth.authenticate(request.headers)) {
                 return .now(refuse(request, ClientAuthenticator.rejection))
             }
             if request.method == "GET" || request.method == "POST" { return graphQL(request, pipeline: pipeline, replayKey: replayKey) }
@@ -159,6 +162,7 @@ final class GraphQLEndpoint: HTTPServerDelegate {
             request: sent, clientTransport: transport, delivery: delivery, headers: request.headers, requestID: requestID,
             originalBody: transport == .httpPost ? request.body : nil, clientID: pipeline.clientID(request), facts: facts)
         operation.responseMediaType = mediaType
+        operation.asksForCacheHitTicket = replayKey != nil
         // An incremental answer is one answer in parts: a client that asked for a stream (SSE, multipart subscriptions) gets none.
         operation.acceptsIncrementalDelivery = delivery == .single && IncrementalDelivery.isAccepted(by: accept)
         let stream = HTTPStreamFormat(delivery, keepAlive: pipeline.config.subscriptions.keepalive)

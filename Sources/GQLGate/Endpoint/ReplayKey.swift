@@ -56,16 +56,9 @@ struct ReplayKey: Hashable, Sendable {
     /// How many bytes the key holds.
     var byteCount: Int { bytes.count }
 
-    private static let requestID: StaticString = "x-request-id"
-
     /// Whether `name` is `X-Request-Id`, in any case.
     private static func isRequestID(_ name: UnsafeRawBufferPointer) -> Bool {
-        guard name.count == requestID.utf8CodeUnitCount else { return false }
-        for (byte, lower) in zip(name, UnsafeBufferPointer(start: requestID.utf8Start, count: requestID.utf8CodeUnitCount)) {
-            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-            if folded != lower { return false }
-        }
-        return true
+        name.withMemoryRebound(to: UInt8.self) { $0.equalsIgnoringASCIICase(0..<$0.count, "x-request-id") }
     }
 
     /// Writes length-prefixed parts into a buffer with room for them; past
