@@ -427,3 +427,14 @@ def access_record(gw, request_id: str) -> dict:
 
     wait_until(lambda: find() is not None, timeout=10, what=f"the access line of {request_id}", alive=gw.proc)
     return typing.cast(dict, find())
+
+
+def logged(gw, message: str) -> bool:
+    """Whether gqlgate wrote a log line with ``message`` to stderr so far."""
+    return any(f'"msg":"{message}"' in line for line in gw.proc.stderr().splitlines())
+
+
+def wait_for_schema_learned(gw) -> None:
+    """Wait until gqlgate learned the upstream schema: the introspection query it sends at start reached the upstream,
+    so the upstream requests counted after it are the test's own."""
+    wait_until(lambda: logged(gw, "upstream schema learned"), timeout=10, what="the upstream schema", alive=gw.proc)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import Response, curl, free_port, port_open, post_graphql, wait_until
+from harness import Response, curl, free_port, logged, port_open, post_graphql, wait_for_schema_learned, wait_until
 from redis_servers import redis  # noqa: F401 (fixture)
 from test_cli import run_cli
 
@@ -58,10 +58,6 @@ class Admin:
         return curl(self.url(path), headers=headers, **kw)
 
 
-def logged(gw, message: str) -> bool:
-    return any(f'"msg":"{message}"' in line for line in gw.proc.stderr().splitlines())
-
-
 def metric(gw, series: str) -> typing.Optional[float]:
     for line in curl(gw.path("/metrics")).text.splitlines():
         if line.startswith(series + " "):
@@ -85,7 +81,7 @@ def started(gqlgate, tmp_path: Path, extra: str = CACHE, *, token: typing.Option
     gw = gqlgate(config=admin_config(port, token_file, extra))
     wait_until(lambda: port_open("127.0.0.1", port), timeout=5, what="the admin listener", alive=gw.proc)
     if learn:
-        wait_until(lambda: logged(gw, "upstream schema learned"), timeout=10, what="the upstream schema", alive=gw.proc)
+        wait_for_schema_learned(gw)
     return Admin(gw=gw, port=port, token=token)
 
 

@@ -10,7 +10,7 @@ import typing
 import pytest
 from websockets.exceptions import InvalidStatus
 
-from harness import GRAPHQL_RESPONSE, assert_gateway_error, curl, get_graphql, post_graphql
+from harness import GRAPHQL_RESPONSE, assert_gateway_error, curl, get_graphql, post_graphql, wait_for_schema_learned
 from test_subscriptions_ws import TICKS, initialised, open_ws, recv_type, subscribe
 
 APP = "https://app.example.com"
@@ -36,6 +36,7 @@ def preflight(gw: typing.Any, origin: str | None, request_headers: str | None = 
 
 def test_a_preflight_from_an_allowed_origin_is_answered_without_the_upstream(gqlgate, strawberry_upstream):
     gw = gqlgate(config=CORS)
+    wait_for_schema_learned(gw)
     before = strawberry_upstream.count()
     r = preflight(gw, APP, "content-type, x-apollo-operation-name")
     assert r.status == 204, str(r)

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from harness import GRAPHQL_RESPONSE, PREFLIGHT, access_record, assert_gateway_error, curl, get_graphql, post_graphql, wait_until
+from harness import GRAPHQL_RESPONSE, PREFLIGHT, access_record, assert_gateway_error, curl, get_graphql, logged, post_graphql, wait_for_schema_learned, wait_until
 
 CACHE_CONFIG = """
 cache:
@@ -28,14 +28,10 @@ mutation Create($episode: Episode!) { createReview(episode: $episode, review: {s
 UPDATE_REVIEW = "mutation Update($id: ID!, $stars: Int!) { updateReview(id: $id, stars: $stars) { review { stars } } }"
 
 
-def logged(gw, message: str) -> bool:
-    return any(f'"msg":"{message}"' in line for line in gw.proc.stderr().splitlines())
-
-
 @pytest.fixture
 def cached(gqlgate):
     gw = gqlgate(config=CACHE_CONFIG)
-    wait_until(lambda: logged(gw, "upstream schema learned"), timeout=10, what="the upstream schema", alive=gw.proc)
+    wait_for_schema_learned(gw)
     return gw
 
 

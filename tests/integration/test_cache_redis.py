@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from harness import post_graphql, wait_until
+from harness import logged, post_graphql, wait_for_schema_learned, wait_until
 from redis_servers import RedisStandalone, redis  # noqa: F401
 
 REVIEWS = "query Reviews($episode: Episode!) { reviews(episode: $episode) { id stars commentary } }"
@@ -30,16 +30,12 @@ cache:
 """
 
 
-def logged(gw, message: str) -> bool:
-    return any(f'"msg":"{message}"' in line for line in gw.proc.stderr().splitlines())
-
-
 @pytest.fixture
 def replicas(gqlgate, redis):
     """Two gqlgate processes sharing one Redis, each with the upstream schema learned."""
     pair = (gqlgate(config=config(redis)), gqlgate(config=config(redis)))
     for gw in pair:
-        wait_until(lambda: logged(gw, "upstream schema learned"), timeout=10, what="the upstream schema", alive=gw.proc)
+        wait_for_schema_learned(gw)
     return pair
 
 

@@ -19,7 +19,7 @@ import uuid
 
 import pytest
 
-from harness import Response, access_record, assert_gateway_error, curl, free_port, get_graphql, port_open, post_graphql, wait_until
+from harness import Response, access_record, assert_gateway_error, curl, free_port, get_graphql, logged, port_open, post_graphql, wait_until
 
 CACHE_CONFIG = "cache:\n  enabled: true\n  default_ttl: 30s\n"
 
@@ -34,10 +34,6 @@ HITS = "gqlgate_cache_hits_total"
 MISSES = "gqlgate_cache_misses_total"
 # What may differ between two answers to the same request (a stored answer keeps the upstream's Date).
 PER_ANSWER = {"x-request-id", "age"}
-
-
-def logged(gw, message: str) -> bool:
-    return any(f'"msg":"{message}"' in line for line in gw.proc.stderr().splitlines())
 
 
 def start(gqlgate, config: str = CACHE_CONFIG, upstream: typing.Optional[str] = None, learned: bool = True):

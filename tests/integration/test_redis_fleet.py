@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import Response, curl, post_graphql, wait_until
+from harness import Response, curl, post_graphql, wait_for_schema_learned, wait_until
 from redis_servers import (  # noqa: F401 (fixtures)
     RedisSentinel,
     key_slot,
@@ -68,16 +68,12 @@ def tls_section(ca_file: Path, cert_file: typing.Optional[Path] = None, key_file
     return "\n".join(lines)
 
 
-def logged(gw, message: str) -> bool:
-    return any(f'"msg":"{message}"' in line for line in gw.proc.stderr().splitlines())
-
-
 def started(gqlgate, text: str, count: int = 1) -> list:
     """``count`` gqlgate processes with ``text`` as their config, each with the upstream schema learned
     (what a mutation's purge needs)."""
     gateways = [gqlgate(config=text) for _ in range(count)]
     for gw in gateways:
-        wait_until(lambda: logged(gw, "upstream schema learned"), timeout=10, what="the upstream schema", alive=gw.proc)
+        wait_for_schema_learned(gw)
     return gateways
 
 
