@@ -56,7 +56,7 @@ PYTEST_ARGS ?=
 INTEGRATION_JOBS ?= 3
 DEMO_ARGS ?=
 
-BUILD_PACKAGES := libmicrohttpd-dev libgnutls28-dev libcurl4-openssl-dev libwslay-dev libhiredis-dev libmimalloc-dev libbrotli-dev zlib1g-dev pkg-config
+BUILD_PACKAGES := libmicrohttpd-dev libgnutls28-dev nettle-dev libcurl4-openssl-dev libwslay-dev libhiredis-dev libmimalloc-dev libbrotli-dev zlib1g-dev pkg-config
 SYSTEM_PACKAGES := $(BUILD_PACKAGES) redis-server curl
 # catatonit: podman kube play builds its pause image around it (a recommendation of podman's,
 # which install-deps.sh leaves out).

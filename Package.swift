@@ -17,7 +17,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         .package(url: "https://github.com/GraphQLSwift/Graphiti", from: "3.1.0"),
@@ -34,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"]), .brew(["brotli"])]),
+        // SHA-256 and SHA-1: nettle, which GnuTLS (and so libmicrohttpd) already brings.
+        .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev"]), .brew(["nettle"])]),
         // C the Swift code cannot call directly (varargs, unions, macros), one target per
         // library, each depended on only by the wrapper of that library.
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
@@ -45,7 +46,7 @@ let package = Package(
         .target(name: "CGnuTLSShims", linkerSettings: [.linkedLibrary("gnutls")]),
 
         // MARK: - Wrappers (the only Swift code that imports C)
-        .target(name: "GQLGateCore", swiftSettings: swiftSettings),
+        .target(name: "GQLGateCore", dependencies: ["CNettle"], swiftSettings: swiftSettings),
         .target(name: "GQLGateCompression", dependencies: ["GQLGateCore", "CZlib", "CBrotli"], swiftSettings: swiftSettings),
         .target(name: "GQLGateEventLoop", dependencies: ["GQLGateCore", "CLinuxShims"], swiftSettings: swiftSettings),
         .target(
@@ -60,7 +61,6 @@ let package = Package(
             name: "GQLGateWebSocket",
             dependencies: [
                 "GQLGateCore", "GQLGateEventLoop", "CWslay",
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -76,7 +76,6 @@ let package = Package(
             dependencies: [
                 "GQLGateCore",
                 .product(name: "GraphQL", package: "GraphQL"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -86,7 +85,6 @@ let package = Package(
             name: "GQLGateExchanges",
             dependencies: [
                 "GQLGateCore", "GQLGatePipeline",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "GraphQL", package: "GraphQL"),
             ],

@@ -1,4 +1,3 @@
-import Crypto
 @_spi(GQLGateInternals) package import GQLGateCore
 
 /// The admin API's token (`admin.token_file`): the file's contents with the

@@ -1,4 +1,3 @@
-import Crypto
 import GQLGateCore
 
 /// The client API keys of `clients.api_keys_file`: one key a line, blank

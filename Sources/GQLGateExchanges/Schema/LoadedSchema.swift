@@ -1,4 +1,3 @@
-import Crypto
 import GQLGateCore
 import GQLGatePipeline
 package import GraphQL

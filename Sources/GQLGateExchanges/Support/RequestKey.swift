@@ -1,4 +1,3 @@
-import Crypto
 package import GQLGateCore
 package import GQLGatePipeline
 

@@ -1,4 +1,3 @@
-import Crypto
 @_spi(GQLGateInternals) package import GQLGateCore
 @_spi(GQLGateInternals) package import GQLGatePipeline
 

@@ -1,4 +1,4 @@
-import Crypto
+import GQLGateCore
 
 /// A document's canonical text: its tokens, each as written, joined by one
 /// space. Texts that differ only in whitespace, commas or comments get the

@@ -1,5 +1,4 @@
-package import Crypto
-@_spi(GQLGateInternals) import GQLGateCore
+@_spi(GQLGateInternals) package import GQLGateCore
 import GraphQL
 #if canImport(Glibc)
 import Glibc
@@ -39,7 +38,7 @@ package final class DocumentCache: Sendable {
         }
         parses.withLock { $0 += 1 }
         let analysed = try AnalysedDocument(document: document, query: query, sha256: digest.hexString)
-        entries.withLock { $0.insert(analysed, for: QueryText(query), cost: 1) }
+        entries.withLock { _ = $0.insert(analysed, for: QueryText(query), cost: 1) }
         return analysed
     }
 
@@ -58,20 +57,6 @@ package final class DocumentCache: Sendable {
     package static func digest(of query: String) -> SHA256.Digest {
         var text = query
         return text.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
-    }
-}
-
-extension SHA256.Digest {
-    /// Lower-case hex, as APQ's `sha256Hash`.
-    package var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for byte in self {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
 
