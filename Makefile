@@ -182,4 +182,4 @@ clean:
 	find tests -name __pycache__ -type d -prune -exec rm -rf {} +
 
 distclean: clean
-	rm -rf .build .build-fuzz .build-thread .build-address fuzz-results dist "$(VENV)" "$(LINT_VENV)"
+	rm -rf .build .build-fuzz .build-bench .build-thread .build-address fuzz-results dist "$(VENV)" "$(LINT_VENV)"

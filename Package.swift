@@ -226,6 +226,14 @@ let package = Package(
 )
 
 // MARK: - Fuzzers
+// The floor of the stack under the pipeline, declared only when GQLGATE_BENCH is set:
+// `make bench-instructions` builds it for its SB row (docs/benchmarks.md).
+if Context.environment["GQLGATE_BENCH"] != nil {
+    package.targets.append(.executableTarget(
+        name: "BenchBridgeProxy", dependencies: ["GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPClient", "GQLGateHTTPServer"],
+        path: "Bench/BridgeProxy", swiftSettings: swiftSettings))
+}
+
 // libFuzzer targets, declared only when GQLGATE_FUZZ is set: `make fuzz` builds
 // them with `-sanitize=fuzzer,address`, so an ordinary build never sees them.
 // See docs/fuzzing.md.

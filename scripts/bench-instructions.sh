@@ -6,6 +6,10 @@
 #   U  nginx `return 200`: the upstream, run natively; it counts the requests it answers
 #   P  nginx `proxy_pass` in front of U, with a kept-alive upstream pool
 #   B  bare libmicrohttpd+libcurl proxy in front of U (scripts/bench/bare-proxy.c)
+#   SB B's work through gqlgate's own wrappers and Swift concurrency (Bench/BridgeProxy): the
+#      server thread, a task per request on one loop, HTTPClient's libcurl; no pipeline, no
+#      GraphQL, no record, no log. The floor of the stack under G's pipeline. Built here
+#      (GQLGATE_BENCH=1, scratch path .build-bench)
 #   M  bare libmicrohttpd answering one fixed answer from memory (scripts/bench/bare-answer.c):
 #      the floor under H, counted by its own GET /answered
 #   MF M reading the request's header fields and answering with a hit's (bare-answer.c
@@ -61,8 +65,8 @@
 # Environment:
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G is skipped if missing
 #   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
-#   TARGETS       comma-separated servers to measure, of P, B, M, MF, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT, HI,
-#                 GI
+#   TARGETS       comma-separated servers to measure, of P, B, SB, M, MF, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT,
+#                 HI, GI
 #                 (default P,B,G,S)
 #   DURATION      seconds of measured load per server (default 15)
 #   WARMUP        seconds of unmeasured load before it (default 3)
@@ -100,8 +104,8 @@ die() { log "error: $*"; exit 1; }
 wants() { [[ ,$TARGETS, == *,"$1",* ]]; }
 
 for t in ${TARGETS//,/ }; do
-    [[ $t =~ ^(P|B|M|MF|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL|V|HV|VD|HR|HT|HI|GI)$ ]] ||
-        die "TARGETS: unknown server $t (known: P, B, M, MF, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT, HI, GI)"
+    [[ $t =~ ^(P|B|SB|M|MF|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL|V|HV|VD|HR|HT|HI|GI)$ ]] ||
+        die "TARGETS: unknown server $t (known: P, B, SB, M, MF, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT, HI, GI)"
 done
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || die "DURATION must be a positive number of seconds"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a number of seconds"
@@ -120,7 +124,7 @@ STATUS=1
 install_cleanup
 
 read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT T_PORT H0_PORT Z0_PORT Zb_PORT Zg_PORT TR_PORT TL_PORT C_PORT V_PORT HV_PORT \
-    HR_PORT HT_PORT R_PORT RT_PORT HI_PORT GI_PORT VD_PORT M_PORT < <(free_ports 25)
+    HR_PORT HT_PORT R_PORT RT_PORT HI_PORT GI_PORT VD_PORT M_PORT SB_PORT < <(free_ports 26)
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_STATUS=http://127.0.0.1:$U_PORT/nginx-status
 
@@ -208,6 +212,16 @@ if wants B; then
     under_callgrind B "$TMP/bare-proxy" "$B_PORT" "$U_GRAPHQL"
     wait_http "bare proxy (B)" "$LAST_PID" "http://127.0.0.1:$B_PORT/graphql"
     measure B "$LAST_PID" "http://127.0.0.1:$B_PORT/graphql"
+    stop_pid "$LAST_PID"
+fi
+
+if wants SB; then
+    GQLGATE_BENCH=1 "${SWIFT:-swift}" build -c release --static-swift-stdlib --scratch-path "$REPO_ROOT/.build-bench" \
+        --product BenchBridgeProxy >"$TMP/bridge-proxy-build.log" 2>&1 || die "BenchBridgeProxy did not build: $TMP/bridge-proxy-build.log"
+    strip --strip-debug -o "$TMP/bridge-proxy" "$REPO_ROOT/.build-bench/release/BenchBridgeProxy"
+    under_callgrind SB "$TMP/bridge-proxy" "$SB_PORT" "$U_GRAPHQL"
+    wait_http "Swift bridge proxy (SB)" "$LAST_PID" "http://127.0.0.1:$SB_PORT/graphql"
+    measure SB "$LAST_PID" "http://127.0.0.1:$SB_PORT/graphql"
     stop_pid "$LAST_PID"
 fi
 

@@ -1,0 +1,67 @@
+import GQLGateCore
+import GQLGateEventLoop
+import GQLGateHTTPClient
+import GQLGateHTTPServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `make bench-instructions`' SB row: the floor of gqlgate's stack under its
+/// pipeline. libmicrohttpd's server thread takes each request, a task on a
+/// gateway loop sends its body upstream through `HTTPClient` (libcurl's multi
+/// handle on that loop), and the answer goes back through `ServerRequest.respond`:
+/// what `scripts/bench/bare-proxy.c` (B) does, through gqlgate's own wrappers
+/// and Swift concurrency, with no GraphQL, no stage, no record and no log.
+final class BridgeProxy: HTTPServerDelegate {
+    private let client: HTTPClient
+    private let loops: EventLoopGroup
+    private let upstream: String
+
+    init(client: HTTPClient, loops: EventLoopGroup, upstream: String) {
+        self.client = client
+        self.loops = loops
+        self.upstream = upstream
+    }
+
+    func answer(_ request: ServerRequest) -> ServerAnswer {
+        .later { [self] in
+            Task(executorPreference: loops.next()) { request.respond(await self.forward(request)) }
+        }
+    }
+
+    private func forward(_ request: ServerRequest) async -> ServerResponse {
+        let sent = HTTPClientRequest(url: upstream, method: .post, headers: ["Content-Type": "application/json"], body: request.body,
+                                     acceptsCompression: false)
+        do {
+            let answer = try await client.execute(sent)
+            return ServerResponse(status: answer.status, headers: answer.headers, body: answer.body)
+        } catch {
+            return ServerResponse(status: 502, headers: ["Content-Type": "text/plain"], body: Bytes("the upstream failed: \(error)"))
+        }
+    }
+
+    func payloadTooLarge(_ request: ServerRequest) -> ServerResponse {
+        ServerResponse(status: 413)
+    }
+}
+
+/// Writes `message` to stderr and exits with `code`.
+func fail(_ message: String, code: Int32) -> Never {
+    var line = message + "\n"
+    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    exit(code)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3, let port = UInt16(arguments[1]) else { fail("usage: BenchBridgeProxy PORT UPSTREAM_URL", code: 2) }
+// One loop, as gqlgate has on two cores (`server.loops: auto` is the cores less one).
+let loops = EventLoopGroup(count: 1)
+let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: port),
+                        delegate: BridgeProxy(client: HTTPClient(group: loops), loops: loops, upstream: arguments[2]))
+do {
+    try server.start()
+} catch {
+    fail("BenchBridgeProxy: \(error)", code: 1)
+}
+while true { sleep(3600) }
