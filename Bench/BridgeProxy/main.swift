@@ -15,18 +15,16 @@ import Glibc
 /// and Swift concurrency, with no GraphQL, no stage, no record and no log.
 final class BridgeProxy: HTTPServerDelegate {
     private let client: HTTPClient
-    private let loops: EventLoopGroup
     private let upstream: String
 
-    init(client: HTTPClient, loops: EventLoopGroup, upstream: String) {
+    init(client: HTTPClient, upstream: String) {
         self.client = client
-        self.loops = loops
         self.upstream = upstream
     }
 
     func answer(_ request: ServerRequest) -> ServerAnswer {
         .later { [self] in
-            Task(executorPreference: loops.next()) { request.respond(await self.forward(request)) }
+            Task(executorPreference: client.group.next()) { request.respond(await self.forward(request)) }
         }
     }
 
@@ -58,7 +56,7 @@ guard arguments.count == 3, let port = UInt16(arguments[1]) else { fail("usage: 
 // One loop, as gqlgate has on two cores (`server.loops: auto` is the cores less one).
 let loops = EventLoopGroup(count: 1)
 let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: port),
-                        delegate: BridgeProxy(client: HTTPClient(group: loops), loops: loops, upstream: arguments[2]))
+                        delegate: BridgeProxy(client: HTTPClient(group: loops), upstream: arguments[2]))
 do {
     try server.start()
 } catch {

@@ -22,14 +22,7 @@ package struct SHA256: Sendable {
 
         /// Lower-case hex, 64 digits (as APQ's `sha256Hash`).
         package var hexString: String {
-            let digits = Array("0123456789abcdef".utf8)
-            var out: [UInt8] = []
-            out.reserveCapacity(64)
-            for byte in bytes {
-                out.append(digits[Int(byte >> 4)])
-                out.append(digits[Int(byte & 0x0F)])
-            }
-            return String(decoding: out, as: UTF8.self)
+            bytes.lowercaseHex
         }
     }
 

@@ -99,7 +99,7 @@ package final class FleetRateLimiter: Sendable {
     /// that a reload does not count the replica twice.
     package static let processReplica: String = {
         var generator = SystemRandomNumberGenerator()
-        return hex((0..<8).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        return (0..<8).map { _ in UInt8.random(in: .min ... .max, using: &generator) }.lowercaseHex
     }()
 
     /// - Parameters:
@@ -322,17 +322,6 @@ package final class FleetRateLimiter: Sendable {
     /// SHA-256 of the partition and the key, in hex (client keys and
     /// addresses are not written to the store).
     package static func digest(_ key: String, partition: String) -> String {
-        hex(Array(SHA256.hash(data: Array("\(partition)\n\(key)".utf8)).prefix(16)))
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        SHA256.hash(data: Array("\(partition)\n\(key)".utf8)).prefix(16).lowercaseHex
     }
 }
