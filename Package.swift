@@ -230,8 +230,10 @@ let package = Package(
 // `make bench-instructions` builds it for its SB row (docs/benchmarks.md).
 if Context.environment["GQLGATE_BENCH"] != nil {
     package.targets.append(.executableTarget(
-        name: "BenchBridgeProxy", dependencies: ["GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPClient", "GQLGateHTTPServer"],
-        path: "Bench/BridgeProxy", swiftSettings: swiftSettings))
+        name: "BenchBridgeProxy", dependencies: ["GQLGateCore", "GQLGateEventLoop", "GQLGateHTTPClient", "GQLGateHTTPServer", "GQLGatePipeline"],
+        path: "Bench/BridgeProxy", swiftSettings: swiftSettings,
+        // The allocator gqlgate's executable links, so that SB's floor is the same stack's.
+        linkerSettings: [.linkedLibrary("mimalloc", .when(platforms: [.linux]))]))
 }
 
 // libFuzzer targets, declared only when GQLGATE_FUZZ is set: `make fuzz` builds

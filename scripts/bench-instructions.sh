@@ -10,6 +10,8 @@
 #      server thread, a task per request on one loop, HTTPClient's libcurl; no pipeline, no
 #      GraphQL, no record, no log. The floor of the stack under G's pipeline. Built here
 #      (GQLGATE_BENCH=1, scratch path .build-bench)
+#   SBH SB sending the request head G sends upstream: its `Accept` and a fresh `X-Request-Id`
+#      as well (libcurl writes a head byte by byte, so its size shows in libcurl's count)
 #   M  bare libmicrohttpd answering one fixed answer from memory (scripts/bench/bare-answer.c):
 #      the floor under H, counted by its own GET /answered
 #   MF M reading the request's header fields and answering with a hit's (bare-answer.c
@@ -65,7 +67,7 @@
 # Environment:
 #   GQLGATE_BIN   gqlgate binary (default .build/release/gqlgate); G is skipped if missing
 #   GQLGATE_ARGS  extra arguments for `gqlgate run` (default none)
-#   TARGETS       comma-separated servers to measure, of P, B, SB, M, MF, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT,
+#   TARGETS       comma-separated servers to measure, of P, B, SB, SBH, M, MF, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT,
 #                 HI, GI
 #                 (default P,B,G,S)
 #   DURATION      seconds of measured load per server (default 15)
@@ -104,8 +106,8 @@ die() { log "error: $*"; exit 1; }
 wants() { [[ ,$TARGETS, == *,"$1",* ]]; }
 
 for t in ${TARGETS//,/ }; do
-    [[ $t =~ ^(P|B|SB|M|MF|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL|V|HV|VD|HR|HT|HI|GI)$ ]] ||
-        die "TARGETS: unknown server $t (known: P, B, SB, M, MF, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT, HI, GI)"
+    [[ $t =~ ^(P|B|SB|SBH|M|MF|G|H|S|HS|T|H0|Z0|Zb|Zg|TR|TL|V|HV|VD|HR|HT|HI|GI)$ ]] ||
+        die "TARGETS: unknown server $t (known: P, B, SB, SBH, M, MF, G, H, S, HS, T, H0, Z0, Zb, Zg, TR, TL, V, HV, VD, HR, HT, HI, GI)"
 done
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || die "DURATION must be a positive number of seconds"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a number of seconds"
@@ -124,7 +126,7 @@ STATUS=1
 install_cleanup
 
 read -r U_PORT P_PORT B_PORT G_PORT H_PORT S_PORT HS_PORT T_PORT H0_PORT Z0_PORT Zb_PORT Zg_PORT TR_PORT TL_PORT C_PORT V_PORT HV_PORT \
-    HR_PORT HT_PORT R_PORT RT_PORT HI_PORT GI_PORT VD_PORT M_PORT SB_PORT < <(free_ports 26)
+    HR_PORT HT_PORT R_PORT RT_PORT HI_PORT GI_PORT VD_PORT M_PORT SB_PORT SBH_PORT < <(free_ports 27)
 U_GRAPHQL=http://127.0.0.1:$U_PORT/graphql
 U_STATUS=http://127.0.0.1:$U_PORT/nginx-status
 
@@ -215,15 +217,21 @@ if wants B; then
     stop_pid "$LAST_PID"
 fi
 
-if wants SB; then
+if wants SB || wants SBH; then
     GQLGATE_BENCH=1 "${SWIFT:-swift}" build -c release --static-swift-stdlib --scratch-path "$REPO_ROOT/.build-bench" \
         --product BenchBridgeProxy >"$TMP/bridge-proxy-build.log" 2>&1 || die "BenchBridgeProxy did not build: $TMP/bridge-proxy-build.log"
     strip --strip-debug -o "$TMP/bridge-proxy" "$REPO_ROOT/.build-bench/release/BenchBridgeProxy"
-    under_callgrind SB "$TMP/bridge-proxy" "$SB_PORT" "$U_GRAPHQL"
-    wait_http "Swift bridge proxy (SB)" "$LAST_PID" "http://127.0.0.1:$SB_PORT/graphql"
-    measure SB "$LAST_PID" "http://127.0.0.1:$SB_PORT/graphql"
-    stop_pid "$LAST_PID"
 fi
+# measure_bridge_proxy name port [option]: Bench/BridgeProxy under callgrind.
+measure_bridge_proxy() {
+    local name=$1 port=$2
+    under_callgrind "$name" "$TMP/bridge-proxy" "$port" "$U_GRAPHQL" "${@:3}"
+    wait_http "Swift bridge proxy ($name)" "$LAST_PID" "http://127.0.0.1:$port/graphql"
+    measure "$name" "$LAST_PID" "http://127.0.0.1:$port/graphql"
+    stop_pid "$LAST_PID"
+}
+if wants SB; then measure_bridge_proxy SB "$SB_PORT"; fi
+if wants SBH; then measure_bridge_proxy SBH "$SBH_PORT" --gateway-head; fi
 
 # measure_bare_answer name label [option]: bare-answer.c under callgrind, counted by its own GET /answered.
 measure_bare_answer() {
@@ -402,6 +410,8 @@ REPORT=$RESULTS_DIR/instructions.md
     printf '%s\n' "${ROWS[@]}" | awk -F'\t' '
         { per[$1] = $3 / $2 }
         END {
+            if (("G" in per) && ("SB" in per)) printf "G / SB (the pipeline, against the stack under it): %.2fx\n", per["G"] / per["SB"]
+            if (("G" in per) && ("SBH" in per)) printf "G / SBH (the pipeline, against the stack under it sending G'"'"'s head): %.2fx\n", per["G"] / per["SBH"]
             if (("H" in per) && ("M" in per)) printf "H / M (cache hit, against the bare answer from memory): %.2fx\n", per["H"] / per["M"]
             if (("MF" in per) && ("M" in per)) printf "MF / M (a hit'"'"'s header fields in libmicrohttpd): %.2fx\n", per["MF"] / per["M"]
             if (("H" in per) && ("MF" in per)) printf "H / MF (cache hit, against the bare answer with a hit'"'"'s fields): %.2fx\n", per["H"] / per["MF"]

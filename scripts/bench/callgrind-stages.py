@@ -123,8 +123,8 @@ def home(function, objects):
         if found:
             return f"{found.group(1)}.{found.group(2)}" if found.group(1) else f"{found.group(3)}.{found.group(4)}"
         return "standard library, specialised for gqlgate"
-    if obj == "gqlgate" and not function.startswith("gqlgate_"):
-        return None  # the Swift runtime (and libc++ parts), linked in with --static-swift-stdlib
+    if obj in ("gqlgate", "bridge-proxy") and not function.startswith("gqlgate_"):
+        return None  # the Swift runtime (and libc++ parts), linked in with --static-swift-stdlib (gqlgate, or SB's bench binary)
     return f"{obj or '?'} (C)"
 
 
