@@ -16,8 +16,8 @@ import Glibc
 /// what `scripts/bench/bare-proxy.c` (B) does, through gqlgate's own wrappers
 /// and Swift concurrency, with no GraphQL, no stage, no record and no log.
 /// With `--gateway-head` (the SBH row) each upstream request also carries the
-/// fields gqlgate's always does, `Accept` and a fresh `X-Request-Id`, so that
-/// libcurl writes a request head of the same size as G's.
+/// fields every one of gqlgate's carries, `Accept` and a fresh `X-Request-Id`,
+/// so that libcurl writes a request head of the same size as G's.
 final class BridgeProxy: HTTPServerDelegate {
     private let client: HTTPClient
     private let upstream: String
