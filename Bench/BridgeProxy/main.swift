@@ -54,13 +54,7 @@ final class BridgeProxy: HTTPServerDelegate {
     /// The count of requests sent, in 32 hex digits: as long as gqlgate's request ids.
     private func requestID() -> String {
         let count = sent.add(1, ordering: .relaxed).newValue
-        return String(unsafeUninitializedCapacity: 32) { digits in
-            for index in 0..<32 {
-                let nibble = index < 16 ? 0 : UInt8(truncatingIfNeeded: count >> UInt64(4 * (31 - index))) & 0xF
-                digits[index] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
-            }
-            return 32
-        }
+        return withUnsafeBytes(of: (UInt64(0), count.bigEndian)) { $0.lowercaseHex }
     }
 
     func payloadTooLarge(_ request: ServerRequest) -> ServerResponse {

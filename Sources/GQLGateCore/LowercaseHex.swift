@@ -1,13 +1,21 @@
 extension Sequence<UInt8> {
     /// The bytes in lower-case hex, two digits each.
     package var lowercaseHex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(underestimatedCount * 2)
-        for byte in self {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+        // Bytes held in one piece (an array, a buffer) are written straight into the string.
+        withContiguousStorageIfAvailable(Self.lowercaseHex) ?? Array(self).withUnsafeBufferPointer(Self.lowercaseHex)
+    }
+
+    private static func lowercaseHex(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { text in
+            for (index, byte) in bytes.enumerated() {
+                text[2 * index] = hexDigit(byte >> 4)
+                text[2 * index + 1] = hexDigit(byte & 0x0F)
+            }
+            return bytes.count * 2
         }
-        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? 0x30 + nibble : 0x57 + nibble
     }
 }

@@ -10,7 +10,7 @@ package enum WebSocketHandshake {
 
     /// `base64(SHA-1(key + GUID))`, the value a server answers `key` with.
     package static func acceptValue(forKey key: String) -> String {
-        Base64.encode(Array(SHA1.hash(data: Array((key + guid).utf8))))
+        Base64.encode(SHA1.hash(data: Array((key + guid).utf8)))
     }
 
     /// Checks an upgrade request and returns what to answer it with.
